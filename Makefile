@@ -1,0 +1,65 @@
+# goabt: build libgoabt.so, run the tests and benchmarks, install the library and its CMake package.
+# `make demo` and `make test` do all the set-up a fresh Debian machine with Go and gcc needs.
+
+GO      ?= go
+CC      ?= gcc
+PREFIX  ?= /usr/local
+BUILD   := build
+LIBDIR  := $(BUILD)/lib
+INCDIR  := $(BUILD)/include
+LIB     := $(LIBDIR)/libgoabt.so
+CSTRICT := -Wall -Wextra -Werror
+LDFLAGS_LIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt.so"
+# Debian installs packages without asking and without a front end.
+APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -q
+
+.PHONY: all lib demo test test-deps bench bench-deps install clean
+
+all: lib
+
+# The library, the headers beside it, and libabt.so pointing at it so that -labt links goabt.
+# `go build` decides itself whether anything is stale.
+lib:
+	@mkdir -p $(LIBDIR) $(INCDIR)/opal/class
+	$(GO) build -buildmode=c-shared -ldflags '$(LDFLAGS_LIB)' -o $(LIB) ./capi
+	@rm -f $(LIBDIR)/libgoabt.h
+	@ln -sf libgoabt.so $(LIBDIR)/libabt.so.1
+	@ln -sf libabt.so.1 $(LIBDIR)/libabt.so
+	@cp include/*.h $(INCDIR)/
+	@cp include/opal/class/*.h $(INCDIR)/opal/class/
+
+demo: lib
+	@mkdir -p $(BUILD)/demo
+	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(BUILD)/demo/demo
+	$(BUILD)/demo/demo
+
+# Tools the tests call: cmake for the find_package(goabt) test.
+test-deps:
+	@command -v cmake >/dev/null 2>&1 || { apt-get update -q && $(APT_INSTALL) cmake; }
+
+test: lib test-deps
+	@unformatted="$$(gofmt -l core capi ctests bench)"; \
+	  if [ -n "$$unformatted" ]; then echo "not gofmt'ed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./core/...
+	$(GO) test -count=1 -timeout 14m ./ctests/...
+
+# Debian's Open MPI, to measure our OPAL object system against its own.
+bench-deps:
+	@test -f /usr/lib/x86_64-linux-gnu/openmpi/include/openmpi/opal/class/opal_object.h -o -n "$$(find /usr/lib -path '*openmpi/include*' -name opal_object.h 2>/dev/null | head -1)" \
+	  || { apt-get update -q && $(APT_INSTALL) libopenmpi-dev; }
+
+bench: lib bench-deps
+	$(GO) run ./bench
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/opal/class $(DESTDIR)$(PREFIX)/lib/cmake/goabt
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libgoabt.so $(DESTDIR)$(PREFIX)/lib/libabt.so.1
+	ln -sf libabt.so.1 $(DESTDIR)$(PREFIX)/lib/libabt.so
+	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/opal/class/*.h $(DESTDIR)$(PREFIX)/include/opal/class/
+	install -m 644 cmake/*.cmake $(DESTDIR)$(PREFIX)/lib/cmake/goabt/
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,171 @@
+// Package ctests builds every C test program in ctests/c against include/ and the freshly
+// built libgoabt.so and runs each as a subtest.
+//
+// A C test prints one line per check and ends with "N passed, N failed" (c/check.h). A program
+// may ask to be built several ways with lines of the form
+//
+//	// ctest-variant: NAME [compiler flags...]
+//
+// (for example a plain and an OPAL debug build); without such a line it is built once.
+// Extra linker inputs go on a line "// ctest-libs: -lm".
+package ctests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// programTimeout bounds one C test run; a hung program fails instead of stalling the suite.
+const programTimeout = 3 * time.Minute
+
+var (
+	repoRoot string
+	binDir   string
+)
+
+func TestMain(m *testing.M) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	repoRoot = root
+	// make decides what is stale; go build's cache makes an up-to-date library quick.
+	cmd := exec.Command("make", "-s", "lib")
+	cmd.Dir = repoRoot
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building libgoabt.so:", err)
+		os.Exit(1)
+	}
+	binDir = filepath.Join(repoRoot, "build", "ctests")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// variant is one way of building a C test program.
+type variant struct {
+	name  string
+	flags []string
+}
+
+// program is a C test source with the ways it is built.
+type program struct {
+	path     string
+	variants []variant
+	libs     []string
+}
+
+func readProgram(t *testing.T, path string) program {
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	p := program{path: path}
+	for _, line := range strings.Split(string(src), "\n") {
+		if rest, ok := strings.CutPrefix(line, "// ctest-variant:"); ok {
+			fields := strings.Fields(rest)
+			require.NotEmpty(t, fields, "%s: ctest-variant needs a name", path)
+			p.variants = append(p.variants, variant{name: fields[0], flags: fields[1:]})
+		}
+		if rest, ok := strings.CutPrefix(line, "// ctest-libs:"); ok {
+			p.libs = append(p.libs, strings.Fields(rest)...)
+		}
+	}
+	if len(p.variants) == 0 {
+		p.variants = []variant{{name: "default"}}
+	}
+	return p
+}
+
+// compile builds one variant of a C test and returns the executable's path.
+func compile(t *testing.T, p program, v variant) string {
+	base := strings.TrimSuffix(filepath.Base(p.path), ".c")
+	exe := filepath.Join(binDir, base+"."+v.name)
+	args := []string{"-Wall", "-Wextra", "-Werror", "-O2", "-g",
+		"-I" + filepath.Join(repoRoot, "include"), "-I" + filepath.Join(repoRoot, "ctests", "c")}
+	args = append(args, v.flags...)
+	args = append(args, p.path, "-o", exe,
+		"-L"+filepath.Join(repoRoot, "build", "lib"), "-lgoabt",
+		"-Wl,-rpath,"+filepath.Join(repoRoot, "build", "lib"), "-lpthread")
+	args = append(args, p.libs...)
+	out, err := exec.Command("gcc", args...).CombinedOutput()
+	require.NoError(t, err, "gcc %s\n%s", strings.Join(args, " "), out)
+	return exe
+}
+
+var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
+
+// run executes a C test and checks that it ended with a clean summary and exit status 0.
+func run(t *testing.T, exe string) {
+	ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe)
+	cmd.Dir = binDir
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("%s timed out after %v\n%s", exe, programTimeout, out)
+	}
+	all := summaryLine.FindAllStringSubmatch(string(out), -1)
+	if len(all) == 0 {
+		t.Fatalf("%s printed no \"N passed, N failed\" line (%v)\n%s", exe, err, out)
+	}
+	last := all[len(all)-1]
+	passed, _ := strconv.Atoi(last[1])
+	failed, _ := strconv.Atoi(last[2])
+	if err != nil || failed != 0 || passed == 0 {
+		t.Fatalf("%s: %d passed, %d failed, exit: %v\n%s", exe, passed, failed, err, failedLines(out))
+	}
+	t.Logf("%d passed", passed)
+}
+
+// failedLines keeps the FAIL lines and the tail of a long output, so a failure reads quickly.
+func failedLines(out []byte) string {
+	var b strings.Builder
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) <= 200 {
+		return string(out)
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "FAIL") {
+			b.WriteString(l + "\n")
+		}
+	}
+	b.WriteString("... last lines:\n")
+	b.WriteString(strings.Join(lines[len(lines)-50:], "\n"))
+	return b.String()
+}
+
+// TestC compiles and runs every ctests/c/*.c program, one subtest per program and variant.
+func TestC(t *testing.T) {
+	sources, err := filepath.Glob(filepath.Join(repoRoot, "ctests", "c", "*.c"))
+	require.NoError(t, err)
+	require.NotEmpty(t, sources)
+	for _, src := range sources {
+		p := readProgram(t, src)
+		for _, v := range p.variants {
+			name := strings.TrimSuffix(filepath.Base(src), ".c") + "/" + v.name
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				run(t, compile(t, p, v))
+			})
+		}
+	}
+}
