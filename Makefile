@@ -9,7 +9,10 @@ LIBDIR  := $(BUILD)/lib
 INCDIR  := $(BUILD)/include
 LIB     := $(LIBDIR)/libgoabt.so
 CSTRICT := -Wall -Wextra -Werror
-LDFLAGS_LIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt.so"
+# -Bsymbolic-functions replaces the -Bsymbolic that go passes: with -Bsymbolic the library would
+# keep its own copy of every exported variable (opal_uses_threads, opal_object_t_class …) while a
+# program, through its copy relocation, used another.
+LDFLAGS_LIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt.so -Wl,-Bsymbolic-functions"
 # Debian installs packages without asking and without a front end.
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -q
 

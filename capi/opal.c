@@ -1,0 +1,97 @@
+/* The C half of the OPAL object system: the variables the header's inline code reads, the entry
+ * points that forward to the Go core (capi/opal.go -> core/opal), and the debug-mode misuse
+ * report. The report is C because it must work from any stack and print even when the object
+ * it describes is garbage. */
+#define OPAL_ENABLE_DEBUG 1 /* the report reads the debug layout */
+#include <stdio.h>
+#include "opal_object.h"
+
+_Static_assert(sizeof(opal_class_t) == 64, "opal_class_t layout");
+_Static_assert(offsetof(opal_class_t, cls_initialized) == 32, "opal_class_t layout");
+_Static_assert(offsetof(opal_class_t, cls_sizeof) == 56, "opal_class_t layout");
+_Static_assert(sizeof(opal_object_t) == 40, "debug opal_object_t layout");
+_Static_assert(offsetof(opal_object_t, obj_reference_count) == 16, "debug opal_object_t layout");
+
+bool opal_uses_threads = false;
+int opal_class_init_epoch = 1;
+
+/* The root class's arrays hold only their terminators, so that OBJ_NEW(opal_object_t) works
+ * before the first opal_class_finalize(). */
+static opal_construct_t root_no_constructors[1] = {NULL};
+static opal_destruct_t root_no_destructors[1] = {NULL};
+
+opal_class_t opal_object_t_class = {
+    "opal_object_t", NULL, NULL, NULL, 1, 1, root_no_constructors, root_no_destructors,
+    16 /* sizeof(opal_object_t) without debug; OBJ_NEW(opal_object_t) in a debug build gets 40 */,
+};
+
+/* Go exports (capi/opal.go). */
+extern void goabt_opal_class_initialize(void *cls);
+extern void goabt_opal_class_finalize(void);
+extern _Bool goabt_opal_set_using_threads(_Bool have);
+extern void goabt_opal_obj_quarantine(void *object);
+
+void opal_class_initialize(opal_class_t *cls)
+{
+    goabt_opal_class_initialize(cls);
+}
+
+int opal_class_finalize(void)
+{
+    goabt_opal_class_finalize();
+    return 0;
+}
+
+bool opal_set_using_threads(bool have)
+{
+    return goabt_opal_set_using_threads(have);
+}
+
+void opal_obj_quarantine(opal_object_t *object)
+{
+    goabt_opal_obj_quarantine(object);
+}
+
+static const char *class_name(const opal_object_t *object)
+{
+    if (NULL == object->obj_class || NULL == object->obj_class->cls_name) {
+        return "(unknown class)";
+    }
+    return object->obj_class->cls_name;
+}
+
+void opal_obj_report_misuse(opal_object_t *object, int misuse, const char *op, const char *file,
+                            int line)
+{
+    const char *site = object && object->cls_init_file_name ? object->cls_init_file_name : "?";
+    int site_line = object ? object->cls_init_lineno : 0;
+    uint32_t state = object ? object->obj_flags & OPAL_OBJ_STATE_MASK : 0;
+
+    if (NULL == object) {
+        fprintf(stderr, "opal_object: %s at %s:%d: NULL object\n", op, file, line);
+    } else if (OPAL_OBJ_MISUSE_NEGATIVE == misuse) {
+        fprintf(stderr,
+                "opal_object: %s at %s:%d: reference count of object %p of class %s went below "
+                "zero (%d); object constructed at %s:%d\n",
+                op, file, line, (void *)object, class_name(object),
+                (int)object->obj_reference_count, site, site_line);
+    } else if (OPAL_OBJ_STATE_RELEASED == state) {
+        fprintf(stderr,
+                "opal_object: %s at %s:%d: object %p of class %s was already released and "
+                "destroyed; object constructed at %s:%d\n",
+                op, file, line, (void *)object, class_name(object), site, site_line);
+    } else if (OPAL_OBJ_STATE_DESTRUCTED == state) {
+        fprintf(stderr,
+                "opal_object: %s at %s:%d: object %p of class %s was already destroyed by "
+                "OBJ_DESTRUCT; object constructed at %s:%d\n",
+                op, file, line, (void *)object, class_name(object), site, site_line);
+    } else {
+        /* No magic and no death record: the class pointer cannot be trusted, so it is not read. */
+        fprintf(stderr,
+                "opal_object: %s at %s:%d: %p is not a constructed object (no magic id): it was "
+                "never constructed, or its memory was overwritten\n",
+                op, file, line, (void *)object);
+    }
+    fflush(stderr);
+    abort();
+}

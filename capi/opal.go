@@ -1,0 +1,61 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "opal_object.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/goabt/goabt/core/opal"
+)
+
+// cMemory gives core/opal memory that C code may keep and read: malloc and free.
+type cMemory struct{}
+
+func (cMemory) Alloc(size uintptr) unsafe.Pointer { return C.malloc(C.size_t(size)) }
+func (cMemory) Free(p unsafe.Pointer)             { C.free(p) }
+
+// objects is the library's one object system, over the variables capi/opal.c defines.
+var objects = opal.NewSystem(
+	(*bool)(unsafe.Pointer(&C.opal_uses_threads)),
+	(*int32)(unsafe.Pointer(&C.opal_class_init_epoch)),
+	cMemory{})
+
+// goabt_opal_class_initialize initializes an opal_class_t for the current epoch
+// (opal_class_initialize).
+//
+//export goabt_opal_class_initialize
+func goabt_opal_class_initialize(cls unsafe.Pointer) {
+	if cls == nil {
+		return
+	}
+	objects.InitializeClass((*opal.Class)(cls))
+}
+
+// goabt_opal_class_finalize frees every class's arrays and starts a new epoch
+// (opal_class_finalize).
+//
+//export goabt_opal_class_finalize
+func goabt_opal_class_finalize() { objects.FinalizeClasses() }
+
+// goabt_opal_set_using_threads switches atomic reference counting on or off
+// (opal_set_using_threads).
+//
+//export goabt_opal_set_using_threads
+func goabt_opal_set_using_threads(have C.bool) C.bool {
+	return C.bool(objects.SetUsingThreads(bool(have)))
+}
+
+// goabt_opal_obj_quarantine takes an object released in debug mode and frees it later
+// (opal_obj_quarantine).
+//
+//export goabt_opal_obj_quarantine
+func goabt_opal_obj_quarantine(object unsafe.Pointer) {
+	if object == nil {
+		return
+	}
+	objects.Quarantine.Put(object)
+}

@@ -1,0 +1,146 @@
+// Package opal is the Go side of the Open MPI OPAL object system (include/opal_object.h).
+//
+// The header does the frequent work inline in C, with no Go call: OBJ_RETAIN and OBJ_RELEASE add
+// to the reference count (a plain add while threads are off, an atomic add while they are on),
+// and OBJ_NEW and OBJ_CONSTRUCT walk the class's constructor array. This package owns what is
+// rare and needs a lock: initializing a class (its depth and its constructor and destructor
+// arrays), the class epoch, finalizing every class, the thread mode, and the debug-mode
+// quarantine of released objects. Everything the inline C reads lives in C memory; this package
+// defines its layout (Class) and gets the memory from a Memory that capi implements with malloc.
+package opal
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Class mirrors opal_class_t, field for field (include/opal_object.h; 64 bytes on 64-bit
+// targets). Classes live in C memory, usually as static variables made by OBJ_CLASS_INSTANCE.
+type Class struct {
+	Name      unsafe.Pointer // const char *cls_name
+	Parent    *Class         // cls_parent; NULL only for opal_object_t
+	Construct unsafe.Pointer // cls_construct, may be NULL
+	Destruct  unsafe.Pointer // cls_destruct, may be NULL
+	// Initialized holds the epoch in which the class was last initialized. C reads it without a
+	// lock (acquire) to decide whether to call InitializeClass; it is written last, atomically.
+	Initialized int32
+	Depth       int32           // classes from this one up to opal_object_t, both included
+	Constructs  *unsafe.Pointer // cls_construct_array: base class first, NULL-terminated
+	Destructs   *unsafe.Pointer // cls_destruct_array: most derived first, NULL-terminated
+	Size        uintptr         // cls_sizeof: what OBJ_NEW allocates
+}
+
+// Memory is the C allocator: arrays that C code reads must not live in Go's heap.
+type Memory interface {
+	Alloc(size uintptr) unsafe.Pointer
+	Free(p unsafe.Pointer)
+}
+
+// System is the object system's shared state. capi makes one for the whole library.
+type System struct {
+	usesThreads *bool  // opal_uses_threads: C reads it inline on every RETAIN/RELEASE
+	epoch       *int32 // opal_class_init_epoch: C compares it with Class.Initialized
+	mem         Memory
+
+	mu     sync.Mutex       // serializes class initialization and finalization
+	arrays []unsafe.Pointer // one allocation per class initialized in the current epoch
+
+	Quarantine Quarantine
+}
+
+// NewSystem makes the object system over the C variables that the header reads inline.
+func NewSystem(usesThreads *bool, epoch *int32, mem Memory) *System {
+	s := &System{usesThreads: usesThreads, epoch: epoch, mem: mem}
+	s.Quarantine.free = mem.Free
+	return s
+}
+
+// SetUsingThreads switches RETAIN/RELEASE between plain and atomic updates
+// (opal_set_using_threads) and returns the new mode. Call it before other threads use objects.
+func (s *System) SetUsingThreads(on bool) bool {
+	s.mu.Lock()
+	*s.usesThreads = on
+	s.mu.Unlock()
+	return on
+}
+
+// UsingThreads reports the thread mode (opal_using_threads).
+func (s *System) UsingThreads() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *s.usesThreads
+}
+
+// Epoch returns the current class epoch.
+func (s *System) Epoch() int32 { return atomic.LoadInt32(s.epoch) }
+
+// InitializeClass builds c's constructor and destructor arrays for the current epoch, once:
+// callers racing on the same class all return after it is initialized, and only one builds it.
+// Constructors run base class first, destructors most derived first; NULL ones are left out.
+func (s *System) InitializeClass(c *Class) {
+	if atomic.LoadInt32(&c.Initialized) == atomic.LoadInt32(s.epoch) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	epoch := atomic.LoadInt32(s.epoch)
+	if atomic.LoadInt32(&c.Initialized) == epoch {
+		return
+	}
+	var constructs, destructs []unsafe.Pointer // both most derived first
+	depth := int32(0)
+	for k := c; k != nil; k = k.Parent {
+		depth++
+		if k.Construct != nil {
+			constructs = append(constructs, k.Construct)
+		}
+		if k.Destruct != nil {
+			destructs = append(destructs, k.Destruct)
+		}
+	}
+	// One allocation holds both arrays: constructors, NULL, destructors, NULL.
+	n := len(constructs) + len(destructs) + 2
+	mem := s.mem.Alloc(uintptr(n) * unsafe.Sizeof(unsafe.Pointer(nil)))
+	if mem == nil {
+		panic("opal: out of memory initializing a class")
+	}
+	arr := unsafe.Slice((*unsafe.Pointer)(mem), n)
+	for i, f := range constructs {
+		arr[len(constructs)-1-i] = f
+	}
+	arr[len(constructs)] = nil
+	copy(arr[len(constructs)+1:], destructs)
+	arr[n-1] = nil
+
+	c.Depth = depth
+	c.Constructs = &arr[0]
+	c.Destructs = &arr[len(constructs)+1]
+	s.arrays = append(s.arrays, mem)
+	atomic.StoreInt32(&c.Initialized, epoch) // publish: C may now use the arrays
+}
+
+// FinalizeClasses frees every array built so far and moves to the next epoch (INT_MAX wraps to 1),
+// so every class initializes again on its next use (opal_class_finalize). It never touches the
+// classes themselves: their memory may belong to a plugin that is already unloaded.
+func (s *System) FinalizeClasses() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := atomic.LoadInt32(s.epoch) + 1
+	if atomic.LoadInt32(s.epoch) == math.MaxInt32 {
+		next = 1
+	}
+	atomic.StoreInt32(s.epoch, next)
+	for _, a := range s.arrays {
+		s.mem.Free(a)
+	}
+	s.arrays = nil
+}
+
+// InitializedClasses returns how many classes own arrays in the current epoch.
+func (s *System) InitializedClasses() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.arrays)
+}
