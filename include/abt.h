@@ -1,13 +1,1786 @@
-/* Provisional: replaced by the complete Argobots 1.2 header. */
+/*
+ * abt.h: the Argobots 1.2 C API as served by goabt (libgoabt.so).
+ *
+ * Every type, constant and function here has the name, value, layout and signature of Argobots
+ * 1.2 in its default configuration (error checking on, 2.0 API off), so that C code written and
+ * compiled for Argobots builds and runs unchanged against libgoabt.so. The comments are goabt's
+ * own. A function that goabt does not provide yet returns ABT_ERR_FEATURE_NA and says so below.
+ *
+ * Vocabulary: an execution stream (xstream) is an OS-level worker; its main scheduler takes work
+ * units out of pools and runs them. A work unit is a ULT (user-level thread, with its own stack,
+ * able to yield and block) or a tasklet (no stack, runs to completion). Unless stated otherwise a
+ * function returns ABT_SUCCESS or an error code, and results go to its pointer arguments.
+ */
 #ifndef ABT_H_INCLUDED
 #define ABT_H_INCLUDED
+
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/time.h>
+#include <time.h>
+
+/* For ABT_cond_timedwait and ABT_eventual_timedwait, also in strict ISO C modes where <time.h>
+ * does not define struct timespec. */
+struct timespec;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Version and declaration macros
+ * ------------------------------------------------------------------------------------------- */
+
+/* Marks the public functions; empty in goabt (the library exports exactly this API). */
+#define ABT_API_PUBLIC
+
+/* The Argobots release this header is compatible with, as a string and as a number. */
+#define ABT_VERSION "1.2rc1"
+#define ABT_NUMVERSION 10200201
+
+/* Release types used in ABT_NUMVERSION and ABT_CALC_VERSION. */
+#define ABT_RELEASE_TYPE_ALPHA 0
+#define ABT_RELEASE_TYPE_BETA 1
+#define ABT_RELEASE_TYPE_RC 2
+#define ABT_RELEASE_TYPE_PATCH 3
+
+/* The ABT_NUMVERSION value of a release, for comparisons such as
+ * ABT_NUMVERSION >= ABT_CALC_VERSION(1, 1, 0, ABT_RELEASE_TYPE_PATCH, 0). */
+#define ABT_CALC_VERSION(MAJOR, MINOR, REVISION, TYPE, PATCH) \
+    (((MAJOR) * 10000000) + ((MINOR) * 100000) + ((REVISION) * 1000) + ((TYPE) * 100) + (PATCH))
+
+/* Marks deprecated functions, so that their use draws a compiler warning. */
+#define ABT_DEPRECATED __attribute__((deprecated))
+
+/* 0: this header provides the Argobots 1.x API, not the 2.0 one (ABT_ENABLE_VER_20_API is not
+ * defined). */
+#define ABT_ENABLE_VER_20_API_VAL 0
+
+/* ---------------------------------------------------------------------------------------------
+ * Return codes: every function except ABT_get_wtime returns one of these. ABT_SUCCESS is 0.
+ * ------------------------------------------------------------------------------------------- */
+
+/* General outcomes. */
 #define ABT_SUCCESS 0
 #define ABT_ERR_UNINITIALIZED 1
+#define ABT_ERR_MEM 2
 #define ABT_ERR_OTHER 3
-#define ABT_ERR_FEATURE_NA 51
+
+/* An argument is invalid: ABT_ERR_INV_<KIND> for a handle of that kind that is a NULL handle,
+ * freed or of the wrong kind, or for a bad value of that kind; ABT_ERR_INV_ARG for any other
+ * argument. ABT_ERR_INV_SCHED_TYPE is never returned. */
+#define ABT_ERR_INV_XSTREAM 4
+#define ABT_ERR_INV_XSTREAM_RANK 5
+#define ABT_ERR_INV_XSTREAM_BARRIER 6
+#define ABT_ERR_INV_SCHED 7
+#define ABT_ERR_INV_SCHED_KIND 8
+#define ABT_ERR_INV_SCHED_PREDEF 9
+#define ABT_ERR_INV_SCHED_TYPE 10
+#define ABT_ERR_INV_SCHED_CONFIG 11
+#define ABT_ERR_INV_POOL 12
+#define ABT_ERR_INV_POOL_KIND 13
+#define ABT_ERR_INV_POOL_ACCESS 14
+#define ABT_ERR_INV_POOL_CONFIG 56
+#define ABT_ERR_INV_POOL_USER_DEF 57
+#define ABT_ERR_INV_UNIT 15
+#define ABT_ERR_INV_THREAD 16
+#define ABT_ERR_INV_THREAD_ATTR 17
+#define ABT_ERR_INV_TASK 18
+#define ABT_ERR_INV_KEY 19
+#define ABT_ERR_INV_MUTEX 20
+#define ABT_ERR_INV_MUTEX_ATTR 21
+#define ABT_ERR_INV_COND 22
+#define ABT_ERR_INV_RWLOCK 23
+#define ABT_ERR_INV_EVENTUAL 24
+#define ABT_ERR_INV_FUTURE 25
+#define ABT_ERR_INV_BARRIER 26
+#define ABT_ERR_INV_TIMER 27
+#define ABT_ERR_INV_QUERY_KIND 28
+#define ABT_ERR_INV_TOOL_CONTEXT 52
 #define ABT_ERR_INV_ARG 53
-int ABT_initialized(void);
-int ABT_error_get_str(int err, char *str, size_t *len);
-double ABT_get_wtime(void);
+
+/* An operation on an object of the named kind failed. ABT_ERR_MUTEX_LOCKED: ABT_mutex_trylock
+ * found the mutex held; ABT_ERR_COND_TIMEDOUT: a timed wait reached its deadline;
+ * ABT_ERR_MIGRATION_TARGET: a migration target is unusable; ABT_ERR_MIGRATION_NA: migration is
+ * not supported. ABT_ERR_XSTREAM_STATE and ABT_ERR_MISSING_JOIN are never returned. */
+#define ABT_ERR_XSTREAM 29
+#define ABT_ERR_XSTREAM_STATE 30
+#define ABT_ERR_XSTREAM_BARRIER 31
+#define ABT_ERR_SCHED 32
+#define ABT_ERR_SCHED_CONFIG 33
+#define ABT_ERR_POOL 34
+#define ABT_ERR_UNIT 35
+#define ABT_ERR_THREAD 36
+#define ABT_ERR_TASK 37
+#define ABT_ERR_KEY 38
+#define ABT_ERR_MUTEX 39
+#define ABT_ERR_MUTEX_LOCKED 40
+#define ABT_ERR_COND 41
+#define ABT_ERR_COND_TIMEDOUT 42
+#define ABT_ERR_RWLOCK 43
+#define ABT_ERR_EVENTUAL 44
+#define ABT_ERR_FUTURE 45
+#define ABT_ERR_BARRIER 46
+#define ABT_ERR_TIMER 47
+#define ABT_ERR_MIGRATION_TARGET 48
+#define ABT_ERR_MIGRATION_NA 49
+#define ABT_ERR_MISSING_JOIN 50
+
+/* The feature is not available; in goabt, the function is not implemented yet. */
+#define ABT_ERR_FEATURE_NA 51
+
+/* A system call or system library failed (ABT_ERR_SYS), or a CPU id is invalid (ABT_ERR_CPUID). */
+#define ABT_ERR_SYS 54
+#define ABT_ERR_CPUID 55
+
+/* ---------------------------------------------------------------------------------------------
+ * Handles and shared types
+ *
+ * Handles are pointers to opaque objects. Each kind has a NULL handle, ABT_<KIND>_NULL; it is a
+ * small non-zero constant (as in Argobots with error checking on): do not compare handles with 0.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Boolean: ABT_TRUE or ABT_FALSE (which is 0). */
+typedef int ABT_bool;
+#define ABT_TRUE 1
+#define ABT_FALSE 0
+
+/* 0: the ABT_*_NULL handles below are not NULL pointers. */
+#define ABT_NULL 0
+
+/* Unused by any function; kept for source compatibility. */
+#define ABT_XSTREAM_ANY_RANK -1
+
+typedef struct ABT_xstream_opaque *ABT_xstream;                 /* execution stream */
+typedef struct ABT_xstream_barrier_opaque *ABT_xstream_barrier; /* barrier of execution streams */
+typedef struct ABT_sched_opaque *ABT_sched;                     /* scheduler */
+typedef struct ABT_sched_config_opaque *ABT_sched_config;       /* scheduler configuration */
+typedef struct ABT_pool_opaque *ABT_pool;                       /* pool of work units */
+typedef struct ABT_pool_config_opaque *ABT_pool_config;         /* pool configuration */
+typedef struct ABT_pool_def *ABT_pool_user_def;                 /* user pool definition */
+typedef struct ABT_unit_opaque *ABT_unit;                       /* work unit as a pool holds it */
+typedef struct ABT_thread_opaque *ABT_thread;                   /* work unit: ULT or tasklet */
+typedef struct ABT_thread_attr_opaque *ABT_thread_attr;         /* ULT creation attributes */
+typedef struct ABT_thread_opaque *ABT_task;                     /* tasklet (= ABT_thread) */
+typedef struct ABT_key_opaque *ABT_key;                         /* work-unit-specific data key */
+typedef struct ABT_mutex_opaque *ABT_mutex;                     /* mutex */
+typedef struct ABT_mutex_attr_opaque *ABT_mutex_attr;           /* mutex creation attributes */
+typedef struct ABT_cond_opaque *ABT_cond;                       /* condition variable */
+typedef struct ABT_rwlock_opaque *ABT_rwlock;                   /* readers-writer lock */
+typedef struct ABT_eventual_opaque *ABT_eventual;               /* eventual: a one-shot value */
+typedef struct ABT_future_opaque *ABT_future;                   /* future: filled in parts */
+typedef struct ABT_barrier_opaque *ABT_barrier;                 /* barrier of work units */
+typedef struct ABT_timer_opaque *ABT_timer;                     /* timer */
+typedef struct ABT_tool_context_opaque *ABT_tool_context;       /* context of a tool event */
+
+/* Ids of work units. */
+typedef uint64_t ABT_unit_id;
+typedef ABT_unit_id ABT_thread_id;
+
+/* What a work unit, or the caller, is (ABT_self_get_type, pool definitions). */
+enum ABT_unit_type {
+    ABT_UNIT_TYPE_THREAD,  /* a ULT */
+    ABT_UNIT_TYPE_TASK,    /* a tasklet */
+    ABT_UNIT_TYPE_XSTREAM, /* unused */
+    ABT_UNIT_TYPE_EXT      /* an external thread, not created by the runtime */
+};
+typedef enum ABT_unit_type ABT_unit_type;
+
+/* Predefined schedulers (execution stream and scheduler creation). */
+enum ABT_sched_predef {
+    ABT_SCHED_DEFAULT,   /* the default one: currently ABT_SCHED_BASIC */
+    ABT_SCHED_BASIC,     /* takes work units from its pools in order */
+    ABT_SCHED_PRIO,      /* pools are priorities: always the first non-empty pool */
+    ABT_SCHED_RANDWS,    /* random work stealing among its pools */
+    ABT_SCHED_BASIC_WAIT /* like ABT_SCHED_BASIC, but sleeps while its pools are empty */
+};
+typedef enum ABT_sched_predef ABT_sched_predef;
+
+#define ABT_XSTREAM_NULL ((ABT_xstream) (0x01))
+#define ABT_XSTREAM_BARRIER_NULL ((ABT_xstream_barrier)(0x02))
+#define ABT_SCHED_NULL ((ABT_sched) (0x03))
+#define ABT_SCHED_CONFIG_NULL ((ABT_sched_config) (0x04))
+#define ABT_POOL_NULL ((ABT_pool) (0x05))
+#define ABT_POOL_CONFIG_NULL ((ABT_pool_config) (0x06))
+#define ABT_UNIT_NULL ((ABT_unit) (0x07))
+#define ABT_THREAD_NULL ((ABT_thread) (0x08))
+#define ABT_THREAD_ATTR_NULL ((ABT_thread_attr) (0x09))
+#define ABT_TASK_NULL ((ABT_task) (0x0a))
+#define ABT_KEY_NULL ((ABT_key) (0x0b))
+#define ABT_MUTEX_NULL ((ABT_mutex) (0x0c))
+#define ABT_MUTEX_ATTR_NULL ((ABT_mutex_attr) (0x0d))
+#define ABT_COND_NULL ((ABT_cond) (0x0e))
+#define ABT_RWLOCK_NULL ((ABT_rwlock) (0x0f))
+#define ABT_EVENTUAL_NULL ((ABT_eventual) (0x10))
+#define ABT_FUTURE_NULL ((ABT_future) (0x11))
+#define ABT_BARRIER_NULL ((ABT_barrier) (0x12))
+#define ABT_TIMER_NULL ((ABT_timer) (0x13))
+#define ABT_TOOL_CONTEXT_NULL ((ABT_tool_context) (0x14))
+#define ABT_POOL_USER_DEF_NULL ((ABT_pool_user_def) (0x15))
+
+/* ---------------------------------------------------------------------------------------------
+ * Initialization
+ *
+ * ABT_init turns the calling OS thread into the primary ULT running on the primary execution
+ * stream (rank 0); ABT_finalize undoes it.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Initialize the runtime (argc and argv are ignored) and make the calling thread the primary ULT
+ * on the primary execution stream. Calls nest: each needs its own ABT_finalize. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_init(int argc, char **argv);
+
+/* Undo one ABT_init. The outermost call, made by the primary ULT, waits for the work of the
+ * other execution streams and frees the runtime. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_finalize(void);
+
+/* Return ABT_SUCCESS between ABT_init and its matching ABT_finalize, ABT_ERR_UNINITIALIZED
+ * otherwise; callable at any time. ABT_init does not work yet, so for now the answer is always
+ * ABT_ERR_UNINITIALIZED. */
+ABT_API_PUBLIC int ABT_initialized(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Execution streams
+ *
+ * An execution stream is an OS thread that runs its main scheduler. The primary one is created
+ * by ABT_init; secondary ones are created, joined and freed by the program. Ranks are small
+ * distinct integers naming the streams.
+ * ------------------------------------------------------------------------------------------- */
+
+/* State of an execution stream. */
+enum ABT_xstream_state {
+    ABT_XSTREAM_STATE_RUNNING,   /* created and not terminated */
+    ABT_XSTREAM_STATE_TERMINATED /* its main scheduler has returned */
+};
+typedef enum ABT_xstream_state ABT_xstream_state;
+
+/* Create and start a secondary execution stream whose main scheduler is sched (ABT_SCHED_NULL: a
+ * basic scheduler with one new pool); its handle goes to *newxstream. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_create(ABT_sched sched, ABT_xstream *newxstream);
+
+/* Create an execution stream running the predefined scheduler predef over num_pools pools (pools
+ * may be NULL: new pools), configured by config. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
+                                            ABT_sched_config config, ABT_xstream *newxstream);
+
+/* Like ABT_xstream_create, but the new execution stream gets the given rank;
+ * ABT_ERR_INV_XSTREAM_RANK when the rank is negative or taken. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_create_with_rank(ABT_sched sched, int rank, ABT_xstream *newxstream);
+
+/* Join the execution stream *xstream if it still runs, free it and set *xstream to
+ * ABT_XSTREAM_NULL. The primary execution stream cannot be freed. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_free(ABT_xstream *xstream);
+
+/* Wait until xstream has terminated, i.e. its main scheduler returned after its pools ran empty.
+ * The primary execution stream cannot be joined. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_join(ABT_xstream xstream);
+
+/* Restart the terminated (joined but not freed) execution stream xstream with its main
+ * scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_revive(ABT_xstream xstream);
+
+/* Ask the execution stream running the calling ULT to terminate; the stream stops once the
+ * caller has switched back to its scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_exit(void);
+
+/* Ask xstream to terminate at its scheduler's next event check, without waiting for its pools to
+ * run empty. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_cancel(ABT_xstream xstream);
+
+/* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM when called
+ * from an external thread. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_self(ABT_xstream *xstream);
+
+/* Return the rank of the execution stream running the caller in *rank. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_self_rank(int *rank);
+
+/* Give xstream the rank rank; ABT_ERR_INV_XSTREAM_RANK when the rank is negative or held by
+ * another execution stream. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_set_rank(ABT_xstream xstream, int rank);
+
+/* Return the rank of xstream in *rank (the primary execution stream has rank 0). Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_get_rank(ABT_xstream xstream, int *rank);
+
+/* Make sched the main scheduler of xstream. On the caller's own stream the switch happens when
+ * the caller next returns to its scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched);
+
+/* Make a new predefined scheduler predef over num_pools pools (pools may be NULL: new pools) the
+ * main scheduler of xstream. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef predef,
+                                                    int num_pools, ABT_pool *pools);
+
+/* Return the main scheduler of xstream in *sched. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_get_main_sched(ABT_xstream xstream, ABT_sched *sched);
+
+/* Copy the first max_pools pools of xstream's main scheduler into pools. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_get_main_pools(ABT_xstream xstream, int max_pools, ABT_pool *pools);
+
+/* Return whether xstream is running or terminated in *state. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_get_state(ABT_xstream xstream, ABT_xstream_state *state);
+
+/* Set *result to ABT_TRUE when xstream1 and xstream2 denote the same execution stream, ABT_FALSE
+ * otherwise. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_equal(ABT_xstream xstream1, ABT_xstream xstream2, ABT_bool *result);
+
+/* Return the number of execution streams that currently exist in *num_xstreams. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_get_num(int *num_xstreams);
+
+/* Set *is_primary to ABT_TRUE when xstream is the primary execution stream (the one ABT_init ran
+ * on). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_primary);
+
+/* Run unit, just popped from pool, on the calling scheduler's execution stream; returns when the
+ * unit yields, blocks or finishes. For schedulers' run functions. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool);
+
+/* Let the runtime handle pending requests (finish, exit, migration, printing) for the calling
+ * scheduler sched; run functions call it periodically. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_check_events(ABT_sched sched);
+
+/* Bind the execution stream xstream to the CPU cpuid. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid);
+
+/* Return in *cpuid the CPU that xstream is bound to. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_get_cpubind(ABT_xstream xstream, int *cpuid);
+
+/* Bind xstream to the num_cpuids CPUs listed in cpuids (num_cpuids 0: no binding). Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_set_affinity(ABT_xstream xstream, int num_cpuids, int *cpuids);
+
+/* Copy up to max_cpuids CPU ids of xstream's binding into cpuids and store their total number in
+ * *num_cpuids (either may be NULL). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids,
+                                            int *num_cpuids);
+
+/* --- Barriers of execution streams. */
+
+/* Create a barrier for num_waiters execution streams; a waiter blocks its whole execution
+ * stream, not only its ULT. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_barrier_create(uint32_t num_waiters,
+                                              ABT_xstream_barrier *newbarrier);
+
+/* Free the execution-stream barrier *barrier and set *barrier to ABT_XSTREAM_BARRIER_NULL. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier);
+
+/* Block the calling execution stream until num_waiters execution streams wait on barrier. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_xstream_barrier_wait(ABT_xstream_barrier barrier);
+
+/* ---------------------------------------------------------------------------------------------
+ * Schedulers
+ *
+ * A scheduler owns a list of pools and a run function that pops work units from them and runs
+ * them. Predefined schedulers are created by kind (ABT_sched_predef); user-defined ones from an
+ * ABT_sched_def. A scheduler configuration passes settings to a scheduler's init function.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Unused by any function; kept for source compatibility. */
+enum ABT_sched_state {
+    ABT_SCHED_STATE_READY,
+    ABT_SCHED_STATE_RUNNING,
+    ABT_SCHED_STATE_STOPPED,
+    ABT_SCHED_STATE_TERMINATED
+};
+typedef enum ABT_sched_state ABT_sched_state;
+
+/* Kind of work unit a scheduler runs as; ignored, schedulers always run as ULTs. */
+enum ABT_sched_type {
+    ABT_SCHED_TYPE_ULT,
+    ABT_SCHED_TYPE_TASK
+};
+typedef enum ABT_sched_type ABT_sched_type;
+
+/* Type of a value in a scheduler configuration. */
+typedef enum {
+    ABT_SCHED_CONFIG_INT = 0,    /* int */
+    ABT_SCHED_CONFIG_DOUBLE = 1, /* double */
+    ABT_SCHED_CONFIG_PTR = 2     /* void * */
+} ABT_sched_config_type;
+
+/* A scheduler configuration variable: an index (negative ones are the runtime's) and a type. */
+typedef struct {
+    int idx;
+    ABT_sched_config_type type;
+} ABT_sched_config_var;
+
+/* Predefined scheduler configuration variables, all of type int. ABT_sched_config_var_end closes
+ * the list of ABT_sched_config_create; ABT_sched_basic_freq is how often the predefined
+ * schedulers check for events; ABT_sched_config_access is ignored; ABT_sched_config_automatic
+ * non-zero frees the scheduler with the last object that uses it. */
+ABT_API_PUBLIC extern ABT_sched_config_var ABT_sched_config_var_end;
+ABT_API_PUBLIC extern ABT_sched_config_var ABT_sched_basic_freq;
+ABT_API_PUBLIC extern ABT_sched_config_var ABT_sched_config_access;
+ABT_API_PUBLIC extern ABT_sched_config_var ABT_sched_config_automatic;
+
+/* The functions of a user-defined scheduler: init (optional) gets the scheduler's configuration,
+ * run is its scheduling loop, free (optional) runs when it is freed, get_migr_pool (optional)
+ * chooses the pool that receives migrating work units. */
+typedef int (*ABT_sched_init_fn)(ABT_sched, ABT_sched_config);
+typedef void (*ABT_sched_run_fn)(ABT_sched);
+typedef int (*ABT_sched_free_fn)(ABT_sched);
+typedef ABT_pool (*ABT_sched_get_migr_pool_fn)(ABT_sched);
+
+/* Definition of a user-defined scheduler (type is ignored). */
+typedef struct {
+    ABT_sched_type type;
+    ABT_sched_init_fn init;
+    ABT_sched_run_fn run;
+    ABT_sched_free_fn free;
+    ABT_sched_get_migr_pool_fn get_migr_pool;
+} ABT_sched_def;
+
+/* Create a user-defined scheduler from def over num_pools pools (ABT_POOL_NULL entries: new
+ * pools), calling def->init with config; not freed automatically by default. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools,
+                                    ABT_sched_config config, ABT_sched *newsched);
+
+/* Create the predefined scheduler predef over num_pools pools (pools may be NULL: new pools),
+ * configured by config; freed automatically by default. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
+                                          ABT_sched_config config, ABT_sched *newsched);
+
+/* Free the unused scheduler *sched, calling its free function, and set *sched to ABT_SCHED_NULL.
+ * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_free(ABT_sched *sched);
+
+/* Attach the user pointer data to sched, typically from its init function. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_set_data(ABT_sched sched, void *data);
+
+/* Return the user pointer attached to sched in *data. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_get_data(ABT_sched sched, void **data);
+
+/* Return the number of pools of sched in *num_pools. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_get_num_pools(ABT_sched sched, int *num_pools);
+
+/* Copy up to max_pools pools of sched, starting at pool index idx, into pools. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_get_pools(ABT_sched sched, int max_pools, int idx, ABT_pool *pools);
+
+/* Return in *size the number of work units waiting in the pools of sched. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_get_size(ABT_sched sched, size_t *size);
+
+/* Return in *size the number of work units belonging to the pools of sched, including blocked
+ * and running ones. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_get_total_size(ABT_sched sched, size_t *size);
+
+/* Ask sched to stop once its pools are empty. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_finish(ABT_sched sched);
+
+/* Ask sched to stop at once, whatever is left in its pools. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_exit(ABT_sched sched);
+
+/* Set *stop to ABT_TRUE when the scheduler sched must return from its run function because of a
+ * finish or exit request. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop);
+
+/* --- Scheduler configurations. */
+
+/* Build a scheduler configuration from (ABT_sched_config_var, value) pairs given after config
+ * and ended by ABT_sched_config_var_end. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_config_create(ABT_sched_config *config, ...);
+
+/* Copy the values stored at indices 0 to num_vars-1 of config into the variables whose addresses
+ * follow num_vars; absent indices leave their variable alone. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_config_read(ABT_sched_config config, int num_vars, ...);
+
+/* Free the scheduler configuration *config and set *config to ABT_SCHED_CONFIG_NULL. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_config_free(ABT_sched_config *config);
+
+/* Store the value *val of type type at index idx of config, replacing any previous one; val NULL
+ * removes the entry. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_config_set(ABT_sched_config config, int idx,
+                                        ABT_sched_config_type type, const void *val);
+
+/* Read the value at index idx of config into *val and its type into *p_type (either may be
+ * NULL); ABT_ERR_INV_ARG when absent. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_sched_config_get(ABT_sched_config config, int idx,
+                                        ABT_sched_config_type *p_type, void *val);
+
+/* ---------------------------------------------------------------------------------------------
+ * Pools
+ *
+ * A pool holds ready work units for the schedulers that use it. Predefined pools are created by
+ * kind and access mode; user-defined ones from an ABT_pool_user_def built with the
+ * ABT_pool_user_def_* functions (or, the older way, from a struct ABT_pool_def).
+ * ------------------------------------------------------------------------------------------- */
+
+/* Predefined pools. */
+enum ABT_pool_kind {
+    ABT_POOL_FIFO,      /* first in, first out */
+    ABT_POOL_FIFO_WAIT, /* first in, first out; a pop on an empty pool may sleep a while */
+    ABT_POOL_RANDWS     /* a work-stealing deque: owners pop one end, thieves the other */
+};
+typedef enum ABT_pool_kind ABT_pool_kind;
+
+/* Who may push to and pop from a pool: one or several execution streams on each side. */
+enum ABT_pool_access {
+    ABT_POOL_ACCESS_PRIV, /* one execution stream does both */
+    ABT_POOL_ACCESS_SPSC, /* one producer stream, one consumer stream */
+    ABT_POOL_ACCESS_MPSC, /* several producers, one consumer */
+    ABT_POOL_ACCESS_SPMC, /* one producer, several consumers */
+    ABT_POOL_ACCESS_MPMC  /* no restriction */
+};
+typedef enum ABT_pool_access ABT_pool_access;
+
+/* Type of a value in a pool configuration. */
+typedef enum {
+    ABT_POOL_CONFIG_INT = 0,    /* int */
+    ABT_POOL_CONFIG_DOUBLE = 1, /* double */
+    ABT_POOL_CONFIG_PTR = 2     /* void * */
+} ABT_pool_config_type;
+
+/* A pool configuration variable: a key (negative ones are the runtime's) and a type. */
+typedef struct {
+    int key;
+    ABT_pool_config_type type;
+} ABT_pool_config_var;
+
+/* Predefined pool configuration variable of type int: non-zero frees the pool with the last
+ * scheduler that uses it. */
+ABT_API_PUBLIC extern const ABT_pool_config_var ABT_pool_config_automatic;
+
+/* A hint passed to a pool's push and pop functions: an OR of at most one PRIO, one OWNER and one
+ * OP flag, telling the pool why it is called. */
+typedef uint64_t ABT_pool_context;
+#define ABT_POOL_CONTEXT_PRIO_DEFAULT_PRIO ((ABT_pool_context)0x0)
+#define ABT_POOL_CONTEXT_PRIO_HIGH_PRIO ((ABT_pool_context)0x1)
+#define ABT_POOL_CONTEXT_PRIO_LOW_PRIO ((ABT_pool_context)0x2)
+#define ABT_POOL_CONTEXT_OWNER_DEFAULT ((ABT_pool_context)0x0)
+#define ABT_POOL_CONTEXT_OWNER_PRIMARY ((ABT_pool_context)0x100)
+#define ABT_POOL_CONTEXT_OWNER_SECONDARY ((ABT_pool_context)0x200)
+#define ABT_POOL_CONTEXT_OP_POOL_OTHER ((ABT_pool_context)0x0)
+#define ABT_POOL_CONTEXT_OP_THREAD_CREATE ((ABT_pool_context)0x1000)
+#define ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO ((ABT_pool_context)0x2000)
+#define ABT_POOL_CONTEXT_OP_THREAD_REVIVE ((ABT_pool_context)0x4000)
+#define ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO ((ABT_pool_context)0x8000)
+#define ABT_POOL_CONTEXT_OP_THREAD_YIELD ((ABT_pool_context)0x10000)
+#define ABT_POOL_CONTEXT_OP_THREAD_YIELD_TO ((ABT_pool_context)0x20000)
+#define ABT_POOL_CONTEXT_OP_THREAD_RESUME_YIELD_TO ((ABT_pool_context)0x40000)
+#define ABT_POOL_CONTEXT_OP_THREAD_YIELD_LOOP ((ABT_pool_context)0x80000)
+#define ABT_POOL_CONTEXT_OP_THREAD_RESUME ((ABT_pool_context)0x100000)
+#define ABT_POOL_CONTEXT_OP_THREAD_MIGRATE ((ABT_pool_context)0x200000)
+
+/* The functions of a user-defined pool (ABT_pool_user_def_create and ABT_pool_user_def_set_*):
+ * create_unit wraps a work unit into a pool unit and free_unit releases it; is_empty, pop and
+ * push are mandatory; the others are optional. */
+typedef ABT_unit (*ABT_pool_user_create_unit_fn)(ABT_pool, ABT_thread);
+typedef void (*ABT_pool_user_free_unit_fn)(ABT_pool, ABT_unit);
+typedef ABT_bool (*ABT_pool_user_is_empty_fn)(ABT_pool);
+typedef ABT_thread (*ABT_pool_user_pop_fn)(ABT_pool, ABT_pool_context);
+typedef void (*ABT_pool_user_push_fn)(ABT_pool, ABT_unit, ABT_pool_context);
+typedef int (*ABT_pool_user_init_fn)(ABT_pool, ABT_pool_config);
+typedef void (*ABT_pool_user_free_fn)(ABT_pool);
+typedef size_t (*ABT_pool_user_get_size_fn)(ABT_pool);
+typedef ABT_thread (*ABT_pool_user_pop_wait_fn)(ABT_pool, double, ABT_pool_context);
+typedef void (*ABT_pool_user_pop_many_fn)(ABT_pool, ABT_thread *, size_t, size_t *,
+                                          ABT_pool_context);
+typedef void (*ABT_pool_user_push_many_fn)(ABT_pool, const ABT_unit *, size_t, ABT_pool_context);
+typedef void (*ABT_pool_user_print_all_fn)(ABT_pool, void *, void (*)(void *, ABT_thread));
+
+/* The functions of a pool defined the older way, through struct ABT_pool_def: u_* handle pool
+ * units, p_* the pool itself. */
+typedef ABT_unit_type (*ABT_unit_get_type_fn)(ABT_unit);
+typedef ABT_thread (*ABT_unit_get_thread_fn)(ABT_unit);
+typedef ABT_task (*ABT_unit_get_task_fn)(ABT_unit);
+typedef ABT_bool (*ABT_unit_is_in_pool_fn)(ABT_unit);
+typedef ABT_unit (*ABT_unit_create_from_thread_fn)(ABT_thread);
+typedef ABT_unit (*ABT_unit_create_from_task_fn)(ABT_task);
+typedef void (*ABT_unit_free_fn)(ABT_unit *);
+typedef int (*ABT_pool_init_fn)(ABT_pool, ABT_pool_config);
+typedef size_t (*ABT_pool_get_size_fn)(ABT_pool);
+typedef void (*ABT_pool_push_fn)(ABT_pool, ABT_unit);
+typedef ABT_unit (*ABT_pool_pop_fn)(ABT_pool);
+typedef ABT_unit (*ABT_pool_pop_wait_fn)(ABT_pool, double);
+typedef ABT_unit (*ABT_pool_pop_timedwait_fn)(ABT_pool, double);
+typedef int (*ABT_pool_remove_fn)(ABT_pool, ABT_unit);
+typedef int (*ABT_pool_free_fn)(ABT_pool);
+typedef int (*ABT_pool_print_all_fn)(ABT_pool, void *, void (*)(void *, ABT_unit));
+
+/* The older pool definition; an ABT_pool_user_def may point to one. */
+struct ABT_pool_def {
+    ABT_pool_access access;
+    ABT_unit_get_type_fn u_get_type;
+    ABT_unit_get_thread_fn u_get_thread;
+    ABT_unit_get_task_fn u_get_task;
+    ABT_unit_is_in_pool_fn u_is_in_pool;
+    ABT_unit_create_from_thread_fn u_create_from_thread;
+    ABT_unit_create_from_task_fn u_create_from_task;
+    ABT_unit_free_fn u_free;
+    ABT_pool_init_fn p_init;
+    ABT_pool_get_size_fn p_get_size;
+    ABT_pool_push_fn p_push;
+    ABT_pool_pop_fn p_pop;
+    ABT_pool_pop_timedwait_fn p_pop_timedwait;
+    ABT_pool_remove_fn p_remove;
+    ABT_pool_free_fn p_free;
+    ABT_pool_print_all_fn p_print_all;
+};
+typedef struct ABT_pool_def ABT_pool_def;
+
+/* Create a pool from the user definition def, calling its init function with config
+ * (ABT_POOL_CONFIG_NULL: none). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config,
+                                   ABT_pool *newpool);
+
+/* Create a predefined pool of kind kind and access mode access; automatic ABT_TRUE frees it with
+ * the last scheduler that uses it. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access,
+                                         ABT_bool automatic, ABT_pool *newpool);
+
+/* Free the pool *pool, which must be empty and unused, and set *pool to ABT_POOL_NULL. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_free(ABT_pool *pool);
+
+/* Return the access mode of pool in *access. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access);
+
+/* Set *is_empty to ABT_TRUE when pool holds no work unit, ABT_FALSE otherwise. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty);
+
+/* Return in *size the number of work units waiting in pool. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_get_size(ABT_pool pool, size_t *size);
+
+/* Return in *size the number of work units belonging to pool, including blocked and running
+ * ones. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_get_total_size(ABT_pool pool, size_t *size);
+
+/* Take one work unit out of pool into *thread; ABT_THREAD_NULL when the pool is empty. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_pop_thread(ABT_pool pool, ABT_thread *thread);
+
+/* Like ABT_pool_pop_thread, passing the hint pool_ctx (ABT_POOL_CONTEXT_*) to the pool. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_pop_thread_ex(ABT_pool pool, ABT_thread *thread,
+                                          ABT_pool_context pool_ctx);
+
+/* Take up to len work units out of pool into threads and store how many were taken in *num. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_pop_threads(ABT_pool pool, ABT_thread *threads, size_t len,
+                                        size_t *num);
+
+/* Like ABT_pool_pop_threads, passing the hint pool_ctx to the pool. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len,
+                                           size_t *num, ABT_pool_context pool_ctx);
+
+/* Put the ready work unit thread, which is in no pool, into pool. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_push_thread(ABT_pool pool, ABT_thread thread);
+
+/* Like ABT_pool_push_thread, passing the hint pool_ctx to the pool. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_push_thread_ex(ABT_pool pool, ABT_thread thread,
+                                           ABT_pool_context pool_ctx);
+
+/* Put the num ready work units of threads into pool. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_push_threads(ABT_pool pool, const ABT_thread *threads, size_t num);
+
+/* Like ABT_pool_push_threads, passing the hint pool_ctx to the pool. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t num,
+                                            ABT_pool_context pool_ctx);
+
+/* Like ABT_pool_pop_thread, but wait up to time_secs seconds for a work unit to arrive. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_pop_wait_thread(ABT_pool pool, ABT_thread *thread, double time_secs);
+
+/* Like ABT_pool_pop_wait_thread, passing the hint pool_ctx to the pool. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_secs,
+                                               ABT_pool_context pool_ctx);
+
+/* Call print_fn(arg, thread) for every work unit in pool, leaving the pool unchanged. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_print_all_threads(ABT_pool pool, void *arg,
+                                              void (*print_fn)(void *, ABT_thread));
+
+/* Attach the user pointer data to pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_set_data(ABT_pool pool, void *data);
+
+/* Return the user pointer attached to pool in *data. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_get_data(ABT_pool pool, void **data);
+
+/* Push the scheduler sched into pool as a work unit, so that the scheduler popping it runs sched
+ * as a stacked scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched);
+
+/* Return the id of pool in *id. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_get_id(ABT_pool pool, int *id);
+
+/* --- The older pool interface, on pool units (ABT_unit) rather than work units. */
+
+/* Take one work unit out of pool as a pool unit handle into *unit; ABT_UNIT_NULL when the pool
+ * is empty. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_pop(ABT_pool pool, ABT_unit *unit);
+
+/* Like ABT_pool_pop, but wait up to time_secs seconds for a work unit to arrive. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_pop_wait(ABT_pool pool, ABT_unit *unit, double time_secs);
+
+/* Deprecated form of ABT_pool_pop_wait: wait until the absolute time abstime_secs (on the
+ * ABT_get_wtime clock). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC ABT_DEPRECATED int ABT_pool_pop_timedwait(ABT_pool pool, ABT_unit *unit,
+                                                         double abstime_secs);
+
+/* Remove the pool unit unit from pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_remove(ABT_pool pool, ABT_unit unit);
+
+/* Put the pool unit unit into pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_push(ABT_pool pool, ABT_unit unit);
+
+/* Call print_fn(arg, unit) for every pool unit in pool, leaving the pool unchanged. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_unit));
+
+/* --- Pool configurations. */
+
+/* Create an empty pool configuration in *config. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_config_create(ABT_pool_config *config);
+
+/* Free the pool configuration *config and set *config to ABT_POOL_CONFIG_NULL. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_config_free(ABT_pool_config *config);
+
+/* Store the value *val of type type under key in config, replacing any previous one; val NULL
+ * removes the entry. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type,
+                                       const void *val);
+
+/* Read the value under key in config into *val and its type into *p_type (either may be NULL);
+ * ABT_ERR_INV_ARG when absent. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_config_get(ABT_pool_config config, int key,
+                                       ABT_pool_config_type *p_type, void *val);
+
+/* --- User-defined pools. */
+
+/* Create a pool definition from its five mandatory functions; the optional ones are added with
+ * the ABT_pool_user_def_set_* functions. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
+                                            ABT_pool_user_free_unit_fn p_free_unit,
+                                            ABT_pool_user_is_empty_fn p_is_empty,
+                                            ABT_pool_user_pop_fn p_pop,
+                                            ABT_pool_user_push_fn p_push,
+                                            ABT_pool_user_def *newdef);
+
+/* Free the pool definition *def and set *def to ABT_POOL_USER_DEF_NULL; pools created from it
+ * are not affected. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_free(ABT_pool_user_def *def);
+
+/* Set the optional function called when a pool is created from def. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_set_init(ABT_pool_user_def def, ABT_pool_user_init_fn p_init);
+
+/* Set the optional function called when a pool created from def is freed. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_set_free(ABT_pool_user_def def, ABT_pool_user_free_fn p_free);
+
+/* Set the optional function returning the number of work units in a pool created from def. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_set_get_size(ABT_pool_user_def def,
+                                                  ABT_pool_user_get_size_fn p_get_size);
+
+/* Set the optional function that pops a work unit, waiting up to a given time. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_set_pop_wait(ABT_pool_user_def def,
+                                                  ABT_pool_user_pop_wait_fn p_pop_wait);
+
+/* Set the optional function that pops several work units at once. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_set_pop_many(ABT_pool_user_def def,
+                                                  ABT_pool_user_pop_many_fn p_pop_many);
+
+/* Set the optional function that pushes several work units at once. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_set_push_many(ABT_pool_user_def def,
+                                                   ABT_pool_user_push_many_fn p_push_many);
+
+/* Set the optional function that visits every work unit of a pool. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_pool_user_def_set_print_all(ABT_pool_user_def def,
+                                                   ABT_pool_user_print_all_fn p_print_all);
+
+/* ---------------------------------------------------------------------------------------------
+ * Pool units
+ *
+ * An ABT_unit is a work unit as a pool stores it; pools written by the program create and
+ * free them, and these functions go from a unit back to its work unit.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Return in *thread the work unit (ULT or tasklet) that the pool unit unit stands for. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread);
+
+/* Make pool the pool that the work unit behind unit goes back to when it yields or is resumed.
+ * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool);
+
+/* ---------------------------------------------------------------------------------------------
+ * ULTs (user-level threads)
+ *
+ * A ULT has its own stack, can yield, block and migrate. Most ABT_thread_* functions take any
+ * work unit, tasklets included. A ULT created without a handle (newthread NULL) is unnamed and
+ * freed by the runtime when it ends.
+ * ------------------------------------------------------------------------------------------- */
+
+/* State of a work unit. */
+enum ABT_thread_state {
+    ABT_THREAD_STATE_READY,     /* waiting in a pool to run */
+    ABT_THREAD_STATE_RUNNING,   /* running */
+    ABT_THREAD_STATE_BLOCKED,   /* blocked on a synchronization object or suspended */
+    ABT_THREAD_STATE_TERMINATED /* finished */
+};
+typedef enum ABT_thread_state ABT_thread_state;
+
+/* Create a ULT running thread_func(arg) with attributes attr (ABT_THREAD_ATTR_NULL: defaults)
+ * and push it into pool. newthread NULL: unnamed, freed when it ends. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg,
+                                     ABT_thread_attr attr, ABT_thread *newthread);
+
+/* Like ABT_thread_create, but the calling ULT yields to the new ULT at once and goes back into
+ * its own pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
+                                        ABT_thread_attr attr, ABT_thread *newthread);
+
+/* Like ABT_thread_create, pushing the new ULT into the first pool of xstream's main scheduler.
+ * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *),
+                                                void *arg, ABT_thread_attr attr,
+                                                ABT_thread *newthread);
+
+/* Create num_threads ULTs: ULT i runs thread_func_list[i](arg_list[i]) in pool_list[i]; handles
+ * go to newthread_list (NULL: unnamed). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_create_many(int num_threads, ABT_pool *pool_list,
+                                          void (**thread_func_list)(void *), void **arg_list,
+                                          ABT_thread_attr attr, ABT_thread *newthread_list);
+
+/* Reuse the terminated (joined, not freed) work unit *thread to run thread_func(arg) and push it
+ * into pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_revive(ABT_pool pool, void (*thread_func)(void *), void *arg,
+                                     ABT_thread *thread);
+
+/* Like ABT_thread_revive, then yield from the calling ULT to the revived one. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
+                                        ABT_thread *thread);
+
+/* Wait for the work unit *thread to finish, free it and set *thread to ABT_THREAD_NULL. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_free(ABT_thread *thread);
+
+/* ABT_thread_free on each of the num_threads work units in thread_list. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_free_many(int num_threads, ABT_thread *thread_list);
+
+/* Wait until the work unit thread has finished, without freeing it. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_join(ABT_thread thread);
+
+/* ABT_thread_join on each of the num_threads work units in thread_list. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_join_many(int num_threads, ABT_thread *thread_list);
+
+/* Terminate the calling ULT; does not return when it succeeds. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_exit(void);
+
+/* Ask the work unit thread to terminate; the request takes effect at its next scheduling point.
+ * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_cancel(ABT_thread thread);
+
+/* Return the calling work unit (ULT or tasklet) in *thread; ABT_ERR_INV_XSTREAM when called from
+ * an external thread. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_self(ABT_thread *thread);
+
+/* Return the id of the calling work unit in *id. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_self_id(ABT_unit_id *id);
+
+/* Return in *xstream the execution stream that ran thread last (ABT_XSTREAM_NULL if it never
+ * ran). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream);
+
+/* Return the state of the work unit thread (ready, running, blocked or terminated) in *state.
+ * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state);
+
+/* Return in *pool the pool that the work unit thread was last pushed into. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_last_pool(ABT_thread thread, ABT_pool *pool);
+
+/* Return in *id the id of the pool that the work unit thread was last pushed into. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_last_pool_id(ABT_thread thread, int *id);
+
+/* Return in *unit the pool unit handle that stands for thread in its pool. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit);
+
+/* Make pool the pool that the work unit thread goes back to when it yields or is resumed. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool);
+
+/* Switch from the calling ULT straight to the ready ULT thread, taking it out of its pool; the
+ * caller goes back into its own pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_yield_to(ABT_thread thread);
+
+/* Give the execution stream back to the scheduler; the calling ULT goes back into its pool. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_yield(void);
+
+/* Make the blocked ULT thread ready again by pushing it into its associated pool. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_resume(ABT_thread thread);
+
+/* Ask for the work unit thread to move to a pool of xstream's main scheduler. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream);
+
+/* Ask for the work unit thread to move to a pool of the scheduler sched. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched);
+
+/* Ask for the work unit thread to move to pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_migrate_to_pool(ABT_thread thread, ABT_pool pool);
+
+/* Ask for the work unit thread to move to another execution stream chosen by the runtime. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_migrate(ABT_thread thread);
+
+/* Set the function called as cb_func(thread, cb_arg) when the work unit thread migrates. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *),
+                                           void *cb_arg);
+
+/* Allow (ABT_TRUE) or forbid (ABT_FALSE) the migration of the work unit thread. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable);
+
+/* Set *is_migratable to ABT_TRUE when the work unit thread may migrate. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_is_migratable(ABT_thread thread, ABT_bool *is_migratable);
+
+/* Set *is_primary to ABT_TRUE when thread is the primary ULT, the one that called ABT_init. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_is_primary(ABT_thread thread, ABT_bool *is_primary);
+
+/* Set *is_unnamed to ABT_TRUE when thread was created without a handle and is freed when it
+ * ends. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed);
+
+/* Set *result to ABT_TRUE when thread1 and thread2 denote the same work unit, ABT_FALSE
+ * otherwise. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_bool *result);
+
+/* Return the stack size of the ULT thread in *stacksize. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize);
+
+/* Return the stack address and size of the ULT thread. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize);
+
+/* Return the id of the work unit thread in *thread_id. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_id(ABT_thread thread, ABT_unit_id *thread_id);
+
+/* Replace the argument passed to the function of the work unit thread. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_set_arg(ABT_thread thread, void *arg);
+
+/* Return the argument of the work unit thread in *arg. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_arg(ABT_thread thread, void **arg);
+
+/* Return the function run by the work unit thread in *thread_func. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *));
+
+/* Set the value of key for the work unit thread, which may be any ULT or tasklet, not only the
+ * caller. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value);
+
+/* Return in *value the value of key for the work unit thread (NULL if never set). Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value);
+
+/* Return in *attr a new attribute object describing the ULT thread; free it with
+ * ABT_thread_attr_free. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr);
+
+/* ---------------------------------------------------------------------------------------------
+ * ULT attributes
+ *
+ * Settings applied when a ULT is created: stack, migratability, migration callback.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Create a ULT attribute object with default values: default stack size, migratable, no
+ * callback. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_attr_create(ABT_thread_attr *newattr);
+
+/* Free the attribute object *attr and set *attr to ABT_THREAD_ATTR_NULL. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_attr_free(ABT_thread_attr *attr);
+
+/* Make ULTs created with attr use the caller's stackaddr of stacksize bytes (stackaddr NULL:
+ * allocate stacksize bytes). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr,
+                                             size_t stacksize);
+
+/* Return the stack address and size held by attr. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr,
+                                             size_t *stacksize);
+
+/* Make ULTs created with attr get a stack of stacksize bytes allocated by the runtime. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_attr_set_stacksize(ABT_thread_attr attr, size_t stacksize);
+
+/* Return the stack size held by attr in *stacksize. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize);
+
+/* Make ULTs created with attr call cb_func(thread, cb_arg) when they migrate. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_attr_set_callback(ABT_thread_attr attr,
+                                                void (*cb_func)(ABT_thread, void *), void *cb_arg);
+
+/* Make ULTs created with attr migratable (ABT_TRUE) or not (ABT_FALSE). Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tasklets
+ *
+ * A tasklet has no stack of its own and runs to completion without yielding; it is cheaper than
+ * a ULT. ABT_task is the same handle type as ABT_thread.
+ * ------------------------------------------------------------------------------------------- */
+
+/* State of a tasklet. */
+enum ABT_task_state {
+    ABT_TASK_STATE_READY,     /* waiting in a pool to run */
+    ABT_TASK_STATE_RUNNING,   /* running */
+    ABT_TASK_STATE_TERMINATED /* finished */
+};
+typedef enum ABT_task_state ABT_task_state;
+
+/* Create a tasklet (a work unit without its own stack that cannot yield) running task_func(arg)
+ * and push it into pool. newtask NULL: unnamed. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_create(ABT_pool pool, void (*task_func)(void *), void *arg,
+                                   ABT_task *newtask);
+
+/* Like ABT_task_create, pushing the tasklet into the first pool of xstream's main scheduler. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_func)(void *),
+                                              void *arg, ABT_task *newtask);
+
+/* Reuse the terminated (joined, not freed) tasklet *task to run task_func(arg) and push it into
+ * pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_revive(ABT_pool pool, void (*task_func)(void *), void *arg,
+                                   ABT_task *task);
+
+/* Wait for the tasklet *task to finish, free it and set *task to ABT_TASK_NULL. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_free(ABT_task *task);
+
+/* Wait until the tasklet task has finished, without freeing it. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_join(ABT_task task);
+
+/* Ask the tasklet task to terminate; the request takes effect before it runs. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_cancel(ABT_task task);
+
+/* Return the calling tasklet in *task; ABT_ERR_INV_TASK (and ABT_TASK_NULL in *task) when the
+ * caller is a ULT. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_self(ABT_task *task);
+
+/* Return the id of the calling tasklet in *id; ABT_ERR_INV_TASK when the caller is a ULT. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_self_id(uint64_t *id);
+
+/* Return in *xstream the execution stream that runs or last ran task. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_get_xstream(ABT_task task, ABT_xstream *xstream);
+
+/* Return the state of the tasklet task (ready, running or terminated) in *state. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_get_state(ABT_task task, ABT_task_state *state);
+
+/* Return in *pool the pool that the tasklet task was last pushed into. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_get_last_pool(ABT_task task, ABT_pool *pool);
+
+/* Return in *id the id of the pool that the tasklet task was last pushed into. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_get_last_pool_id(ABT_task task, int *id);
+
+/* Allow (ABT_TRUE) or forbid (ABT_FALSE) the migration of the tasklet task. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_set_migratable(ABT_task task, ABT_bool flag);
+
+/* Set *flag to ABT_TRUE when the tasklet task may migrate. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_is_migratable(ABT_task task, ABT_bool *flag);
+
+/* Set *result to ABT_TRUE when task1 and task2 denote the same work unit, ABT_FALSE otherwise.
+ * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_equal(ABT_task task1, ABT_task task2, ABT_bool *result);
+
+/* Return the id of the tasklet task in *task_id. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_get_id(ABT_task task, uint64_t *task_id);
+
+/* Return the argument of the tasklet task in *arg. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_task_get_arg(ABT_task task, void **arg);
+
+/* These tasklet functions are the ULT ones under another name. */
+#define ABT_task_is_unnamed ABT_thread_is_unnamed
+#define ABT_task_set_specific ABT_thread_set_specific
+#define ABT_task_get_specific ABT_thread_get_specific
+
+/* ---------------------------------------------------------------------------------------------
+ * The calling work unit
+ *
+ * ABT_self_* functions act on the caller: its execution stream, its identity, its
+ * work-unit-specific data, and the ways it can yield, block, exit or run other work units.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM from an
+ * external thread. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_xstream(ABT_xstream *xstream);
+
+/* Return the rank of the execution stream running the caller in *rank. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_xstream_rank(int *rank);
+
+/* Return the calling work unit (ULT or tasklet) in *thread. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_thread(ABT_thread *thread);
+
+/* Return the id of the calling work unit in *id. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_thread_id(ABT_unit_id *id);
+
+/* Set the value of key for the calling work unit. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_set_specific(ABT_key key, void *value);
+
+/* Return in *value the value of key for the calling work unit (NULL if never set). Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_specific(ABT_key key, void **value);
+
+/* Return what the caller is in *type: ABT_UNIT_TYPE_THREAD, ABT_UNIT_TYPE_TASK, or
+ * ABT_UNIT_TYPE_EXT for an external thread. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_type(ABT_unit_type *type);
+
+/* Set *is_primary to ABT_TRUE when the caller is the primary ULT. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_is_primary(ABT_bool *is_primary);
+
+/* Set *on_primary to ABT_TRUE when the caller runs on the primary execution stream. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_on_primary_xstream(ABT_bool *on_primary);
+
+/* Set *is_unnamed to ABT_TRUE when the calling work unit has no handle and is freed when it
+ * ends. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_is_unnamed(ABT_bool *is_unnamed);
+
+/* Return in *pool the pool that the calling work unit was last taken from. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_last_pool(ABT_pool *pool);
+
+/* Return in *pool_id the id of the pool that the calling work unit was last taken from. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_last_pool_id(int *pool_id);
+
+/* Make pool the pool that the calling work unit goes back to when it yields or is resumed. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_set_associated_pool(ABT_pool pool);
+
+/* Return in *unit the pool unit handle that stands for the calling work unit. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_unit(ABT_unit *unit);
+
+/* Give the execution stream back to the scheduler; the calling ULT goes back into its pool. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_yield(void);
+
+/* Push the calling ULT back into its pool and switch straight to thread, a ready ULT that is in
+ * no pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_yield_to(ABT_thread thread);
+
+/* Push the calling ULT back into its pool and switch straight to the blocked ULT thread,
+ * resuming it. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_resume_yield_to(ABT_thread thread);
+
+/* Block the calling ULT until another work unit resumes it with ABT_thread_resume. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_suspend(void);
+
+/* Block the calling ULT and switch straight to thread, a ready ULT that is in no pool. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_suspend_to(ABT_thread thread);
+
+/* Block the calling ULT and switch straight to the blocked ULT thread, resuming it. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_resume_suspend_to(ABT_thread thread);
+
+/* Terminate the calling ULT; does not return when it succeeds. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_exit(void);
+
+/* Terminate the calling ULT and switch straight to thread, a ready ULT that is in no pool. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_exit_to(ABT_thread thread);
+
+/* Terminate the calling ULT and switch straight to the blocked ULT thread, resuming it. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_resume_exit_to(ABT_thread thread);
+
+/* Run the work unit thread, which is in no pool, on top of the caller; it goes into pool when it
+ * yields (ABT_POOL_NULL: its associated pool). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_schedule(ABT_thread thread, ABT_pool pool);
+
+/* Replace the argument of the calling work unit. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_set_arg(void *arg);
+
+/* Return the argument of the calling work unit in *arg. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_arg(void **arg);
+
+/* Return the function run by the calling work unit in *thread_func. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_self_get_thread_func(void (**thread_func)(void *));
+
+/* These are the ULT versions under another name. */
+#define ABT_self_get_task ABT_self_get_thread
+#define ABT_self_get_task_id ABT_self_get_thread_id
+
+/* ---------------------------------------------------------------------------------------------
+ * Work-unit-specific data keys
+ *
+ * A key names one pointer-sized value per work unit, like pthread keys but per ULT or tasklet.
+ * Values are set and read for the caller (ABT_key_*, ABT_self_*_specific) or for any work unit
+ * (ABT_thread_set_specific, ABT_thread_get_specific).
+ * ------------------------------------------------------------------------------------------- */
+
+/* Create a work-unit-specific data key; destructor (may be NULL) is called with each non-NULL
+ * value when its work unit is freed. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_key_create(void (*destructor)(void *), ABT_key *newkey);
+
+/* Free the key *key and set *key to ABT_KEY_NULL; values stored under it are dropped without
+ * calling the destructor. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_key_free(ABT_key *key);
+
+/* Set the value of key for the calling work unit. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_key_set(ABT_key key, void *value);
+
+/* Return in *value the value of key for the calling work unit (NULL if never set). Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_key_get(ABT_key key, void **value);
+
+/* ---------------------------------------------------------------------------------------------
+ * Mutexes
+ *
+ * A ULT waiting for a mutex lets other work units run on its execution stream. A mutex can also
+ * live in static memory: an ABT_mutex_memory initialized with ABT_MUTEX_INITIALIZER (or
+ * ABT_RECURSIVE_MUTEX_INITIALIZER) and turned into a handle with ABT_MUTEX_MEMORY_GET_HANDLE;
+ * such a mutex is never freed.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Storage for a statically allocated mutex; its content is private to the runtime. */
+typedef struct {
+    int dummy[16];
+} ABT_mutex_memory;
+
+#define ABT_MUTEX_INITIALIZER { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
+#define ABT_RECURSIVE_MUTEX_INITIALIZER { { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
+#define ABT_MUTEX_MEMORY_GET_HANDLE(p_mutex_memory) ((ABT_mutex)p_mutex_memory)
+
+/* Create a non-recursive mutex; a ULT waiting for it lets other work units run. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_create(ABT_mutex *newmutex);
+
+/* Create a mutex with the properties of attr (ABT_MUTEX_ATTR_NULL: defaults). Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_create_with_attr(ABT_mutex_attr attr, ABT_mutex *newmutex);
+
+/* Free the unlocked mutex *mutex and set *mutex to ABT_MUTEX_NULL. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_free(ABT_mutex *mutex);
+
+/* Lock mutex; a ULT waiting for it yields meanwhile, other callers wait in place. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_lock(ABT_mutex mutex);
+
+/* Lock mutex with high priority: the caller takes precedence over waiters of ABT_mutex_lock_low.
+ * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_lock_high(ABT_mutex mutex);
+
+/* Lock mutex with low priority, giving way to other waiters. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_lock_low(ABT_mutex mutex);
+
+/* Lock mutex if it is free; return ABT_ERR_MUTEX_LOCKED at once otherwise. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_trylock(ABT_mutex mutex);
+
+/* Lock mutex by busy-waiting, without yielding. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_spinlock(ABT_mutex mutex);
+
+/* Unlock mutex, which the caller holds. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_unlock(ABT_mutex mutex);
+
+/* Unlock mutex and hand it preferably to a waiter on the same execution stream. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_unlock_se(ABT_mutex mutex);
+
+/* Unlock mutex and hand it preferably to a waiter on a different execution stream. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_unlock_de(ABT_mutex mutex);
+
+/* Set *result to ABT_TRUE when mutex1 and mutex2 denote the same mutex, ABT_FALSE otherwise. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_equal(ABT_mutex mutex1, ABT_mutex mutex2, ABT_bool *result);
+
+/* Return in *attr a new attribute object describing mutex; free it with ABT_mutex_attr_free. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_get_attr(ABT_mutex mutex, ABT_mutex_attr *attr);
+
+/* --- Mutex attributes. */
+
+/* Create a mutex attribute object with default values (not recursive). Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_attr_create(ABT_mutex_attr *newattr);
+
+/* Free the attribute object *attr and set *attr to ABT_MUTEX_ATTR_NULL. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_attr_free(ABT_mutex_attr *attr);
+
+/* Make mutexes created with attr recursive (ABT_TRUE) or not (ABT_FALSE). Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_attr_set_recursive(ABT_mutex_attr attr, ABT_bool recursive);
+
+/* Return in *recursive whether attr makes recursive mutexes. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_mutex_attr_get_recursive(ABT_mutex_attr attr, ABT_bool *recursive);
+
+/* ---------------------------------------------------------------------------------------------
+ * Condition variables
+ *
+ * Used with an ABT_mutex. Like mutexes, they can live in static memory (ABT_cond_memory,
+ * ABT_COND_INITIALIZER, ABT_COND_MEMORY_GET_HANDLE).
+ * ------------------------------------------------------------------------------------------- */
+
+/* Storage for a statically allocated condition variable; its content is private. */
+typedef struct {
+    int dummy[16];
+} ABT_cond_memory;
+
+#define ABT_COND_INITIALIZER { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
+#define ABT_COND_MEMORY_GET_HANDLE(p_cond_memory) ((ABT_cond)p_cond_memory)
+
+/* Create a condition variable. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_cond_create(ABT_cond *newcond);
+
+/* Free the condition variable *cond, which nobody waits on, and set *cond to ABT_COND_NULL. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_cond_free(ABT_cond *cond);
+
+/* Release mutex, block until cond is signaled, and lock mutex again before returning. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_cond_wait(ABT_cond cond, ABT_mutex mutex);
+
+/* Like ABT_cond_wait, but give up at the absolute CLOCK_REALTIME time abstime with
+ * ABT_ERR_COND_TIMEDOUT. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_cond_timedwait(ABT_cond cond, ABT_mutex mutex,
+                                      const struct timespec *abstime);
+
+/* Wake one work unit waiting on cond, if any. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_cond_signal(ABT_cond cond);
+
+/* Wake every work unit waiting on cond. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_cond_broadcast(ABT_cond cond);
+
+/* ---------------------------------------------------------------------------------------------
+ * Readers-writer locks
+ *
+ * Any number of readers or one writer at a time.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Create a readers-writer lock. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_rwlock_create(ABT_rwlock *newrwlock);
+
+/* Free the unlocked readers-writer lock *rwlock and set *rwlock to ABT_RWLOCK_NULL. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_rwlock_free(ABT_rwlock *rwlock);
+
+/* Lock rwlock for reading, shared with other readers. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_rwlock_rdlock(ABT_rwlock rwlock);
+
+/* Lock rwlock for writing, excluding every other holder. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_rwlock_wrlock(ABT_rwlock rwlock);
+
+/* Release the read or write lock that the caller holds on rwlock. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_rwlock_unlock(ABT_rwlock rwlock);
+
+/* ---------------------------------------------------------------------------------------------
+ * Eventuals
+ *
+ * An eventual is a value set once and awaited by any number of work units. A statically
+ * allocated one (ABT_eventual_memory, ABT_EVENTUAL_INITIALIZER, ABT_EVENTUAL_MEMORY_GET_HANDLE)
+ * carries no value, only readiness.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Storage for a statically allocated eventual; its content is private. */
+typedef struct {
+    int dummy[16];
+} ABT_eventual_memory;
+
+#define ABT_EVENTUAL_INITIALIZER { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
+#define ABT_EVENTUAL_MEMORY_GET_HANDLE(p_eventual_memory) ((ABT_eventual)p_eventual_memory)
+
+/* Create an eventual, a one-shot value of nbytes bytes (0: no value) that waiters block on until
+ * it is set. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_eventual_create(int nbytes, ABT_eventual *neweventual);
+
+/* Free the eventual *eventual and set *eventual to ABT_EVENTUAL_NULL. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_eventual_free(ABT_eventual *eventual);
+
+/* Block until eventual is set; then *value (if value is not NULL) points to its buffer. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_eventual_wait(ABT_eventual eventual, void **value);
+
+/* Like ABT_eventual_wait, but give up at the absolute CLOCK_REALTIME time abstime with
+ * ABT_ERR_COND_TIMEDOUT. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_eventual_timedwait(ABT_eventual eventual, void **value,
+                                          const struct timespec *abstime);
+
+/* Set *is_ready to whether eventual is set, without blocking; when set and value is not NULL,
+ * *value points to its buffer. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_eventual_test(ABT_eventual eventual, void **value, ABT_bool *is_ready);
+
+/* Copy nbytes bytes from value into eventual (at most its size), mark it ready and wake its
+ * waiters. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_eventual_set(ABT_eventual eventual, void *value, int nbytes);
+
+/* Make the eventual not ready again so that it can be set once more. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_eventual_reset(ABT_eventual eventual);
+
+/* ---------------------------------------------------------------------------------------------
+ * Futures
+ *
+ * A future has a fixed number of compartments; it becomes ready when all have been set.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Create a future that becomes ready after num_compartments ABT_future_set calls; cb_func (may
+ * be NULL) then gets the array of set values. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_future_create(uint32_t num_compartments, void (*cb_func)(void **),
+                                     ABT_future *newfuture);
+
+/* Free the future *future and set *future to ABT_FUTURE_NULL. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_future_free(ABT_future *future);
+
+/* Block until future is ready. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_future_wait(ABT_future future);
+
+/* Set *is_ready to whether future is ready, without blocking. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_future_test(ABT_future future, ABT_bool *is_ready);
+
+/* Store value in the next compartment of future; the last one makes it ready, runs its callback
+ * and wakes waiters. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_future_set(ABT_future future, void *value);
+
+/* Empty every compartment of future so that it can be filled again. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_future_reset(ABT_future future);
+
+/* ---------------------------------------------------------------------------------------------
+ * Barriers
+ *
+ * A barrier releases its waiters together once the expected number of them has arrived.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Create a barrier for num_waiters work units or external threads. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier);
+
+/* Change the number of waiters of barrier, on which nobody waits, to num_waiters. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters);
+
+/* Free the barrier *barrier and set *barrier to ABT_BARRIER_NULL. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_barrier_free(ABT_barrier *barrier);
+
+/* Block until num_waiters callers wait on barrier; a waiting ULT lets other work units run. Not
+ * implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_barrier_wait(ABT_barrier barrier);
+
+/* Return the number of waiters of barrier in *num_waiters. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters);
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------------------------- */
+
+/* Write the name of the error code err (e.g. "ABT_ERR_INV_THREAD") into str unless str is NULL,
+ * and its length into *len unless len is NULL. Unknown codes return ABT_ERR_OTHER. */
+ABT_API_PUBLIC int ABT_error_get_str(int err, char *str, size_t *len);
+
+/* ---------------------------------------------------------------------------------------------
+ * Timers
+ *
+ * ABT_get_wtime reads the clock directly; ABT_timer objects measure intervals.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Return the time in seconds read from a monotonic clock, from an arbitrary fixed origin; works
+ * before ABT_init. */
+ABT_API_PUBLIC double ABT_get_wtime(void);
+
+/* Create a timer. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_create(ABT_timer *newtimer);
+
+/* Create in *newtimer a copy of timer, with its start and stop times. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_dup(ABT_timer timer, ABT_timer *newtimer);
+
+/* Free the timer *timer and set *timer to ABT_TIMER_NULL. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_free(ABT_timer *timer);
+
+/* Record the current time as the start of timer. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_start(ABT_timer timer);
+
+/* Record the current time as the stop of timer. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_stop(ABT_timer timer);
+
+/* Return in *secs the seconds between the start and the stop of timer. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_read(ABT_timer timer, double *secs);
+
+/* Stop timer and return the seconds since its start in *secs. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_stop_and_read(ABT_timer timer, double *secs);
+
+/* Stop timer and add the seconds since its start to *secs. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_stop_and_add(ABT_timer timer, double *secs);
+
+/* Return in *overhead the measured cost, in seconds, of a timer start and stop. Not implemented
+ * yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_timer_get_overhead(double *overhead);
+
+/* ---------------------------------------------------------------------------------------------
+ * Information and debugging output
+ * ------------------------------------------------------------------------------------------- */
+
+/* What ABT_info_query_config writes into *val. Most kinds give an ABT_bool: whether a feature or
+ * check is built in or enabled (FCONTEXT and DYNAMIC_PROMOTION: whether that context-switch
+ * method is used). The others: MAX_NUM_XSTREAMS an unsigned int; DEFAULT_THREAD_STACKSIZE and
+ * DEFAULT_SCHED_STACKSIZE a size_t; DEFAULT_SCHED_EVENT_FREQ and DEFAULT_SCHED_SLEEP_NSEC a
+ * uint64_t; ENABLED_STACK_OVERFLOW_CHECK an int (0 none, 1 canary, 2 or 3 memory protection);
+ * WAIT_POLICY an int (0 passive, 1 active). */
+enum ABT_info_query_kind {
+    ABT_INFO_QUERY_KIND_ENABLED_DEBUG,
+    ABT_INFO_QUERY_KIND_ENABLED_PRINT_ERRNO,
+    ABT_INFO_QUERY_KIND_ENABLED_LOG,
+    ABT_INFO_QUERY_KIND_ENABLED_VALGRIND,
+    ABT_INFO_QUERY_KIND_ENABLED_CHECK_ERROR,
+    ABT_INFO_QUERY_KIND_ENABLED_CHECK_POOL_PRODUCER,
+    ABT_INFO_QUERY_KIND_ENABLED_CHECK_POOL_CONSUMER,
+    ABT_INFO_QUERY_KIND_ENABLED_PRESERVE_FPU,
+    ABT_INFO_QUERY_KIND_ENABLED_THREAD_CANCEL,
+    ABT_INFO_QUERY_KIND_ENABLED_TASK_CANCEL,
+    ABT_INFO_QUERY_KIND_ENABLED_MIGRATION,
+    ABT_INFO_QUERY_KIND_ENABLED_STACKABLE_SCHED,
+    ABT_INFO_QUERY_KIND_ENABLED_EXTERNAL_THREAD,
+    ABT_INFO_QUERY_KIND_ENABLED_SCHED_SLEEP,
+    ABT_INFO_QUERY_KIND_ENABLED_PRINT_CONFIG,
+    ABT_INFO_QUERY_KIND_ENABLED_AFFINITY,
+    ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS,
+    ABT_INFO_QUERY_KIND_DEFAULT_THREAD_STACKSIZE,
+    ABT_INFO_QUERY_KIND_DEFAULT_SCHED_STACKSIZE,
+    ABT_INFO_QUERY_KIND_DEFAULT_SCHED_EVENT_FREQ,
+    ABT_INFO_QUERY_KIND_DEFAULT_SCHED_SLEEP_NSEC,
+    ABT_INFO_QUERY_KIND_ENABLED_TOOL,
+    ABT_INFO_QUERY_KIND_FCONTEXT,
+    ABT_INFO_QUERY_KIND_DYNAMIC_PROMOTION,
+    ABT_INFO_QUERY_KIND_ENABLED_STACK_UNWIND,
+    ABT_INFO_QUERY_KIND_ENABLED_STACK_OVERFLOW_CHECK,
+    ABT_INFO_QUERY_KIND_WAIT_POLICY,
+    ABT_INFO_QUERY_KIND_ENABLED_LAZY_STACK_ALLOC
+};
+typedef enum ABT_info_query_kind ABT_info_query_kind;
+
+/* Write the configuration fact query_kind into *val, whose type depends on the kind (see enum
+ * ABT_info_query_kind). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_query_config(ABT_info_query_kind query_kind, void *val);
+
+/* Print the runtime configuration to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_config(FILE *fp);
+
+/* Print a description of every execution stream to fp. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_all_xstreams(FILE *fp);
+
+/* Print a description of xstream to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_xstream(FILE *fp, ABT_xstream xstream);
+
+/* Print a description of sched to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_sched(FILE *fp, ABT_sched sched);
+
+/* Print a description of pool to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_pool(FILE *fp, ABT_pool pool);
+
+/* Print a description of the work unit thread to fp. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_thread(FILE *fp, ABT_thread thread);
+
+/* Print a description of the ULT attribute object attr to fp. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_thread_attr(FILE *fp, ABT_thread_attr attr);
+
+/* Print a description of the tasklet task to fp. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_task(FILE *fp, ABT_task task);
+
+/* Print the stack of the ULT thread, which must not be running, to fp. Not implemented yet:
+ * returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_thread_stack(FILE *fp, ABT_thread thread);
+
+/* Print the stacks of all ULTs in pool to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_print_thread_stacks_in_pool(FILE *fp, ABT_pool pool);
+
+/* Ask every execution stream to print its ULTs' stacks to fp at its next event check; after
+ * timeout seconds (negative: never) printing starts anyway; cb_func(timed_out, arg) is called at
+ * the end. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_info_trigger_print_all_thread_stacks(FILE *fp, double timeout,
+                                                            void (*cb_func)(ABT_bool, void *),
+                                                            void *arg);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tool interface
+ *
+ * A tool registers a callback for work-unit events (creation, run, yield, join ...) and, inside
+ * it, queries details of the event through its ABT_tool_context.
+ * ------------------------------------------------------------------------------------------- */
+
+/* What ABT_tool_query_thread reports about an event. */
+enum ABT_tool_query_kind {
+    ABT_TOOL_QUERY_KIND_POOL,              /* the pool involved in the event */
+    ABT_TOOL_QUERY_KIND_STACK_DEPTH,       /* how deeply work units are nested */
+    ABT_TOOL_QUERY_KIND_CALLER_TYPE,       /* the kind of caller (ABT_exec_entity_type) */
+    ABT_TOOL_QUERY_KIND_CALLER_HANDLE,     /* the caller's handle */
+    ABT_TOOL_QUERY_KIND_SYNC_OBJECT_TYPE,  /* the kind of synchronization (ABT_sync_event_type) */
+    ABT_TOOL_QUERY_KIND_SYNC_OBJECT_HANDLE /* the handle of that synchronization object */
+};
+typedef enum ABT_tool_query_kind ABT_tool_query_kind;
+
+/* Kind of caller that produced an event. */
+enum ABT_exec_entity_type {
+    ABT_EXEC_ENTITY_TYPE_EXT,   /* an external thread */
+    ABT_EXEC_ENTITY_TYPE_THREAD /* a work unit */
+};
+typedef enum ABT_exec_entity_type ABT_exec_entity_type;
+
+/* What a work unit blocked or yielded on. */
+enum ABT_sync_event_type {
+    ABT_SYNC_EVENT_TYPE_UNKNOWN = 0,  /* not known */
+    ABT_SYNC_EVENT_TYPE_USER,         /* an explicit yield or suspend by the program */
+    ABT_SYNC_EVENT_TYPE_OTHER,        /* something else inside the runtime */
+    ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN, /* joining an execution stream */
+    ABT_SYNC_EVENT_TYPE_THREAD_JOIN,  /* joining a work unit */
+    ABT_SYNC_EVENT_TYPE_MUTEX,        /* a mutex */
+    ABT_SYNC_EVENT_TYPE_COND,         /* a condition variable */
+    ABT_SYNC_EVENT_TYPE_RWLOCK,       /* a readers-writer lock */
+    ABT_SYNC_EVENT_TYPE_EVENTUAL,     /* an eventual */
+    ABT_SYNC_EVENT_TYPE_FUTURE,       /* a future */
+    ABT_SYNC_EVENT_TYPE_BARRIER       /* a barrier */
+};
+typedef enum ABT_sync_event_type ABT_sync_event_type;
+
+/* Work-unit events, ORed into the event_mask of ABT_tool_register_thread_callback. */
+#define ABT_TOOL_EVENT_THREAD_NONE (0)
+#define ABT_TOOL_EVENT_THREAD_CREATE (1 << 0)
+#define ABT_TOOL_EVENT_THREAD_JOIN (1 << 1)
+#define ABT_TOOL_EVENT_THREAD_FREE (1 << 2)
+#define ABT_TOOL_EVENT_THREAD_REVIVE (1 << 3)
+#define ABT_TOOL_EVENT_THREAD_RUN (1 << 4)
+#define ABT_TOOL_EVENT_THREAD_FINISH (1 << 5)
+#define ABT_TOOL_EVENT_THREAD_CANCEL (1 << 6)
+#define ABT_TOOL_EVENT_THREAD_YIELD (1 << 7)
+#define ABT_TOOL_EVENT_THREAD_SUSPEND (1 << 8)
+#define ABT_TOOL_EVENT_THREAD_RESUME (1 << 9)
+#define ABT_TOOL_EVENT_THREAD_ALL ((uint64_t)((1 << 12) - 1))
+
+/* A tool callback: the work unit, the execution stream where the event happens, the event (one
+ * ABT_TOOL_EVENT_THREAD_* bit), its context for ABT_tool_query_thread and the user argument. */
+typedef void (*ABT_tool_thread_callback_fn)(ABT_thread, ABT_xstream, uint64_t, ABT_tool_context,
+                                            void *);
+typedef void (*ABT_tool_task_callback_fn)(ABT_task, ABT_xstream, uint64_t, ABT_tool_context,
+                                          void *);
+
+/* Call cb_func(thread, xstream, event, context, user_arg) on the work-unit events in event_mask
+ * (ABT_TOOL_EVENT_THREAD_*); cb_func NULL unregisters. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func,
+                                                     uint64_t event_mask, void *user_arg);
+
+/* From inside a tool callback, write a fact about the event (pool, stack depth, caller,
+ * synchronization object), chosen by query_kind, into *val. Not implemented yet: returns
+ * ABT_ERR_FEATURE_NA. */
+ABT_API_PUBLIC int ABT_tool_query_thread(ABT_tool_context context, uint64_t event,
+                                         ABT_tool_query_kind query_kind, void *val);
+
+#ifdef __cplusplus
+}
 #endif
+
+#endif /* ABT_H_INCLUDED */

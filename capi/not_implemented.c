@@ -1,0 +1,1611 @@
+/*
+ * not_implemented.c: a body for every Argobots 1.2 function that goabt does not implement yet, so
+ * that libgoabt.so exports the whole API and programs link against it. Each returns
+ * ABT_ERR_FEATURE_NA without touching its arguments, as include/abt.h documents. As later issues
+ * implement functions (in Go under capi/, or in C beside it), they move out of this file.
+ */
+#include "abt.h"
+
+#define UNUSED(x) (void)(x)
+
+/* Initialization */
+
+int ABT_init(int argc, char **argv)
+{
+    UNUSED(argc); UNUSED(argv);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_finalize(void)
+{
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Execution streams */
+
+int ABT_xstream_create(ABT_sched sched, ABT_xstream *newxstream)
+{
+    UNUSED(sched); UNUSED(newxstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
+                             ABT_sched_config config, ABT_xstream *newxstream)
+{
+    UNUSED(predef); UNUSED(num_pools); UNUSED(pools); UNUSED(config); UNUSED(newxstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_create_with_rank(ABT_sched sched, int rank, ABT_xstream *newxstream)
+{
+    UNUSED(sched); UNUSED(rank); UNUSED(newxstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_free(ABT_xstream *xstream)
+{
+    UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_join(ABT_xstream xstream)
+{
+    UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_revive(ABT_xstream xstream)
+{
+    UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_exit(void)
+{
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_cancel(ABT_xstream xstream)
+{
+    UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_self(ABT_xstream *xstream)
+{
+    UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_self_rank(int *rank)
+{
+    UNUSED(rank);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_set_rank(ABT_xstream xstream, int rank)
+{
+    UNUSED(xstream); UNUSED(rank);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_get_rank(ABT_xstream xstream, int *rank)
+{
+    UNUSED(xstream); UNUSED(rank);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
+{
+    UNUSED(xstream); UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef predef, int num_pools,
+                                     ABT_pool *pools)
+{
+    UNUSED(xstream); UNUSED(predef); UNUSED(num_pools); UNUSED(pools);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_get_main_sched(ABT_xstream xstream, ABT_sched *sched)
+{
+    UNUSED(xstream); UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_get_main_pools(ABT_xstream xstream, int max_pools, ABT_pool *pools)
+{
+    UNUSED(xstream); UNUSED(max_pools); UNUSED(pools);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_get_state(ABT_xstream xstream, ABT_xstream_state *state)
+{
+    UNUSED(xstream); UNUSED(state);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_equal(ABT_xstream xstream1, ABT_xstream xstream2, ABT_bool *result)
+{
+    UNUSED(xstream1); UNUSED(xstream2); UNUSED(result);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_get_num(int *num_xstreams)
+{
+    UNUSED(num_xstreams);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_primary)
+{
+    UNUSED(xstream); UNUSED(is_primary);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool)
+{
+    UNUSED(unit); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_check_events(ABT_sched sched)
+{
+    UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid)
+{
+    UNUSED(xstream); UNUSED(cpuid);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_get_cpubind(ABT_xstream xstream, int *cpuid)
+{
+    UNUSED(xstream); UNUSED(cpuid);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_set_affinity(ABT_xstream xstream, int num_cpuids, int *cpuids)
+{
+    UNUSED(xstream); UNUSED(num_cpuids); UNUSED(cpuids);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, int *num_cpuids)
+{
+    UNUSED(xstream); UNUSED(max_cpuids); UNUSED(cpuids); UNUSED(num_cpuids);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_barrier_create(uint32_t num_waiters, ABT_xstream_barrier *newbarrier)
+{
+    UNUSED(num_waiters); UNUSED(newbarrier);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier)
+{
+    UNUSED(barrier);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_xstream_barrier_wait(ABT_xstream_barrier barrier)
+{
+    UNUSED(barrier);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Schedulers */
+
+int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sched_config config,
+                     ABT_sched *newsched)
+{
+    UNUSED(def); UNUSED(num_pools); UNUSED(pools); UNUSED(config); UNUSED(newsched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
+                           ABT_sched_config config, ABT_sched *newsched)
+{
+    UNUSED(predef); UNUSED(num_pools); UNUSED(pools); UNUSED(config); UNUSED(newsched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_free(ABT_sched *sched)
+{
+    UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_set_data(ABT_sched sched, void *data)
+{
+    UNUSED(sched); UNUSED(data);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_get_data(ABT_sched sched, void **data)
+{
+    UNUSED(sched); UNUSED(data);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_get_num_pools(ABT_sched sched, int *num_pools)
+{
+    UNUSED(sched); UNUSED(num_pools);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_get_pools(ABT_sched sched, int max_pools, int idx, ABT_pool *pools)
+{
+    UNUSED(sched); UNUSED(max_pools); UNUSED(idx); UNUSED(pools);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_get_size(ABT_sched sched, size_t *size)
+{
+    UNUSED(sched); UNUSED(size);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_get_total_size(ABT_sched sched, size_t *size)
+{
+    UNUSED(sched); UNUSED(size);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_finish(ABT_sched sched)
+{
+    UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_exit(ABT_sched sched)
+{
+    UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop)
+{
+    UNUSED(sched); UNUSED(stop);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_config_create(ABT_sched_config *config, ...)
+{
+    UNUSED(config);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_config_read(ABT_sched_config config, int num_vars, ...)
+{
+    UNUSED(config); UNUSED(num_vars);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_config_free(ABT_sched_config *config)
+{
+    UNUSED(config);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_config_set(ABT_sched_config config, int idx, ABT_sched_config_type type,
+                         const void *val)
+{
+    UNUSED(config); UNUSED(idx); UNUSED(type); UNUSED(val);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_sched_config_get(ABT_sched_config config, int idx, ABT_sched_config_type *p_type, void *val)
+{
+    UNUSED(config); UNUSED(idx); UNUSED(p_type); UNUSED(val);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Pools */
+
+int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *newpool)
+{
+    UNUSED(def); UNUSED(config); UNUSED(newpool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool automatic,
+                          ABT_pool *newpool)
+{
+    UNUSED(kind); UNUSED(access); UNUSED(automatic); UNUSED(newpool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_free(ABT_pool *pool)
+{
+    UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access)
+{
+    UNUSED(pool); UNUSED(access);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty)
+{
+    UNUSED(pool); UNUSED(is_empty);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_get_size(ABT_pool pool, size_t *size)
+{
+    UNUSED(pool); UNUSED(size);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
+{
+    UNUSED(pool); UNUSED(size);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop_thread(ABT_pool pool, ABT_thread *thread)
+{
+    UNUSED(pool); UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop_thread_ex(ABT_pool pool, ABT_thread *thread, ABT_pool_context pool_ctx)
+{
+    UNUSED(pool); UNUSED(thread); UNUSED(pool_ctx);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop_threads(ABT_pool pool, ABT_thread *threads, size_t len, size_t *num)
+{
+    UNUSED(pool); UNUSED(threads); UNUSED(len); UNUSED(num);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len, size_t *num,
+                            ABT_pool_context pool_ctx)
+{
+    UNUSED(pool); UNUSED(threads); UNUSED(len); UNUSED(num); UNUSED(pool_ctx);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_push_thread(ABT_pool pool, ABT_thread thread)
+{
+    UNUSED(pool); UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_push_thread_ex(ABT_pool pool, ABT_thread thread, ABT_pool_context pool_ctx)
+{
+    UNUSED(pool); UNUSED(thread); UNUSED(pool_ctx);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_push_threads(ABT_pool pool, const ABT_thread *threads, size_t num)
+{
+    UNUSED(pool); UNUSED(threads); UNUSED(num);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t num,
+                             ABT_pool_context pool_ctx)
+{
+    UNUSED(pool); UNUSED(threads); UNUSED(num); UNUSED(pool_ctx);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop_wait_thread(ABT_pool pool, ABT_thread *thread, double time_secs)
+{
+    UNUSED(pool); UNUSED(thread); UNUSED(time_secs);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_secs,
+                                ABT_pool_context pool_ctx)
+{
+    UNUSED(pool); UNUSED(thread); UNUSED(time_secs); UNUSED(pool_ctx);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_print_all_threads(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_thread))
+{
+    UNUSED(pool); UNUSED(arg); UNUSED(print_fn);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_set_data(ABT_pool pool, void *data)
+{
+    UNUSED(pool); UNUSED(data);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_get_data(ABT_pool pool, void **data)
+{
+    UNUSED(pool); UNUSED(data);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
+{
+    UNUSED(pool); UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_get_id(ABT_pool pool, int *id)
+{
+    UNUSED(pool); UNUSED(id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop(ABT_pool pool, ABT_unit *unit)
+{
+    UNUSED(pool); UNUSED(unit);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop_wait(ABT_pool pool, ABT_unit *unit, double time_secs)
+{
+    UNUSED(pool); UNUSED(unit); UNUSED(time_secs);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_pop_timedwait(ABT_pool pool, ABT_unit *unit, double abstime_secs)
+{
+    UNUSED(pool); UNUSED(unit); UNUSED(abstime_secs);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_remove(ABT_pool pool, ABT_unit unit)
+{
+    UNUSED(pool); UNUSED(unit);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_push(ABT_pool pool, ABT_unit unit)
+{
+    UNUSED(pool); UNUSED(unit);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_unit))
+{
+    UNUSED(pool); UNUSED(arg); UNUSED(print_fn);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_config_create(ABT_pool_config *config)
+{
+    UNUSED(config);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_config_free(ABT_pool_config *config)
+{
+    UNUSED(config);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type, const void *val)
+{
+    UNUSED(config); UNUSED(key); UNUSED(type); UNUSED(val);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_config_get(ABT_pool_config config, int key, ABT_pool_config_type *p_type, void *val)
+{
+    UNUSED(config); UNUSED(key); UNUSED(p_type); UNUSED(val);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
+                             ABT_pool_user_free_unit_fn p_free_unit,
+                             ABT_pool_user_is_empty_fn p_is_empty, ABT_pool_user_pop_fn p_pop,
+                             ABT_pool_user_push_fn p_push, ABT_pool_user_def *newdef)
+{
+    UNUSED(p_create_unit); UNUSED(p_free_unit); UNUSED(p_is_empty); UNUSED(p_pop); UNUSED(p_push);
+    UNUSED(newdef);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_free(ABT_pool_user_def *def)
+{
+    UNUSED(def);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_set_init(ABT_pool_user_def def, ABT_pool_user_init_fn p_init)
+{
+    UNUSED(def); UNUSED(p_init);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_set_free(ABT_pool_user_def def, ABT_pool_user_free_fn p_free)
+{
+    UNUSED(def); UNUSED(p_free);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_set_get_size(ABT_pool_user_def def, ABT_pool_user_get_size_fn p_get_size)
+{
+    UNUSED(def); UNUSED(p_get_size);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_set_pop_wait(ABT_pool_user_def def, ABT_pool_user_pop_wait_fn p_pop_wait)
+{
+    UNUSED(def); UNUSED(p_pop_wait);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_set_pop_many(ABT_pool_user_def def, ABT_pool_user_pop_many_fn p_pop_many)
+{
+    UNUSED(def); UNUSED(p_pop_many);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_set_push_many(ABT_pool_user_def def, ABT_pool_user_push_many_fn p_push_many)
+{
+    UNUSED(def); UNUSED(p_push_many);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_pool_user_def_set_print_all(ABT_pool_user_def def, ABT_pool_user_print_all_fn p_print_all)
+{
+    UNUSED(def); UNUSED(p_print_all);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Pool units */
+
+int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
+{
+    UNUSED(unit); UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
+{
+    UNUSED(unit); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* ULTs */
+
+int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread_attr attr,
+                      ABT_thread *newthread)
+{
+    UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(attr); UNUSED(newthread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
+                         ABT_thread_attr attr, ABT_thread *newthread)
+{
+    UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(attr); UNUSED(newthread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *), void *arg,
+                                 ABT_thread_attr attr, ABT_thread *newthread)
+{
+    UNUSED(xstream); UNUSED(thread_func); UNUSED(arg); UNUSED(attr); UNUSED(newthread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_create_many(int num_threads, ABT_pool *pool_list, void (**thread_func_list)(void *),
+                           void **arg_list, ABT_thread_attr attr, ABT_thread *newthread_list)
+{
+    UNUSED(num_threads); UNUSED(pool_list); UNUSED(thread_func_list); UNUSED(arg_list);
+    UNUSED(attr); UNUSED(newthread_list);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_revive(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
+{
+    UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
+{
+    UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_free(ABT_thread *thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_free_many(int num_threads, ABT_thread *thread_list)
+{
+    UNUSED(num_threads); UNUSED(thread_list);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_join(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_join_many(int num_threads, ABT_thread *thread_list)
+{
+    UNUSED(num_threads); UNUSED(thread_list);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_exit(void)
+{
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_cancel(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_self(ABT_thread *thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_self_id(ABT_unit_id *id)
+{
+    UNUSED(id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream)
+{
+    UNUSED(thread); UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state)
+{
+    UNUSED(thread); UNUSED(state);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_last_pool(ABT_thread thread, ABT_pool *pool)
+{
+    UNUSED(thread); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_last_pool_id(ABT_thread thread, int *id)
+{
+    UNUSED(thread); UNUSED(id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit)
+{
+    UNUSED(thread); UNUSED(unit);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool)
+{
+    UNUSED(thread); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_yield_to(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_yield(void)
+{
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_resume(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
+{
+    UNUSED(thread); UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched)
+{
+    UNUSED(thread); UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_migrate_to_pool(ABT_thread thread, ABT_pool pool)
+{
+    UNUSED(thread); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_migrate(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *), void *cb_arg)
+{
+    UNUSED(thread); UNUSED(cb_func); UNUSED(cb_arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable)
+{
+    UNUSED(thread); UNUSED(migratable);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_is_migratable(ABT_thread thread, ABT_bool *is_migratable)
+{
+    UNUSED(thread); UNUSED(is_migratable);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_is_primary(ABT_thread thread, ABT_bool *is_primary)
+{
+    UNUSED(thread); UNUSED(is_primary);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed)
+{
+    UNUSED(thread); UNUSED(is_unnamed);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_bool *result)
+{
+    UNUSED(thread1); UNUSED(thread2); UNUSED(result);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize)
+{
+    UNUSED(thread); UNUSED(stacksize);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize)
+{
+    UNUSED(thread); UNUSED(stackaddr); UNUSED(stacksize);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_id(ABT_thread thread, ABT_unit_id *thread_id)
+{
+    UNUSED(thread); UNUSED(thread_id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_set_arg(ABT_thread thread, void *arg)
+{
+    UNUSED(thread); UNUSED(arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_arg(ABT_thread thread, void **arg)
+{
+    UNUSED(thread); UNUSED(arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *))
+{
+    UNUSED(thread); UNUSED(thread_func);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
+{
+    UNUSED(thread); UNUSED(key); UNUSED(value);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
+{
+    UNUSED(thread); UNUSED(key); UNUSED(value);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
+{
+    UNUSED(thread); UNUSED(attr);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* ULT attributes */
+
+int ABT_thread_attr_create(ABT_thread_attr *newattr)
+{
+    UNUSED(newattr);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_attr_free(ABT_thread_attr *attr)
+{
+    UNUSED(attr);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stacksize)
+{
+    UNUSED(attr); UNUSED(stackaddr); UNUSED(stacksize);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr, size_t *stacksize)
+{
+    UNUSED(attr); UNUSED(stackaddr); UNUSED(stacksize);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_attr_set_stacksize(ABT_thread_attr attr, size_t stacksize)
+{
+    UNUSED(attr); UNUSED(stacksize);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize)
+{
+    UNUSED(attr); UNUSED(stacksize);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_attr_set_callback(ABT_thread_attr attr, void (*cb_func)(ABT_thread, void *),
+                                 void *cb_arg)
+{
+    UNUSED(attr); UNUSED(cb_func); UNUSED(cb_arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
+{
+    UNUSED(attr); UNUSED(is_migratable);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Tasklets */
+
+int ABT_task_create(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_task *newtask)
+{
+    UNUSED(pool); UNUSED(task_func); UNUSED(arg); UNUSED(newtask);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_func)(void *), void *arg,
+                               ABT_task *newtask)
+{
+    UNUSED(xstream); UNUSED(task_func); UNUSED(arg); UNUSED(newtask);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_revive(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_task *task)
+{
+    UNUSED(pool); UNUSED(task_func); UNUSED(arg); UNUSED(task);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_free(ABT_task *task)
+{
+    UNUSED(task);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_join(ABT_task task)
+{
+    UNUSED(task);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_cancel(ABT_task task)
+{
+    UNUSED(task);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_self(ABT_task *task)
+{
+    UNUSED(task);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_self_id(uint64_t *id)
+{
+    UNUSED(id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_get_xstream(ABT_task task, ABT_xstream *xstream)
+{
+    UNUSED(task); UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_get_state(ABT_task task, ABT_task_state *state)
+{
+    UNUSED(task); UNUSED(state);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_get_last_pool(ABT_task task, ABT_pool *pool)
+{
+    UNUSED(task); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_get_last_pool_id(ABT_task task, int *id)
+{
+    UNUSED(task); UNUSED(id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_set_migratable(ABT_task task, ABT_bool flag)
+{
+    UNUSED(task); UNUSED(flag);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_is_migratable(ABT_task task, ABT_bool *flag)
+{
+    UNUSED(task); UNUSED(flag);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_equal(ABT_task task1, ABT_task task2, ABT_bool *result)
+{
+    UNUSED(task1); UNUSED(task2); UNUSED(result);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_get_id(ABT_task task, uint64_t *task_id)
+{
+    UNUSED(task); UNUSED(task_id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_task_get_arg(ABT_task task, void **arg)
+{
+    UNUSED(task); UNUSED(arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* The calling work unit */
+
+int ABT_self_get_xstream(ABT_xstream *xstream)
+{
+    UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_xstream_rank(int *rank)
+{
+    UNUSED(rank);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_thread(ABT_thread *thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_thread_id(ABT_unit_id *id)
+{
+    UNUSED(id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_set_specific(ABT_key key, void *value)
+{
+    UNUSED(key); UNUSED(value);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_specific(ABT_key key, void **value)
+{
+    UNUSED(key); UNUSED(value);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_type(ABT_unit_type *type)
+{
+    UNUSED(type);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_is_primary(ABT_bool *is_primary)
+{
+    UNUSED(is_primary);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_on_primary_xstream(ABT_bool *on_primary)
+{
+    UNUSED(on_primary);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_is_unnamed(ABT_bool *is_unnamed)
+{
+    UNUSED(is_unnamed);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_last_pool(ABT_pool *pool)
+{
+    UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_last_pool_id(int *pool_id)
+{
+    UNUSED(pool_id);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_set_associated_pool(ABT_pool pool)
+{
+    UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_unit(ABT_unit *unit)
+{
+    UNUSED(unit);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_yield(void)
+{
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_yield_to(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_resume_yield_to(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_suspend(void)
+{
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_suspend_to(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_resume_suspend_to(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_exit(void)
+{
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_exit_to(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_resume_exit_to(ABT_thread thread)
+{
+    UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
+{
+    UNUSED(thread); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_set_arg(void *arg)
+{
+    UNUSED(arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_arg(void **arg)
+{
+    UNUSED(arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_self_get_thread_func(void (**thread_func)(void *))
+{
+    UNUSED(thread_func);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Keys */
+
+int ABT_key_create(void (*destructor)(void *), ABT_key *newkey)
+{
+    UNUSED(destructor); UNUSED(newkey);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_key_free(ABT_key *key)
+{
+    UNUSED(key);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_key_set(ABT_key key, void *value)
+{
+    UNUSED(key); UNUSED(value);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_key_get(ABT_key key, void **value)
+{
+    UNUSED(key); UNUSED(value);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Mutexes */
+
+int ABT_mutex_create(ABT_mutex *newmutex)
+{
+    UNUSED(newmutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_create_with_attr(ABT_mutex_attr attr, ABT_mutex *newmutex)
+{
+    UNUSED(attr); UNUSED(newmutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_free(ABT_mutex *mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_lock(ABT_mutex mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_lock_high(ABT_mutex mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_lock_low(ABT_mutex mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_trylock(ABT_mutex mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_spinlock(ABT_mutex mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_unlock(ABT_mutex mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_unlock_se(ABT_mutex mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_unlock_de(ABT_mutex mutex)
+{
+    UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_equal(ABT_mutex mutex1, ABT_mutex mutex2, ABT_bool *result)
+{
+    UNUSED(mutex1); UNUSED(mutex2); UNUSED(result);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_get_attr(ABT_mutex mutex, ABT_mutex_attr *attr)
+{
+    UNUSED(mutex); UNUSED(attr);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_attr_create(ABT_mutex_attr *newattr)
+{
+    UNUSED(newattr);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_attr_free(ABT_mutex_attr *attr)
+{
+    UNUSED(attr);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_attr_set_recursive(ABT_mutex_attr attr, ABT_bool recursive)
+{
+    UNUSED(attr); UNUSED(recursive);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_mutex_attr_get_recursive(ABT_mutex_attr attr, ABT_bool *recursive)
+{
+    UNUSED(attr); UNUSED(recursive);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Condition variables */
+
+int ABT_cond_create(ABT_cond *newcond)
+{
+    UNUSED(newcond);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_cond_free(ABT_cond *cond)
+{
+    UNUSED(cond);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_cond_wait(ABT_cond cond, ABT_mutex mutex)
+{
+    UNUSED(cond); UNUSED(mutex);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_cond_timedwait(ABT_cond cond, ABT_mutex mutex, const struct timespec *abstime)
+{
+    UNUSED(cond); UNUSED(mutex); UNUSED(abstime);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_cond_signal(ABT_cond cond)
+{
+    UNUSED(cond);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_cond_broadcast(ABT_cond cond)
+{
+    UNUSED(cond);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Readers-writer locks */
+
+int ABT_rwlock_create(ABT_rwlock *newrwlock)
+{
+    UNUSED(newrwlock);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_rwlock_free(ABT_rwlock *rwlock)
+{
+    UNUSED(rwlock);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_rwlock_rdlock(ABT_rwlock rwlock)
+{
+    UNUSED(rwlock);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_rwlock_wrlock(ABT_rwlock rwlock)
+{
+    UNUSED(rwlock);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_rwlock_unlock(ABT_rwlock rwlock)
+{
+    UNUSED(rwlock);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Eventuals */
+
+int ABT_eventual_create(int nbytes, ABT_eventual *neweventual)
+{
+    UNUSED(nbytes); UNUSED(neweventual);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_eventual_free(ABT_eventual *eventual)
+{
+    UNUSED(eventual);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_eventual_wait(ABT_eventual eventual, void **value)
+{
+    UNUSED(eventual); UNUSED(value);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_eventual_timedwait(ABT_eventual eventual, void **value, const struct timespec *abstime)
+{
+    UNUSED(eventual); UNUSED(value); UNUSED(abstime);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_eventual_test(ABT_eventual eventual, void **value, ABT_bool *is_ready)
+{
+    UNUSED(eventual); UNUSED(value); UNUSED(is_ready);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_eventual_set(ABT_eventual eventual, void *value, int nbytes)
+{
+    UNUSED(eventual); UNUSED(value); UNUSED(nbytes);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_eventual_reset(ABT_eventual eventual)
+{
+    UNUSED(eventual);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Futures */
+
+int ABT_future_create(uint32_t num_compartments, void (*cb_func)(void **), ABT_future *newfuture)
+{
+    UNUSED(num_compartments); UNUSED(cb_func); UNUSED(newfuture);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_future_free(ABT_future *future)
+{
+    UNUSED(future);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_future_wait(ABT_future future)
+{
+    UNUSED(future);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_future_test(ABT_future future, ABT_bool *is_ready)
+{
+    UNUSED(future); UNUSED(is_ready);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_future_set(ABT_future future, void *value)
+{
+    UNUSED(future); UNUSED(value);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_future_reset(ABT_future future)
+{
+    UNUSED(future);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Barriers */
+
+int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
+{
+    UNUSED(num_waiters); UNUSED(newbarrier);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters)
+{
+    UNUSED(barrier); UNUSED(num_waiters);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_barrier_free(ABT_barrier *barrier)
+{
+    UNUSED(barrier);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_barrier_wait(ABT_barrier barrier)
+{
+    UNUSED(barrier);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters)
+{
+    UNUSED(barrier); UNUSED(num_waiters);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Timers */
+
+int ABT_timer_create(ABT_timer *newtimer)
+{
+    UNUSED(newtimer);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_timer_dup(ABT_timer timer, ABT_timer *newtimer)
+{
+    UNUSED(timer); UNUSED(newtimer);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_timer_free(ABT_timer *timer)
+{
+    UNUSED(timer);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_timer_start(ABT_timer timer)
+{
+    UNUSED(timer);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_timer_stop(ABT_timer timer)
+{
+    UNUSED(timer);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_timer_read(ABT_timer timer, double *secs)
+{
+    UNUSED(timer); UNUSED(secs);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_timer_stop_and_read(ABT_timer timer, double *secs)
+{
+    UNUSED(timer); UNUSED(secs);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_timer_stop_and_add(ABT_timer timer, double *secs)
+{
+    UNUSED(timer); UNUSED(secs);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_timer_get_overhead(double *overhead)
+{
+    UNUSED(overhead);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Information */
+
+int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
+{
+    UNUSED(query_kind); UNUSED(val);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_config(FILE *fp)
+{
+    UNUSED(fp);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_all_xstreams(FILE *fp)
+{
+    UNUSED(fp);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_xstream(FILE *fp, ABT_xstream xstream)
+{
+    UNUSED(fp); UNUSED(xstream);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_sched(FILE *fp, ABT_sched sched)
+{
+    UNUSED(fp); UNUSED(sched);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_pool(FILE *fp, ABT_pool pool)
+{
+    UNUSED(fp); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_thread(FILE *fp, ABT_thread thread)
+{
+    UNUSED(fp); UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_thread_attr(FILE *fp, ABT_thread_attr attr)
+{
+    UNUSED(fp); UNUSED(attr);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_task(FILE *fp, ABT_task task)
+{
+    UNUSED(fp); UNUSED(task);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_thread_stack(FILE *fp, ABT_thread thread)
+{
+    UNUSED(fp); UNUSED(thread);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_print_thread_stacks_in_pool(FILE *fp, ABT_pool pool)
+{
+    UNUSED(fp); UNUSED(pool);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_info_trigger_print_all_thread_stacks(FILE *fp, double timeout,
+                                             void (*cb_func)(ABT_bool, void *), void *arg)
+{
+    UNUSED(fp); UNUSED(timeout); UNUSED(cb_func); UNUSED(arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+/* Tool interface */
+
+int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint64_t event_mask,
+                                      void *user_arg)
+{
+    UNUSED(cb_func); UNUSED(event_mask); UNUSED(user_arg);
+    return ABT_ERR_FEATURE_NA;
+}
+
+int ABT_tool_query_thread(ABT_tool_context context, uint64_t event, ABT_tool_query_kind query_kind,
+                          void *val)
+{
+    UNUSED(context); UNUSED(event); UNUSED(query_kind); UNUSED(val);
+    return ABT_ERR_FEATURE_NA;
+}
