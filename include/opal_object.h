@@ -321,7 +321,7 @@ OPAL_DECLSPEC void opal_obj_quarantine(opal_object_t *object);
 static inline void opal_obj_check_alive(opal_object_t *object, const char *op, const char *file,
                                         int line)
 {
-    if (NULL == object || OPAL_OBJ_MAGIC_ID != object->obj_magic_id) {
+    if (NULL == object || OPAL_OBJ_MAGIC_ID != object->obj_magic_id || NULL == object->obj_class) {
         opal_obj_report_misuse(object, OPAL_OBJ_MISUSE_NOT_ALIVE, op, file, line);
     }
 }
