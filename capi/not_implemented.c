@@ -1463,62 +1463,6 @@ int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters)
     return ABT_ERR_FEATURE_NA;
 }
 
-/* Timers */
-
-int ABT_timer_create(ABT_timer *newtimer)
-{
-    UNUSED(newtimer);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_timer_dup(ABT_timer timer, ABT_timer *newtimer)
-{
-    UNUSED(timer); UNUSED(newtimer);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_timer_free(ABT_timer *timer)
-{
-    UNUSED(timer);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_timer_start(ABT_timer timer)
-{
-    UNUSED(timer);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_timer_stop(ABT_timer timer)
-{
-    UNUSED(timer);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_timer_read(ABT_timer timer, double *secs)
-{
-    UNUSED(timer); UNUSED(secs);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_timer_stop_and_read(ABT_timer timer, double *secs)
-{
-    UNUSED(timer); UNUSED(secs);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_timer_stop_and_add(ABT_timer timer, double *secs)
-{
-    UNUSED(timer); UNUSED(secs);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_timer_get_overhead(double *overhead)
-{
-    UNUSED(overhead);
-    return ABT_ERR_FEATURE_NA;
-}
-
 /* Information */
 
 int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
