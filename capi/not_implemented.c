@@ -8,51 +8,7 @@
 
 #define UNUSED(x) (void)(x)
 
-/* Initialization */
-
-int ABT_init(int argc, char **argv)
-{
-    UNUSED(argc); UNUSED(argv);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_finalize(void)
-{
-    return ABT_ERR_FEATURE_NA;
-}
-
 /* Execution streams */
-
-int ABT_xstream_create(ABT_sched sched, ABT_xstream *newxstream)
-{
-    UNUSED(sched); UNUSED(newxstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
-                             ABT_sched_config config, ABT_xstream *newxstream)
-{
-    UNUSED(predef); UNUSED(num_pools); UNUSED(pools); UNUSED(config); UNUSED(newxstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_create_with_rank(ABT_sched sched, int rank, ABT_xstream *newxstream)
-{
-    UNUSED(sched); UNUSED(rank); UNUSED(newxstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_free(ABT_xstream *xstream)
-{
-    UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_join(ABT_xstream xstream)
-{
-    UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
 
 int ABT_xstream_revive(ABT_xstream xstream)
 {
@@ -71,30 +27,6 @@ int ABT_xstream_cancel(ABT_xstream xstream)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_xstream_self(ABT_xstream *xstream)
-{
-    UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_self_rank(int *rank)
-{
-    UNUSED(rank);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_set_rank(ABT_xstream xstream, int rank)
-{
-    UNUSED(xstream); UNUSED(rank);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_get_rank(ABT_xstream xstream, int *rank)
-{
-    UNUSED(xstream); UNUSED(rank);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
 {
     UNUSED(xstream); UNUSED(sched);
@@ -105,42 +37,6 @@ int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef prede
                                      ABT_pool *pools)
 {
     UNUSED(xstream); UNUSED(predef); UNUSED(num_pools); UNUSED(pools);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_get_main_sched(ABT_xstream xstream, ABT_sched *sched)
-{
-    UNUSED(xstream); UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_get_main_pools(ABT_xstream xstream, int max_pools, ABT_pool *pools)
-{
-    UNUSED(xstream); UNUSED(max_pools); UNUSED(pools);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_get_state(ABT_xstream xstream, ABT_xstream_state *state)
-{
-    UNUSED(xstream); UNUSED(state);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_equal(ABT_xstream xstream1, ABT_xstream xstream2, ABT_bool *result)
-{
-    UNUSED(xstream1); UNUSED(xstream2); UNUSED(result);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_get_num(int *num_xstreams)
-{
-    UNUSED(num_xstreams);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_primary)
-{
-    UNUSED(xstream); UNUSED(is_primary);
     return ABT_ERR_FEATURE_NA;
 }
 
@@ -207,19 +103,6 @@ int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sch
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
-                           ABT_sched_config config, ABT_sched *newsched)
-{
-    UNUSED(predef); UNUSED(num_pools); UNUSED(pools); UNUSED(config); UNUSED(newsched);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_sched_free(ABT_sched *sched)
-{
-    UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_sched_set_data(ABT_sched sched, void *data)
 {
     UNUSED(sched); UNUSED(data);
@@ -229,18 +112,6 @@ int ABT_sched_set_data(ABT_sched sched, void *data)
 int ABT_sched_get_data(ABT_sched sched, void **data)
 {
     UNUSED(sched); UNUSED(data);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_sched_get_num_pools(ABT_sched sched, int *num_pools)
-{
-    UNUSED(sched); UNUSED(num_pools);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_sched_get_pools(ABT_sched sched, int max_pools, int idx, ABT_pool *pools)
-{
-    UNUSED(sched); UNUSED(max_pools); UNUSED(idx); UNUSED(pools);
     return ABT_ERR_FEATURE_NA;
 }
 
@@ -310,43 +181,6 @@ int ABT_sched_config_get(ABT_sched_config config, int idx, ABT_sched_config_type
 int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *newpool)
 {
     UNUSED(def); UNUSED(config); UNUSED(newpool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool automatic,
-                          ABT_pool *newpool)
-{
-    UNUSED(kind); UNUSED(access); UNUSED(automatic); UNUSED(newpool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_pool_free(ABT_pool *pool)
-{
-    UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access)
-{
-    UNUSED(pool); UNUSED(access);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty)
-{
-    UNUSED(pool); UNUSED(is_empty);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_pool_get_size(ABT_pool pool, size_t *size)
-{
-    UNUSED(pool); UNUSED(size);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
-{
-    UNUSED(pool); UNUSED(size);
     return ABT_ERR_FEATURE_NA;
 }
 
@@ -434,12 +268,6 @@ int ABT_pool_get_data(ABT_pool pool, void **data)
 int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
 {
     UNUSED(pool); UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_pool_get_id(ABT_pool pool, int *id)
-{
-    UNUSED(pool); UNUSED(id);
     return ABT_ERR_FEATURE_NA;
 }
 
@@ -563,12 +391,6 @@ int ABT_pool_user_def_set_print_all(ABT_pool_user_def def, ABT_pool_user_print_a
 
 /* Pool units */
 
-int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
-{
-    UNUSED(unit); UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
 {
     UNUSED(unit); UNUSED(pool);
@@ -577,32 +399,10 @@ int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
 
 /* ULTs */
 
-int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread_attr attr,
-                      ABT_thread *newthread)
-{
-    UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(attr); UNUSED(newthread);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
                          ABT_thread_attr attr, ABT_thread *newthread)
 {
     UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(attr); UNUSED(newthread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *), void *arg,
-                                 ABT_thread_attr attr, ABT_thread *newthread)
-{
-    UNUSED(xstream); UNUSED(thread_func); UNUSED(arg); UNUSED(attr); UNUSED(newthread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_create_many(int num_threads, ABT_pool *pool_list, void (**thread_func_list)(void *),
-                           void **arg_list, ABT_thread_attr attr, ABT_thread *newthread_list)
-{
-    UNUSED(num_threads); UNUSED(pool_list); UNUSED(thread_func_list); UNUSED(arg_list);
-    UNUSED(attr); UNUSED(newthread_list);
     return ABT_ERR_FEATURE_NA;
 }
 
@@ -618,97 +418,15 @@ int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void *), void *arg, 
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_thread_free(ABT_thread *thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_free_many(int num_threads, ABT_thread *thread_list)
-{
-    UNUSED(num_threads); UNUSED(thread_list);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_join(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_join_many(int num_threads, ABT_thread *thread_list)
-{
-    UNUSED(num_threads); UNUSED(thread_list);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_exit(void)
-{
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_thread_cancel(ABT_thread thread)
 {
     UNUSED(thread);
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_thread_self(ABT_thread *thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_self_id(ABT_unit_id *id)
-{
-    UNUSED(id);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream)
-{
-    UNUSED(thread); UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state)
-{
-    UNUSED(thread); UNUSED(state);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_last_pool(ABT_thread thread, ABT_pool *pool)
-{
-    UNUSED(thread); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_last_pool_id(ABT_thread thread, int *id)
-{
-    UNUSED(thread); UNUSED(id);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit)
-{
-    UNUSED(thread); UNUSED(unit);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool)
 {
     UNUSED(thread); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_yield_to(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_yield(void)
-{
     return ABT_ERR_FEATURE_NA;
 }
 
@@ -748,72 +466,6 @@ int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void 
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable)
-{
-    UNUSED(thread); UNUSED(migratable);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_is_migratable(ABT_thread thread, ABT_bool *is_migratable)
-{
-    UNUSED(thread); UNUSED(is_migratable);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_is_primary(ABT_thread thread, ABT_bool *is_primary)
-{
-    UNUSED(thread); UNUSED(is_primary);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed)
-{
-    UNUSED(thread); UNUSED(is_unnamed);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_bool *result)
-{
-    UNUSED(thread1); UNUSED(thread2); UNUSED(result);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize)
-{
-    UNUSED(thread); UNUSED(stacksize);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize)
-{
-    UNUSED(thread); UNUSED(stackaddr); UNUSED(stacksize);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_id(ABT_thread thread, ABT_unit_id *thread_id)
-{
-    UNUSED(thread); UNUSED(thread_id);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_set_arg(ABT_thread thread, void *arg)
-{
-    UNUSED(thread); UNUSED(arg);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_arg(ABT_thread thread, void **arg)
-{
-    UNUSED(thread); UNUSED(arg);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *))
-{
-    UNUSED(thread); UNUSED(thread_func);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 {
     UNUSED(thread); UNUSED(key); UNUSED(value);
@@ -826,93 +478,11 @@ int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
-{
-    UNUSED(thread); UNUSED(attr);
-    return ABT_ERR_FEATURE_NA;
-}
-
-/* ULT attributes */
-
-int ABT_thread_attr_create(ABT_thread_attr *newattr)
-{
-    UNUSED(newattr);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_attr_free(ABT_thread_attr *attr)
-{
-    UNUSED(attr);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stacksize)
-{
-    UNUSED(attr); UNUSED(stackaddr); UNUSED(stacksize);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr, size_t *stacksize)
-{
-    UNUSED(attr); UNUSED(stackaddr); UNUSED(stacksize);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_attr_set_stacksize(ABT_thread_attr attr, size_t stacksize)
-{
-    UNUSED(attr); UNUSED(stacksize);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize)
-{
-    UNUSED(attr); UNUSED(stacksize);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_attr_set_callback(ABT_thread_attr attr, void (*cb_func)(ABT_thread, void *),
-                                 void *cb_arg)
-{
-    UNUSED(attr); UNUSED(cb_func); UNUSED(cb_arg);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
-{
-    UNUSED(attr); UNUSED(is_migratable);
-    return ABT_ERR_FEATURE_NA;
-}
-
 /* Tasklets */
-
-int ABT_task_create(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_task *newtask)
-{
-    UNUSED(pool); UNUSED(task_func); UNUSED(arg); UNUSED(newtask);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_func)(void *), void *arg,
-                               ABT_task *newtask)
-{
-    UNUSED(xstream); UNUSED(task_func); UNUSED(arg); UNUSED(newtask);
-    return ABT_ERR_FEATURE_NA;
-}
 
 int ABT_task_revive(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_task *task)
 {
     UNUSED(pool); UNUSED(task_func); UNUSED(arg); UNUSED(task);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_free(ABT_task *task)
-{
-    UNUSED(task);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_join(ABT_task task)
-{
-    UNUSED(task);
     return ABT_ERR_FEATURE_NA;
 }
 
@@ -922,97 +492,7 @@ int ABT_task_cancel(ABT_task task)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_task_self(ABT_task *task)
-{
-    UNUSED(task);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_self_id(uint64_t *id)
-{
-    UNUSED(id);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_get_xstream(ABT_task task, ABT_xstream *xstream)
-{
-    UNUSED(task); UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_get_state(ABT_task task, ABT_task_state *state)
-{
-    UNUSED(task); UNUSED(state);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_get_last_pool(ABT_task task, ABT_pool *pool)
-{
-    UNUSED(task); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_get_last_pool_id(ABT_task task, int *id)
-{
-    UNUSED(task); UNUSED(id);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_set_migratable(ABT_task task, ABT_bool flag)
-{
-    UNUSED(task); UNUSED(flag);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_is_migratable(ABT_task task, ABT_bool *flag)
-{
-    UNUSED(task); UNUSED(flag);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_equal(ABT_task task1, ABT_task task2, ABT_bool *result)
-{
-    UNUSED(task1); UNUSED(task2); UNUSED(result);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_get_id(ABT_task task, uint64_t *task_id)
-{
-    UNUSED(task); UNUSED(task_id);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_get_arg(ABT_task task, void **arg)
-{
-    UNUSED(task); UNUSED(arg);
-    return ABT_ERR_FEATURE_NA;
-}
-
 /* The calling work unit */
-
-int ABT_self_get_xstream(ABT_xstream *xstream)
-{
-    UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_xstream_rank(int *rank)
-{
-    UNUSED(rank);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_thread(ABT_thread *thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_thread_id(ABT_unit_id *id)
-{
-    UNUSED(id);
-    return ABT_ERR_FEATURE_NA;
-}
 
 int ABT_self_set_specific(ABT_key key, void *value)
 {
@@ -1026,62 +506,9 @@ int ABT_self_get_specific(ABT_key key, void **value)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_self_get_type(ABT_unit_type *type)
-{
-    UNUSED(type);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_is_primary(ABT_bool *is_primary)
-{
-    UNUSED(is_primary);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_on_primary_xstream(ABT_bool *on_primary)
-{
-    UNUSED(on_primary);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_is_unnamed(ABT_bool *is_unnamed)
-{
-    UNUSED(is_unnamed);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_last_pool(ABT_pool *pool)
-{
-    UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_last_pool_id(int *pool_id)
-{
-    UNUSED(pool_id);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_self_set_associated_pool(ABT_pool pool)
 {
     UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_unit(ABT_unit *unit)
-{
-    UNUSED(unit);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_yield(void)
-{
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_yield_to(ABT_thread thread)
-{
-    UNUSED(thread);
     return ABT_ERR_FEATURE_NA;
 }
 
@@ -1108,11 +535,6 @@ int ABT_self_resume_suspend_to(ABT_thread thread)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_self_exit(void)
-{
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_self_exit_to(ABT_thread thread)
 {
     UNUSED(thread);
@@ -1128,24 +550,6 @@ int ABT_self_resume_exit_to(ABT_thread thread)
 int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
 {
     UNUSED(thread); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_set_arg(void *arg)
-{
-    UNUSED(arg);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_arg(void **arg)
-{
-    UNUSED(arg);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_thread_func(void (**thread_func)(void *))
-{
-    UNUSED(thread_func);
     return ABT_ERR_FEATURE_NA;
 }
 

@@ -1,19 +1,44 @@
 package main
 
 /*
-#include "abt.h"
+#include <stddef.h>
 */
 import "C"
 
 import "github.com/goabt/goabt/core"
 
-// ABT_initialized returns ABT_SUCCESS when the runtime is initialized and ABT_ERR_UNINITIALIZED
-// otherwise.
+// rt is the Go side of the runtime the C engine (engine.c) runs.
+var rt core.Runtime
+
+// goabt_go_runtime_init reads the configuration at the first ABT_init and returns the default
+// ULT stack size.
 //
-//export ABT_initialized
-func ABT_initialized() C.int {
-	if core.Initialized() {
-		return C.ABT_SUCCESS
+//export goabt_go_runtime_init
+func goabt_go_runtime_init() C.size_t {
+	return C.size_t(rt.Init().ThreadStackSize)
+}
+
+// goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize.
+//
+//export goabt_go_runtime_finalize
+func goabt_go_runtime_finalize() { rt.Finalize() }
+
+// goabt_go_rank_take takes a stream rank (rank < 0: the lowest free one); -1 if taken.
+//
+//export goabt_go_rank_take
+func goabt_go_rank_take(rank C.int) C.int { return C.int(rt.TakeRank(int(rank))) }
+
+// goabt_go_rank_release gives a stream's rank back.
+//
+//export goabt_go_rank_release
+func goabt_go_rank_release(rank C.int) { rt.Ranks.Release(int(rank)) }
+
+// goabt_go_rank_move moves a stream to another rank; 0 if that rank is taken.
+//
+//export goabt_go_rank_move
+func goabt_go_rank_move(from, to C.int) C.int {
+	if rt.Ranks.Move(int(from), int(to)) {
+		return 1
 	}
-	return C.ABT_ERR_UNINITIALIZED
+	return 0
 }

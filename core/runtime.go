@@ -1,11 +1,40 @@
 package core
 
-import "sync/atomic"
+import (
+	"os"
+	"runtime"
+	"sync"
+)
 
-// initDepth counts ABT_init calls not yet matched by ABT_finalize. The work-unit engine that
-// implements ABT_init and ABT_finalize is not built yet, so nothing raises it today and the
-// runtime always reads as uninitialized.
-var initDepth atomic.Int32
+// Runtime is the Go side of one initialized Argobots runtime: its configuration and the
+// registries the C engine asks about on slow paths. capi holds the only one.
+type Runtime struct {
+	mu     sync.Mutex
+	Config Config
+	Ranks  Ranks
+}
 
-// Initialized reports whether the Argobots runtime is initialized (ABT_initialized).
-func Initialized() bool { return initDepth.Load() > 0 }
+// Init prepares the runtime for a first ABT_init: reads the environment and forgets every rank.
+func (r *Runtime) Init() Config {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Config = ConfigFromEnv(os.Getenv, runtime.NumCPU())
+	r.Ranks.Reset()
+	EnsureProcs(1)
+	return r.Config
+}
+
+// TakeRank takes a rank for a new stream (rank < 0: the lowest free one) and sizes GOMAXPROCS
+// for the streams now running. -1 if the rank is taken.
+func (r *Runtime) TakeRank(rank int) int {
+	got := r.Ranks.Take(rank)
+	if got >= 0 {
+		EnsureProcs(r.Ranks.InUse())
+	}
+	return got
+}
+
+// Finalize forgets the runtime's state after the last ABT_finalize.
+func (r *Runtime) Finalize() {
+	r.Ranks.Reset()
+}

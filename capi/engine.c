@@ -1,0 +1,606 @@
+/* engine.c: the work-unit engine's hot paths: unit descriptors and stacks, the scheduler loop,
+ * yield, join, termination, stream threads, init and finalize. The design is explained at the
+ * top of engine.h; the rules it follows are ../shared/design/engine.md's. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "engine.h"
+#include "gocalls.h"
+
+struct goabt_runtime goabt_rt = {
+    .thread_stacksize = 16384,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* ---- Per-thread state ------------------------------------------------------------------- */
+
+static __thread goabt_stream *tls_stream;
+
+__attribute__((noinline, noipa)) goabt_stream *goabt_self_stream(void)
+{
+    return tls_stream;
+}
+
+__attribute__((noinline, noipa)) static void set_self_stream(goabt_stream *s)
+{
+    tls_stream = s;
+}
+
+/* ---- The gate ----------------------------------------------------------------------------- */
+
+/* Below the scheduler's saved registers, with room to spare for its red zone. */
+#define GATE_MARGIN 256
+
+void goabt_gate(void (*fn)(void *), void *arg)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *u = s ? s->current : NULL;
+    if (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN)) {
+        goabt_gate_call(fn, arg, (char *)s->sched_ctx - GATE_MARGIN);
+    } else {
+        fn(arg);
+    }
+}
+
+/* ---- Futexes: how threads that are not ULTs wait ---------------------------------------- */
+
+static void futex_wait(int *addr, int seen)
+{
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+
+static void futex_wake_all(int *addr)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* An idle scheduler spins briefly, then yields the CPU, then sleeps in short naps: streams often
+ * outnumber cores, and a spinning idle stream would starve the busy ones. */
+static void idle_backoff(unsigned rounds)
+{
+    if (rounds < 64) {
+        cpu_relax();
+    } else if (rounds < 512) {
+        sched_yield();
+    } else {
+        struct timespec nap = {0, 20000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* ---- Unit descriptors and stacks -------------------------------------------------------- */
+
+/* Freed descriptors keep their stack and wait in a cache for the next create: a stream's own
+ * cache (no lock: only that stream's thread touches it), then a global one. */
+#define STREAM_CACHE_MAX 512
+#define GLOBAL_CACHE_MAX 4096
+
+static pthread_mutex_t global_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static goabt_unit *global_cache;
+static int global_cache_count;
+
+static size_t page_size(void)
+{
+    static size_t page;
+    if (page == 0) page = (size_t)sysconf(_SC_PAGESIZE);
+    return page;
+}
+
+static void unit_unmap_stack(goabt_unit *u)
+{
+    if (u->mapping) munmap(u->mapping, u->mapping_size);
+    u->mapping = NULL;
+    u->mapping_size = 0;
+}
+
+static void unit_destroy(goabt_unit *u)
+{
+    unit_unmap_stack(u);
+    free(u);
+}
+
+static goabt_unit *unit_alloc(goabt_stream *s)
+{
+    goabt_unit *u;
+    if (s != NULL && s->free_units != NULL) {
+        u = s->free_units;
+        s->free_units = u->free_next;
+        s->free_count--;
+        return u;
+    }
+    pthread_mutex_lock(&global_cache_lock);
+    u = global_cache;
+    if (u != NULL) {
+        global_cache = u->free_next;
+        global_cache_count--;
+    }
+    pthread_mutex_unlock(&global_cache_lock);
+    return u != NULL ? u : calloc(1, sizeof *u);
+}
+
+static void unit_release(goabt_stream *s, goabt_unit *u)
+{
+    u->magic = 0;
+    if (s != NULL && s->free_count < STREAM_CACHE_MAX) {
+        u->free_next = s->free_units;
+        s->free_units = u;
+        s->free_count++;
+        return;
+    }
+    pthread_mutex_lock(&global_cache_lock);
+    if (global_cache_count < GLOBAL_CACHE_MAX) {
+        u->free_next = global_cache;
+        global_cache = u;
+        global_cache_count++;
+        u = NULL;
+    }
+    pthread_mutex_unlock(&global_cache_lock);
+    if (u != NULL) unit_destroy(u);
+}
+
+static void cache_drain(goabt_unit **list, int *count)
+{
+    while (*list != NULL) {
+        goabt_unit *u = *list;
+        *list = u->free_next;
+        unit_destroy(u);
+    }
+    *count = 0;
+}
+
+/* Gives u an mmap'd stack of at least size usable bytes below its top, with a guard page under
+ * it; a cached stack of the same size is reused. Returns the stack's top, or NULL. */
+static void *unit_map_stack(goabt_unit *u, size_t size)
+{
+    size_t page = page_size();
+    size_t usable = size < GOABT_CTX_MIN_STACK ? GOABT_CTX_MIN_STACK : size;
+    usable = (usable + page - 1) & ~(page - 1);
+    if (u->mapping == NULL || u->mapping_size != usable + page) {
+        unit_unmap_stack(u);
+        void *m = mmap(NULL, usable + page, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (m == MAP_FAILED) return NULL;
+        if (mprotect(m, page, PROT_NONE) != 0) {
+            munmap(m, usable + page);
+            return NULL;
+        }
+        u->mapping = m;
+        u->mapping_size = usable + page;
+    }
+    u->stack = (char *)u->mapping + page;
+    u->stacksize = size;
+    return (char *)u->mapping + u->mapping_size;
+}
+
+static void ult_entry(void *arg);
+
+int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
+                      goabt_attr *attr, int named, goabt_unit **out)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *u = unit_alloc(s);
+    if (u == NULL) return ABT_ERR_MEM;
+    u->kind = (uint16_t)kind;
+    u->flags = (named ? GOABT_UNIT_NAMED : 0) |
+               ((attr == NULL || attr->migratable) ? GOABT_UNIT_MIGRATABLE : 0);
+    u->state = ABT_THREAD_STATE_READY;
+    u->func = func;
+    u->arg = arg;
+    u->id = 0;
+    u->pool = pool;
+    u->last_stream = NULL;
+    u->joiner = NULL;
+    u->external_waiters = 0;
+    u->keys = NULL;
+    u->next = u->prev = NULL;
+    if (kind == GOABT_ULT) {
+        void *top;
+        if (attr != NULL && attr->stack != NULL) {
+            u->flags |= GOABT_UNIT_USER_STACK;
+            u->stack = attr->stack;
+            u->stacksize = attr->stacksize;
+            top = (char *)attr->stack + attr->stacksize;
+        } else {
+            size_t size = attr != NULL ? attr->stacksize : goabt_rt.thread_stacksize;
+            top = unit_map_stack(u, size);
+            if (top == NULL) {
+                unit_release(s, u);
+                return ABT_ERR_MEM;
+            }
+        }
+        u->ctx = goabt_ctx_make(top, ult_entry, u);
+    } else {
+        u->stack = NULL;
+        u->stacksize = 0;
+    }
+    u->magic = GOABT_MAGIC_UNIT;
+    /* Publish the handle before the push: an unnamed unit may run and vanish right after. */
+    if (out != NULL) *out = u;
+    goabt_pool_push(pool, u);
+    return ABT_SUCCESS;
+}
+
+void goabt_unit_free(goabt_unit *u)
+{
+    unit_release(goabt_self_stream(), u);
+}
+
+uint64_t goabt_unit_id(goabt_unit *u)
+{
+    /* Ids are handed out on first query, as in Argobots; 0 marks "none yet", so store id+1. */
+    uint64_t id = __atomic_load_n(&u->id, __ATOMIC_ACQUIRE);
+    if (id == 0) {
+        uint64_t fresh = __atomic_fetch_add(&goabt_rt.next_unit_id, 1, __ATOMIC_RELAXED) + 1;
+        uint64_t expected = 0;
+        if (__atomic_compare_exchange_n(&u->id, &expected, fresh, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            id = fresh;
+        } else {
+            id = expected;
+        }
+    }
+    return id - 1;
+}
+
+/* ---- Running units ------------------------------------------------------------------------ */
+
+static void wake_joiner(goabt_unit *w)
+{
+    __atomic_sub_fetch(&w->pool->num_blocked, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
+    goabt_pool_push(w->pool, w);
+}
+
+/* u has finished and no longer runs on its stack. Everything that reads u happens before its
+ * state becomes TERMINATED: from then on its owner may free it. */
+static void unit_terminated(goabt_stream *s, goabt_unit *u)
+{
+    if (!(u->flags & GOABT_UNIT_NAMED)) {
+        unit_release(s, u); /* nobody may join or free an unnamed unit */
+        return;
+    }
+    goabt_unit *w = __atomic_exchange_n(&u->joiner, GOABT_JOINER_DONE, __ATOMIC_ACQ_REL);
+    /* Sequentially consistent store then load, against the sleeper's increment then load in
+     * goabt_unit_join: one of the two sides sees the other, so no wake-up is lost. Reading u after
+     * the store is safe: a sleeper is the owner and frees u only after it wakes. */
+    __atomic_store_n(&u->state, ABT_THREAD_STATE_TERMINATED, __ATOMIC_SEQ_CST);
+    int sleepers = __atomic_load_n(&u->external_waiters, __ATOMIC_SEQ_CST);
+    if (w != NULL && w != GOABT_JOINER_DONE) wake_joiner(w);
+    if (sleepers) futex_wake_all(&u->state);
+}
+
+/* Acts on what the unit that just switched back to the scheduler asked for. Runs on the system
+ * stack after that unit's context is saved. */
+static void handle_pending(goabt_stream *s)
+{
+    int op = s->pending_op;
+    goabt_unit *u = s->pending_unit;
+    s->pending_op = GOABT_PENDING_NONE;
+    switch (op) {
+    case GOABT_PENDING_YIELD:
+        __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
+        goabt_pool_push(u->pool, u);
+        break;
+    case GOABT_PENDING_JOIN: {
+        goabt_unit *t = s->pending_target;
+        goabt_unit *expected = NULL;
+        __atomic_store_n(&u->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&u->pool->num_blocked, 1, __ATOMIC_RELEASE);
+        if (!__atomic_compare_exchange_n(&t->joiner, &expected, u, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE)) {
+            wake_joiner(u); /* t terminated meanwhile */
+        }
+        break;
+    }
+    case GOABT_PENDING_TERMINATE:
+        unit_terminated(s, u);
+        break;
+    default:
+        break;
+    }
+}
+
+__attribute__((noreturn)) static void resume_main(goabt_stream *s)
+{
+    goabt_unit *m = goabt_rt.main_unit;
+    m->last_stream = s;
+    __atomic_store_n(&m->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
+    s->current = m;
+    goabt_ctx_jump(m->ctx);
+}
+
+static void run_unit(goabt_stream *s, goabt_unit *u)
+{
+    u->last_stream = s;
+    __atomic_store_n(&u->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
+    s->current = u;
+    if (u->kind == GOABT_TASKLET) {
+        u->func(u->arg);
+        s->current = NULL;
+        unit_terminated(s, u);
+        return;
+    }
+    goabt_ctx_switch(&s->sched_ctx, u->ctx);
+    s->current = NULL;
+    handle_pending(s);
+}
+
+/* The scheduler: pops units from the pools in priority order and runs them. On a secondary
+ * stream it returns once a join asked it to finish and no work is left; on the primary stream
+ * it leaves by resuming the main ULT. */
+static void sched_loop(goabt_stream *s)
+{
+    unsigned idle = 0;
+    for (;;) {
+        if (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&s->main_handoff, 0, __ATOMIC_RELAXED);
+            resume_main(s);
+        }
+        goabt_sched *sc = s->sched;
+        goabt_unit *u = NULL;
+        for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+        if (u != NULL) {
+            idle = 0;
+            if (u->flags & GOABT_UNIT_MAIN) {
+                /* The main ULT lives on the main thread's stack: only the primary runs it. */
+                if (s->is_primary) resume_main(s);
+                __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_RELEASE);
+                continue;
+            }
+            run_unit(s, u);
+            continue;
+        }
+        if (!s->is_primary && (__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) &&
+            !goabt_sched_has_work(sc)) {
+            return;
+        }
+        idle_backoff(++idle);
+    }
+}
+
+/* A scheduler activation on the primary stream, below the suspended main ULT (rule 5). */
+__attribute__((noreturn)) static void primary_activation(void *arg)
+{
+    goabt_stream *s = arg;
+    s->current = NULL;
+    handle_pending(s);
+    sched_loop(s);
+    __builtin_unreachable();
+}
+
+/* Gives the processor to the scheduler with s->pending_* already set; returns when the calling
+ * ULT runs again (possibly on another stream). */
+static void switch_to_scheduler(goabt_stream *s, goabt_unit *self)
+{
+    if (self->flags & GOABT_UNIT_MAIN) {
+        goabt_ctx_switch_below(&self->ctx, primary_activation, s);
+    } else {
+        goabt_ctx_switch(&self->ctx, s->sched_ctx);
+    }
+}
+
+static void ult_entry(void *arg)
+{
+    goabt_unit *u = arg;
+    u->func(u->arg);
+    goabt_unit_exit();
+}
+
+void goabt_unit_exit(void)
+{
+    goabt_stream *s = goabt_self_stream();
+    s->pending_op = GOABT_PENDING_TERMINATE;
+    s->pending_unit = s->current;
+    goabt_ctx_jump(s->sched_ctx);
+}
+
+void goabt_unit_yield(void)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    s->pending_op = GOABT_PENDING_YIELD;
+    s->pending_unit = self;
+    switch_to_scheduler(s, self);
+}
+
+int goabt_unit_join(goabt_unit *t)
+{
+    if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
+        return ABT_SUCCESS;
+    }
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s != NULL ? s->current : NULL;
+    if (self == t) return ABT_ERR_INV_THREAD;
+    if (self != NULL && self->kind == GOABT_ULT) {
+        s->pending_op = GOABT_PENDING_JOIN;
+        s->pending_unit = self;
+        s->pending_target = t;
+        switch_to_scheduler(s, self);
+        return ABT_SUCCESS;
+    }
+    /* External threads and tasklets cannot suspend: they sleep on the state word. */
+    __atomic_add_fetch(&t->external_waiters, 1, __ATOMIC_SEQ_CST);
+    int st;
+    while ((st = __atomic_load_n(&t->state, __ATOMIC_SEQ_CST)) != ABT_THREAD_STATE_TERMINATED) {
+        futex_wait(&t->state, st);
+    }
+    __atomic_sub_fetch(&t->external_waiters, 1, __ATOMIC_RELEASE);
+    return ABT_SUCCESS;
+}
+
+/* ---- Streams ------------------------------------------------------------------------------ */
+
+static goabt_stream *all_streams[4096]; /* by slot; rt.lock guards it */
+
+goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
+{
+    goabt_stream *s = calloc(1, sizeof *s);
+    if (s == NULL) return NULL;
+    s->rank = rank;
+    s->sched = sched;
+    sched->used = 1;
+    s->state = ABT_XSTREAM_STATE_RUNNING;
+    s->magic = GOABT_MAGIC_STREAM;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
+        if (all_streams[i] == NULL) {
+            all_streams[i] = s;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    __atomic_add_fetch(&goabt_rt.num_streams, 1, __ATOMIC_RELAXED);
+    return s;
+}
+
+static void *stream_thread(void *arg)
+{
+    goabt_stream *s = arg;
+    set_self_stream(s);
+    sched_loop(s);
+    set_self_stream(NULL);
+    __atomic_store_n(&s->state, ABT_XSTREAM_STATE_TERMINATED, __ATOMIC_RELEASE);
+    futex_wake_all(&s->state);
+    return NULL;
+}
+
+int goabt_stream_start(goabt_stream *s)
+{
+    return pthread_create(&s->thread, NULL, stream_thread, s) == 0 ? ABT_SUCCESS : ABT_ERR_SYS;
+}
+
+/* Asks s to finish once its pools are empty and waits for its thread to end. A ULT caller
+ * yields while it waits, so its own stream keeps running work; others sleep. */
+void goabt_stream_join(goabt_stream *s)
+{
+    __atomic_or_fetch(&s->request, GOABT_REQ_FINISH, __ATOMIC_RELEASE);
+    goabt_stream *self_stream = goabt_self_stream();
+    goabt_unit *self = self_stream != NULL ? self_stream->current : NULL;
+    int st;
+    while ((st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE)) != ABT_XSTREAM_STATE_TERMINATED) {
+        if (self != NULL && self->kind == GOABT_ULT) {
+            goabt_unit_yield();
+        } else {
+            futex_wait(&s->state, st);
+        }
+    }
+    if (s->thread) {
+        pthread_join(s->thread, NULL);
+        s->thread = 0;
+    }
+}
+
+void goabt_stream_delete(goabt_stream *s)
+{
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
+        if (all_streams[i] == s) all_streams[i] = NULL;
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    __atomic_sub_fetch(&goabt_rt.num_streams, 1, __ATOMIC_RELAXED);
+    goabt_sched *sc = s->sched;
+    sc->used = 0;
+    if (sc->automatic) goabt_sched_delete(sc);
+    pthread_mutex_lock(&global_cache_lock);
+    while (s->free_units != NULL && global_cache_count < GLOBAL_CACHE_MAX) {
+        goabt_unit *u = s->free_units;
+        s->free_units = u->free_next;
+        u->free_next = global_cache;
+        global_cache = u;
+        global_cache_count++;
+        s->free_count--;
+    }
+    pthread_mutex_unlock(&global_cache_lock);
+    cache_drain(&s->free_units, &s->free_count);
+    s->magic = 0;
+    free(s);
+}
+
+/* Streams other than the primary that are still alive, for finalize. */
+static goabt_stream *any_secondary_stream(void)
+{
+    goabt_stream *found = NULL;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0] && !found; i++) {
+        if (all_streams[i] != NULL && !all_streams[i]->is_primary) found = all_streams[i];
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    return found;
+}
+
+/* ---- Init and finalize -------------------------------------------------------------------- */
+
+int goabt_engine_init(void)
+{
+    goabt_rt.next_unit_id = 0;
+    goabt_rt.next_pool_id = 0;
+    goabt_rt.thread_stacksize = goabt_go_runtime_init();
+
+    goabt_pool *pool = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
+    if (pool == NULL) return ABT_ERR_MEM;
+    goabt_rt.next_pool_id++; /* Argobots numbers the primary's internal root pool 1 */
+    goabt_sched *sched = goabt_sched_new(ABT_SCHED_BASIC, 1, &pool, 1);
+    goabt_stream *s = sched ? goabt_stream_new(sched, goabt_rank_take(0)) : NULL;
+    goabt_unit *m = calloc(1, sizeof *m);
+    if (sched == NULL || s == NULL || m == NULL) return ABT_ERR_MEM;
+    s->is_primary = 1;
+    s->thread = 0; /* never joined */
+    m->kind = GOABT_ULT;
+    m->flags = GOABT_UNIT_MAIN | GOABT_UNIT_MIGRATABLE;
+    m->state = ABT_THREAD_STATE_RUNNING;
+    m->pool = pool;
+    m->last_stream = s;
+    m->magic = GOABT_MAGIC_UNIT;
+    goabt_rt.primary = s;
+    goabt_rt.main_unit = m;
+    s->current = m;
+    set_self_stream(s);
+    return ABT_SUCCESS;
+}
+
+void goabt_engine_finalize(void)
+{
+    goabt_stream *p = goabt_rt.primary;
+    /* Run what is left in the primary's pools (and wait for its blocked ULTs). */
+    while (goabt_sched_has_work(p->sched)) goabt_unit_yield();
+    /* Argobots leaves streams the program did not free undefined; goabt joins and frees them. */
+    goabt_stream *s;
+    while ((s = any_secondary_stream()) != NULL) {
+        goabt_stream_join(s);
+        goabt_rank_release(s->rank);
+        goabt_stream_delete(s);
+    }
+    goabt_unit *m = goabt_rt.main_unit;
+    m->magic = 0;
+    free(m);
+    /* The primary's scheduler and its pools go, automatic or not, as in Argobots. */
+    goabt_sched *sc = p->sched;
+    for (int i = 0; i < sc->num_pools; i++) sc->pools[i]->automatic = 1;
+    sc->automatic = 1;
+    goabt_rank_release(p->rank);
+    goabt_stream_delete(p);
+    pthread_mutex_lock(&global_cache_lock);
+    cache_drain(&global_cache, &global_cache_count);
+    pthread_mutex_unlock(&global_cache_lock);
+    goabt_rt.primary = NULL;
+    goabt_rt.main_unit = NULL;
+    set_self_stream(NULL);
+    goabt_go_runtime_finalize();
+}

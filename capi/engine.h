@@ -1,0 +1,252 @@
+/*
+ * engine.h: the C side of the work-unit engine. Internal to libgoabt.so.
+ *
+ * Roles (fixed names, used everywhere):
+ *   stream      an execution stream (ABT_xstream): one OS thread. The primary stream is the
+ *               process's main thread; a secondary stream is a pthread started from C (never a
+ *               Go-created thread: ULT stacks there crash the Go runtime, engine.md).
+ *   unit        a work unit (ABT_thread / ABT_task): a ULT, with its own mmap'd stack, or a
+ *               tasklet, which runs to completion on the system stack. The main ULT is the
+ *               program's main thread seen as a ULT: it runs on the main stack, never elsewhere.
+ *   pool        a queue of ready units (ABT_pool).
+ *   scheduler   the loop that pops units from its pools in priority order and runs them
+ *               (ABT_sched); it runs on the system stack.
+ *   system stack  the stack a stream's scheduler runs on: the pthread's own stack, or, on the
+ *               primary stream, the main stack below the suspended main ULT (an "activation").
+ *   gate        how a ULT calls Go: move to the system stack, call, come back (goabt_gate).
+ *
+ * Switch protocol: a unit that gives up the processor (yield, block, terminate) records what
+ * must happen to it in its stream's `pending` fields, then switches to the scheduler. The
+ * scheduler acts on `pending` only after the switch, when the unit's context is saved: before
+ * that, pushing the unit back to a pool would let another stream resume it twice (engine.md
+ * rule 4). No Go frame is ever live across a switch.
+ *
+ * The hot paths (create, run, yield, join of a finished unit, self queries) are C over these
+ * structures; Go (core/, through the Go files in capi/) keeps the rare and slow paths: initialization and
+ * configuration, stream ranks, pool ids, GOMAXPROCS sizing.
+ */
+#ifndef GOABT_ENGINE_H
+#define GOABT_ENGINE_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include "abt.h"
+#include "context.h"
+
+#define GOABT_HIDDEN __attribute__((visibility("hidden")))
+
+/* Magic words: a handle is accepted only if its object carries its kind's magic. Freed objects
+ * have it cleared, so a freed handle is refused as long as its memory was not reused. */
+enum {
+    GOABT_MAGIC_UNIT = 0x554e4954,   /* "UNIT" */
+    GOABT_MAGIC_STREAM = 0x5354524d, /* "STRM" */
+    GOABT_MAGIC_POOL = 0x504f4f4c,   /* "POOL" */
+    GOABT_MAGIC_SCHED = 0x53434844,  /* "SCHD" */
+    GOABT_MAGIC_ATTR = 0x41545452,   /* "ATTR" */
+};
+
+typedef struct ABT_thread_opaque goabt_unit;
+typedef struct ABT_xstream_opaque goabt_stream;
+typedef struct ABT_pool_opaque goabt_pool;
+typedef struct ABT_sched_opaque goabt_sched;
+typedef struct ABT_thread_attr_opaque goabt_attr;
+
+/* Unit kinds and flags. */
+enum { GOABT_ULT = 1, GOABT_TASKLET = 2 };
+enum {
+    GOABT_UNIT_NAMED = 0x1,      /* created with a handle: the user joins and frees it */
+    GOABT_UNIT_MAIN = 0x2,       /* the main ULT (ABT_thread_is_primary) */
+    GOABT_UNIT_USER_STACK = 0x4, /* the stack belongs to the user (ABT_thread_attr_set_stack) */
+    GOABT_UNIT_MIGRATABLE = 0x8,
+};
+
+/* What a unit asks of the scheduler when it switches back (stream->pending_op). */
+enum {
+    GOABT_PENDING_NONE = 0,
+    GOABT_PENDING_YIELD,     /* push the unit back to its pool */
+    GOABT_PENDING_JOIN,      /* block the unit until pending_target terminates */
+    GOABT_PENDING_TERMINATE, /* the unit finished: wake its joiner, free it if unnamed */
+};
+
+/* A ULT attribute (ABT_thread_attr). */
+struct ABT_thread_attr_opaque {
+    uint32_t magic;
+    ABT_bool migratable;
+    void *stack;      /* user-provided stack, or NULL: goabt allocates one */
+    size_t stacksize; /* bytes */
+    void (*callback)(ABT_thread, void *);
+    void *callback_arg;
+};
+
+/* A work unit: what ABT_thread (and ABT_task) points to. */
+struct ABT_thread_opaque {
+    uint32_t magic;
+    uint16_t kind;  /* GOABT_ULT or GOABT_TASKLET */
+    uint16_t flags; /* GOABT_UNIT_* */
+    int state;      /* ABT_THREAD_STATE_*, atomic */
+    void (*func)(void *);
+    void *arg;
+    goabt_ctx ctx;          /* saved context while the ULT is not running */
+    void *stack;            /* lowest usable stack address (ULT) */
+    size_t stacksize;       /* usable bytes (0 for tasklets and the main ULT) */
+    void *mapping;          /* mmap'd region, guard page included, or NULL */
+    size_t mapping_size;
+    goabt_pool *pool;       /* the pool it was pushed to last (its associated pool) */
+    goabt_stream *last_stream;
+    uint64_t id;            /* assigned on first query; 0 means not yet */
+    goabt_unit *next, *prev; /* links while queued in a pool */
+    goabt_unit *joiner;     /* atomic: NULL, the ULT waiting in join, or GOABT_JOINER_DONE */
+    int external_waiters;   /* atomic: non-ULT callers sleeping on `state` in join */
+    void *keys;             /* thread-specific data (key tables: a later issue) */
+    goabt_unit *free_next;  /* link in a stream's cache of free descriptors */
+};
+
+#define GOABT_JOINER_DONE ((goabt_unit *)1)
+
+/* A pool (ABT_pool): a FIFO queue of ready units under a spinlock. */
+struct ABT_pool_opaque {
+    uint32_t magic;
+    int kind;        /* ABT_POOL_FIFO or ABT_POOL_FIFO_WAIT */
+    int access;      /* ABT_pool_access (a hint, as in Argobots 1.2) */
+    int automatic;   /* freed with the last scheduler that uses it */
+    int id;
+    int num_scheds;  /* schedulers using it, atomic */
+    int lock;        /* spinlock */
+    goabt_unit *head, *tail;
+    size_t size;       /* queued units, atomic reads */
+    long num_blocked;  /* ULTs of this pool blocked in join, atomic */
+    pthread_mutex_t wait_mutex; /* FIFO_WAIT: pop_wait sleeps here */
+    pthread_cond_t wait_cond;
+};
+
+/* A scheduler (ABT_sched): pools in priority order. */
+#define GOABT_SCHED_MAX_POOLS 64
+struct ABT_sched_opaque {
+    uint32_t magic;
+    int predef;      /* ABT_SCHED_BASIC or ABT_SCHED_BASIC_WAIT */
+    int automatic;   /* freed with the stream that uses it */
+    int used;        /* is the main scheduler of a stream */
+    int num_pools;
+    goabt_pool *pools[GOABT_SCHED_MAX_POOLS];
+};
+
+/* Requests to a stream (stream->request bits). */
+enum { GOABT_REQ_FINISH = 0x1 };
+
+/* An execution stream (ABT_xstream). */
+struct ABT_xstream_opaque {
+    uint32_t magic;
+    int rank;
+    int is_primary;
+    int state;         /* ABT_XSTREAM_STATE_*, atomic */
+    int request;       /* GOABT_REQ_* bits, atomic */
+    goabt_sched *sched;
+    pthread_t thread;
+    goabt_ctx sched_ctx;  /* the scheduler's context while a ULT runs */
+    goabt_unit *current;  /* the unit running now (NULL: the scheduler itself) */
+    /* What the unit that just switched back asks of the scheduler. */
+    int pending_op;
+    goabt_unit *pending_unit;
+    goabt_unit *pending_target;
+    int main_handoff;     /* primary only, atomic: another stream popped the main ULT */
+    goabt_unit *free_units; /* cache of free unit descriptors, owned by this stream */
+    int free_count;
+};
+
+/* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
+struct goabt_runtime {
+    int init_depth;           /* ABT_init calls not yet finalized, atomic */
+    size_t thread_stacksize;  /* default ULT stack size (ABT_THREAD_STACKSIZE) */
+    goabt_stream *primary;
+    goabt_unit *main_unit;
+    uint64_t next_unit_id;    /* atomic */
+    int next_pool_id;         /* atomic; Argobots numbers every pool, its internal ones too */
+    int num_streams;          /* streams alive (primary included), atomic */
+    pthread_mutex_t lock;     /* stream creation and teardown */
+};
+extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
+
+/* The calling thread's stream (NULL on an external thread). Not inlined: a ULT may resume on
+ * another thread, and a compiler could keep a thread-local address across a switch (rule 8). */
+goabt_stream *goabt_self_stream(void) GOABT_HIDDEN;
+
+/* The unit running on the calling thread, or NULL (external thread, or the scheduler). */
+static inline goabt_unit *goabt_self_unit(void)
+{
+    goabt_stream *s = goabt_self_stream();
+    return s ? s->current : NULL;
+}
+
+static inline int goabt_initialized(void)
+{
+    return __atomic_load_n(&goabt_rt.init_depth, __ATOMIC_ACQUIRE) > 0;
+}
+
+/* Calls fn(arg) on the system stack: through the gate when the caller runs on a ULT stack,
+ * directly otherwise. Every call into Go from C goes through here. */
+void goabt_gate(void (*fn)(void *), void *arg) GOABT_HIDDEN;
+
+/* Handle checks: the object behind a handle, or NULL if the handle is a NULL handle, NULL, or
+ * an object of another kind or freed. The one place handles become objects. */
+static inline goabt_unit *goabt_unit_of(ABT_thread h)
+{
+    if (h == NULL || h == ABT_THREAD_NULL || h == (ABT_thread)ABT_TASK_NULL ||
+        (uintptr_t)h < 4096) {
+        return NULL;
+    }
+    return h->magic == GOABT_MAGIC_UNIT ? h : NULL;
+}
+
+static inline goabt_stream *goabt_stream_of(ABT_xstream h)
+{
+    if (h == NULL || h == ABT_XSTREAM_NULL || (uintptr_t)h < 4096) return NULL;
+    return h->magic == GOABT_MAGIC_STREAM ? h : NULL;
+}
+
+static inline goabt_pool *goabt_pool_of(ABT_pool h)
+{
+    if (h == NULL || h == ABT_POOL_NULL || (uintptr_t)h < 4096) return NULL;
+    return h->magic == GOABT_MAGIC_POOL ? h : NULL;
+}
+
+static inline goabt_sched *goabt_sched_of(ABT_sched h)
+{
+    if (h == NULL || h == ABT_SCHED_NULL || (uintptr_t)h < 4096) return NULL;
+    return h->magic == GOABT_MAGIC_SCHED ? h : NULL;
+}
+
+static inline goabt_attr *goabt_attr_of(ABT_thread_attr h)
+{
+    if (h == NULL || h == ABT_THREAD_ATTR_NULL || (uintptr_t)h < 4096) return NULL;
+    return h->magic == GOABT_MAGIC_ATTR ? h : NULL;
+}
+
+/* Pools (pool.c). */
+goabt_pool *goabt_pool_new(int kind, int access, int automatic) GOABT_HIDDEN;
+void goabt_pool_delete(goabt_pool *p) GOABT_HIDDEN;
+void goabt_pool_push(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
+goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
+void goabt_pool_release(goabt_pool *p) GOABT_HIDDEN; /* a scheduler stops using p */
+
+/* Schedulers (sched.c). */
+goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)
+    GOABT_HIDDEN;
+void goabt_sched_delete(goabt_sched *s) GOABT_HIDDEN;
+int goabt_sched_has_work(goabt_sched *s) GOABT_HIDDEN;
+
+/* Units and streams (engine.c). */
+int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
+                      goabt_attr *attr, int named, goabt_unit **out) GOABT_HIDDEN;
+void goabt_unit_free(goabt_unit *u) GOABT_HIDDEN;
+int goabt_unit_join(goabt_unit *u) GOABT_HIDDEN;
+void goabt_unit_yield(void) GOABT_HIDDEN;
+void goabt_unit_exit(void) __attribute__((noreturn)) GOABT_HIDDEN;
+uint64_t goabt_unit_id(goabt_unit *u) GOABT_HIDDEN;
+int goabt_stream_start(goabt_stream *s) GOABT_HIDDEN;
+goabt_stream *goabt_stream_new(goabt_sched *sched, int rank) GOABT_HIDDEN;
+void goabt_stream_join(goabt_stream *s) GOABT_HIDDEN;
+void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
+int goabt_engine_init(void) GOABT_HIDDEN;
+void goabt_engine_finalize(void) GOABT_HIDDEN;
+
+#endif /* GOABT_ENGINE_H */

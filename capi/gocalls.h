@@ -1,0 +1,60 @@
+/* gocalls.h: the Go functions the C engine calls (capi/runtime.go, over core/). Each wrapper
+ * goes through the gate, so it is safe from any stack (engine.md rule 3). */
+#ifndef GOABT_GOCALLS_H
+#define GOABT_GOCALLS_H
+
+#include <stddef.h>
+#include "engine.h"
+
+/* Go exports (capi/runtime.go). */
+extern size_t goabt_go_runtime_init(void);
+extern void goabt_go_runtime_finalize(void);
+extern int goabt_go_rank_take(int rank);
+extern void goabt_go_rank_release(int rank);
+extern int goabt_go_rank_move(int from, int to);
+
+struct goabt_rank_call {
+    int a, b, result;
+};
+
+static void goabt_rank_take_gated(void *p)
+{
+    struct goabt_rank_call *c = p;
+    c->result = goabt_go_rank_take(c->a);
+}
+
+static void goabt_rank_release_gated(void *p)
+{
+    struct goabt_rank_call *c = p;
+    goabt_go_rank_release(c->a);
+}
+
+static void goabt_rank_move_gated(void *p)
+{
+    struct goabt_rank_call *c = p;
+    c->result = goabt_go_rank_move(c->a, c->b);
+}
+
+/* Takes rank (or the lowest free one if rank < 0); -1 if it is taken. */
+static inline int goabt_rank_take(int rank)
+{
+    struct goabt_rank_call c = {rank, 0, -1};
+    goabt_gate(goabt_rank_take_gated, &c);
+    return c.result;
+}
+
+static inline void goabt_rank_release(int rank)
+{
+    struct goabt_rank_call c = {rank, 0, 0};
+    goabt_gate(goabt_rank_release_gated, &c);
+}
+
+/* Moves a stream from rank `from` to `to`; 0 if `to` is taken. */
+static inline int goabt_rank_move(int from, int to)
+{
+    struct goabt_rank_call c = {from, to, 0};
+    goabt_gate(goabt_rank_move_gated, &c);
+    return c.result;
+}
+
+#endif

@@ -1,0 +1,420 @@
+/* ULTs (ABT_thread_*) and their attributes (ABT_thread_attr_*). In Argobots 1.2 a tasklet is an
+ * ABT_thread too: the functions that make sense for one accept it. */
+#include <stdlib.h>
+#include "engine.h"
+
+#define CHECK_INIT()                                                                          \
+    do {                                                                                      \
+        if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                               \
+    } while (0)
+
+/* ---- Creation ---------------------------------------------------------------------------- */
+
+static int create_ult(goabt_pool *p, void (*func)(void *), void *arg, ABT_thread_attr attr,
+                      ABT_thread *newthread)
+{
+    goabt_attr *a = NULL;
+    if (attr != ABT_THREAD_ATTR_NULL) {
+        a = goabt_attr_of(attr);
+        if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    }
+    if (func == NULL) return ABT_ERR_INV_ARG;
+    return goabt_unit_create(p, GOABT_ULT, func, arg, a, newthread != NULL, newthread);
+}
+
+int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread_attr attr,
+                      ABT_thread *newthread)
+{
+    if (newthread != NULL) *newthread = ABT_THREAD_NULL;
+    CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    return create_ult(p, thread_func, arg, attr, newthread);
+}
+
+int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *), void *arg,
+                                 ABT_thread_attr attr, ABT_thread *newthread)
+{
+    if (newthread != NULL) *newthread = ABT_THREAD_NULL;
+    CHECK_INIT();
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    return create_ult(s->sched->pools[0], thread_func, arg, attr, newthread);
+}
+
+int ABT_thread_create_many(int num_threads, ABT_pool *pool_list, void (**thread_func_list)(void *),
+                           void **arg_list, ABT_thread_attr attr, ABT_thread *newthread_list)
+{
+    CHECK_INIT();
+    if (num_threads < 0 || (num_threads > 0 && (pool_list == NULL || thread_func_list == NULL))) {
+        return ABT_ERR_INV_ARG;
+    }
+    goabt_attr *a = attr == ABT_THREAD_ATTR_NULL ? NULL : goabt_attr_of(attr);
+    if (attr != ABT_THREAD_ATTR_NULL && (a == NULL || a->stack != NULL)) {
+        return ABT_ERR_INV_THREAD_ATTR; /* one user stack cannot serve several ULTs */
+    }
+    for (int i = 0; i < num_threads; i++) {
+        ABT_thread *out = newthread_list != NULL ? &newthread_list[i] : NULL;
+        if (out != NULL) *out = ABT_THREAD_NULL;
+        goabt_pool *p = goabt_pool_of(pool_list[i]);
+        if (p == NULL) return ABT_ERR_INV_POOL;
+        int rc = create_ult(p, thread_func_list[i], arg_list != NULL ? arg_list[i] : NULL, attr, out);
+        if (rc != ABT_SUCCESS) return rc;
+    }
+    return ABT_SUCCESS;
+}
+
+/* ---- Join and free ----------------------------------------------------------------------- */
+
+/* The unit behind a handle that the caller may join or free: a named unit other than the main
+ * ULT and the caller itself. */
+static goabt_unit *joinable(ABT_thread thread, int *rc)
+{
+    goabt_unit *u = goabt_unit_of(thread);
+    *rc = ABT_ERR_INV_THREAD;
+    if (u == NULL || (u->flags & GOABT_UNIT_MAIN) || !(u->flags & GOABT_UNIT_NAMED)) return NULL;
+    if (u == goabt_self_unit()) return NULL;
+    *rc = ABT_SUCCESS;
+    return u;
+}
+
+int ABT_thread_join(ABT_thread thread)
+{
+    CHECK_INIT();
+    int rc;
+    goabt_unit *u = joinable(thread, &rc);
+    return u != NULL ? goabt_unit_join(u) : rc;
+}
+
+int ABT_thread_join_many(int num_threads, ABT_thread *thread_list)
+{
+    CHECK_INIT();
+    if (num_threads < 0 || (num_threads > 0 && thread_list == NULL)) return ABT_ERR_INV_ARG;
+    for (int i = 0; i < num_threads; i++) {
+        if (thread_list[i] == ABT_THREAD_NULL) continue;
+        int rc = ABT_thread_join(thread_list[i]);
+        if (rc != ABT_SUCCESS) return rc;
+    }
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_free(ABT_thread *thread)
+{
+    CHECK_INIT();
+    if (thread == NULL) return ABT_ERR_INV_THREAD;
+    int rc;
+    goabt_unit *u = joinable(*thread, &rc);
+    if (u == NULL) return rc;
+    goabt_unit_join(u);
+    goabt_unit_free(u);
+    *thread = ABT_THREAD_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_free_many(int num_threads, ABT_thread *thread_list)
+{
+    CHECK_INIT();
+    if (num_threads < 0 || (num_threads > 0 && thread_list == NULL)) return ABT_ERR_INV_ARG;
+    for (int i = 0; i < num_threads; i++) {
+        if (thread_list[i] == ABT_THREAD_NULL) continue;
+        int rc = ABT_thread_free(&thread_list[i]);
+        if (rc != ABT_SUCCESS) return rc;
+    }
+    return ABT_SUCCESS;
+}
+
+/* ---- The calling ULT --------------------------------------------------------------------- */
+
+int ABT_thread_yield(void)
+{
+    goabt_unit *self = goabt_self_unit();
+    /* From an external thread or a tasklet there is nothing to yield: Argobots 1.x succeeds. */
+    if (self != NULL && self->kind == GOABT_ULT) goabt_unit_yield();
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_yield_to(ABT_thread thread)
+{
+    goabt_unit *self = goabt_self_unit();
+    if (self == NULL || self->kind != GOABT_ULT) return ABT_SUCCESS;
+    goabt_unit *t = goabt_unit_of(thread);
+    if (t == NULL || t->kind != GOABT_ULT || t == self) return ABT_ERR_INV_THREAD;
+    goabt_unit_yield(); /* the target runs in its pool's turn */
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_exit(void)
+{
+    CHECK_INIT();
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_unit *self = s->current;
+    if (self == NULL || self->kind != GOABT_ULT || (self->flags & GOABT_UNIT_MAIN)) {
+        return ABT_ERR_INV_THREAD;
+    }
+    goabt_unit_exit();
+}
+
+int ABT_thread_self(ABT_thread *thread)
+{
+    if (thread != NULL) *thread = ABT_THREAD_NULL;
+    CHECK_INIT();
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (s->current == NULL || s->current->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    if (thread == NULL) return ABT_ERR_INV_ARG;
+    *thread = s->current;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_self_id(ABT_unit_id *id)
+{
+    CHECK_INIT();
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (s->current == NULL || s->current->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    if (id == NULL) return ABT_ERR_INV_ARG;
+    *id = goabt_unit_id(s->current);
+    return ABT_SUCCESS;
+}
+
+/* ---- Queries on any unit ----------------------------------------------------------------- */
+
+#define RESOLVE(u, thread, out)                                                               \
+    goabt_unit *u = goabt_unit_of(thread);                                                    \
+    if (u == NULL) return ABT_ERR_INV_THREAD;                                                 \
+    if ((out) == NULL) return ABT_ERR_INV_ARG
+
+int ABT_thread_get_id(ABT_thread thread, ABT_unit_id *thread_id)
+{
+    RESOLVE(u, thread, thread_id);
+    *thread_id = goabt_unit_id(u);
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state)
+{
+    RESOLVE(u, thread, state);
+    *state = (ABT_thread_state)__atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_last_pool(ABT_thread thread, ABT_pool *pool)
+{
+    RESOLVE(u, thread, pool);
+    *pool = u->pool != NULL ? u->pool : ABT_POOL_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_last_pool_id(ABT_thread thread, int *id)
+{
+    RESOLVE(u, thread, id);
+    *id = u->pool != NULL ? u->pool->id : -1;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream)
+{
+    RESOLVE(u, thread, xstream);
+    *xstream = u->last_stream != NULL ? u->last_stream : ABT_XSTREAM_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit)
+{
+    RESOLVE(u, thread, unit);
+    *unit = (ABT_unit)u; /* built-in pools hold the units themselves */
+    return ABT_SUCCESS;
+}
+
+int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
+{
+    if (unit == ABT_UNIT_NULL) return ABT_ERR_INV_UNIT;
+    goabt_unit *u = goabt_unit_of((ABT_thread)unit);
+    if (u == NULL) return ABT_ERR_INV_UNIT;
+    if (thread == NULL) return ABT_ERR_INV_ARG;
+    *thread = u;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_is_primary(ABT_thread thread, ABT_bool *is_primary)
+{
+    RESOLVE(u, thread, is_primary);
+    *is_primary = (u->flags & GOABT_UNIT_MAIN) ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed)
+{
+    RESOLVE(u, thread, is_unnamed);
+    *is_unnamed = (u->flags & GOABT_UNIT_NAMED) ? ABT_FALSE : ABT_TRUE;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_bool *result)
+{
+    if (result == NULL) return ABT_ERR_INV_ARG;
+    if (thread1 == (ABT_thread)ABT_TASK_NULL) thread1 = ABT_THREAD_NULL;
+    if (thread2 == (ABT_thread)ABT_TASK_NULL) thread2 = ABT_THREAD_NULL;
+    *result = thread1 == thread2 ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize)
+{
+    RESOLVE(u, thread, stacksize);
+    *stacksize = u->kind == GOABT_ULT ? u->stacksize : 0;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize)
+{
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    int has_stack = u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN);
+    if (stackaddr != NULL) *stackaddr = has_stack ? u->stack : NULL;
+    if (stacksize != NULL) *stacksize = has_stack ? u->stacksize : 0;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_set_arg(ABT_thread thread, void *arg)
+{
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    u->arg = arg;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_arg(ABT_thread thread, void **arg)
+{
+    RESOLVE(u, thread, arg);
+    *arg = u->arg;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *))
+{
+    RESOLVE(u, thread, thread_func);
+    *thread_func = u->func;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable)
+{
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_SUCCESS; /* a silent no-op, as in Argobots 1.x */
+    if (migratable) {
+        u->flags |= GOABT_UNIT_MIGRATABLE;
+    } else {
+        u->flags &= (uint16_t)~GOABT_UNIT_MIGRATABLE;
+    }
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_is_migratable(ABT_thread thread, ABT_bool *is_migratable)
+{
+    RESOLVE(u, thread, is_migratable);
+    *is_migratable = (u->flags & GOABT_UNIT_MIGRATABLE) ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
+{
+    RESOLVE(u, thread, attr);
+    if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    goabt_attr *a = calloc(1, sizeof *a);
+    if (a == NULL) return ABT_ERR_MEM;
+    int has_stack = !(u->flags & GOABT_UNIT_MAIN);
+    a->stack = has_stack ? u->stack : NULL;
+    a->stacksize = has_stack ? u->stacksize : 0;
+    a->migratable = (u->flags & GOABT_UNIT_MIGRATABLE) ? ABT_TRUE : ABT_FALSE;
+    a->magic = GOABT_MAGIC_ATTR;
+    *attr = a;
+    return ABT_SUCCESS;
+}
+
+/* ---- Attributes --------------------------------------------------------------------------- */
+
+int ABT_thread_attr_create(ABT_thread_attr *newattr)
+{
+    if (newattr == NULL) return ABT_ERR_INV_ARG;
+    *newattr = ABT_THREAD_ATTR_NULL;
+    CHECK_INIT();
+    goabt_attr *a = calloc(1, sizeof *a);
+    if (a == NULL) return ABT_ERR_MEM;
+    a->migratable = ABT_TRUE;
+    a->stacksize = goabt_rt.thread_stacksize;
+    a->magic = GOABT_MAGIC_ATTR;
+    *newattr = a;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_free(ABT_thread_attr *attr)
+{
+    if (attr == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    goabt_attr *a = goabt_attr_of(*attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    a->magic = 0;
+    free(a);
+    *attr = ABT_THREAD_ATTR_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stacksize)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    /* A user stack must be aligned and large enough to run C on (engine.md rule 2). */
+    if (stackaddr != NULL && (((uintptr_t)stackaddr & 7) != 0 || !goabt_ctx_stack_size_ok(stacksize))) {
+        return ABT_ERR_INV_ARG;
+    }
+    a->stack = stackaddr;
+    a->stacksize = stacksize;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr, size_t *stacksize)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    if (stackaddr == NULL || stacksize == NULL) return ABT_ERR_INV_ARG;
+    *stackaddr = a->stack;
+    *stacksize = a->stacksize;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_set_stacksize(ABT_thread_attr attr, size_t stacksize)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    a->stacksize = stacksize;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    if (stacksize == NULL) return ABT_ERR_INV_ARG;
+    *stacksize = a->stacksize;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_set_callback(ABT_thread_attr attr, void (*cb_func)(ABT_thread, void *),
+                                 void *cb_arg)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    a->callback = cb_func; /* called on migration, which goabt does not do yet */
+    a->callback_arg = cb_arg;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    a->migratable = is_migratable ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}

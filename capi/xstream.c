@@ -1,0 +1,203 @@
+/* Execution streams (ABT_xstream_*). */
+#include "engine.h"
+#include "gocalls.h"
+
+#define CHECK_INIT()                                                                          \
+    do {                                                                                      \
+        if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                               \
+    } while (0)
+
+/* The scheduler a new stream runs: sched, or a new default one for ABT_SCHED_NULL. */
+static int stream_sched(ABT_sched sched, goabt_sched **out)
+{
+    if (sched == ABT_SCHED_NULL) {
+        goabt_pool *p = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
+        if (p == NULL) return ABT_ERR_MEM;
+        *out = goabt_sched_new(ABT_SCHED_BASIC, 1, &p, 1);
+        if (*out == NULL) {
+            goabt_pool_delete(p);
+            return ABT_ERR_MEM;
+        }
+        return ABT_SUCCESS;
+    }
+    goabt_sched *sc = goabt_sched_of(sched);
+    if (sc == NULL || sc->used) return ABT_ERR_INV_SCHED;
+    *out = sc;
+    return ABT_SUCCESS;
+}
+
+static int create_stream(ABT_sched sched, int rank, ABT_xstream *newxstream)
+{
+    if (newxstream == NULL) return ABT_ERR_INV_ARG;
+    goabt_sched *sc;
+    int rc = stream_sched(sched, &sc);
+    if (rc != ABT_SUCCESS) return rc;
+    int got = goabt_rank_take(rank);
+    if (got < 0) {
+        if (sched == ABT_SCHED_NULL) goabt_sched_delete(sc);
+        return ABT_ERR_INV_XSTREAM_RANK;
+    }
+    goabt_stream *s = goabt_stream_new(sc, got);
+    if (s == NULL) {
+        goabt_rank_release(got);
+        if (sched == ABT_SCHED_NULL) goabt_sched_delete(sc);
+        return ABT_ERR_MEM;
+    }
+    __atomic_add_fetch(&goabt_rt.next_pool_id, 1, __ATOMIC_RELAXED); /* Argobots' root pool id */
+    rc = goabt_stream_start(s);
+    if (rc != ABT_SUCCESS) {
+        goabt_rank_release(got);
+        s->sched->automatic = sched == ABT_SCHED_NULL;
+        goabt_stream_delete(s);
+        return rc;
+    }
+    *newxstream = s;
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_create(ABT_sched sched, ABT_xstream *newxstream)
+{
+    if (newxstream != NULL) *newxstream = ABT_XSTREAM_NULL;
+    CHECK_INIT();
+    return create_stream(sched, -1, newxstream);
+}
+
+int ABT_xstream_create_with_rank(ABT_sched sched, int rank, ABT_xstream *newxstream)
+{
+    if (newxstream != NULL) *newxstream = ABT_XSTREAM_NULL;
+    CHECK_INIT();
+    if (rank < 0) return ABT_ERR_INV_XSTREAM_RANK;
+    return create_stream(sched, rank, newxstream);
+}
+
+int ABT_xstream_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
+                             ABT_sched_config config, ABT_xstream *newxstream)
+{
+    if (newxstream != NULL) *newxstream = ABT_XSTREAM_NULL;
+    CHECK_INIT();
+    ABT_sched sched;
+    int rc = ABT_sched_create_basic(predef, num_pools, pools, config, &sched);
+    if (rc != ABT_SUCCESS) return rc;
+    rc = create_stream(sched, -1, newxstream);
+    if (rc != ABT_SUCCESS) ABT_sched_free(&sched);
+    return rc;
+}
+
+/* A stream the caller may join or free: not the primary, not the one the caller runs on. */
+static goabt_stream *joinable(ABT_xstream xstream)
+{
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL || s->is_primary || s == goabt_self_stream()) return NULL;
+    return s;
+}
+
+int ABT_xstream_join(ABT_xstream xstream)
+{
+    CHECK_INIT();
+    goabt_stream *s = joinable(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_stream_join(s);
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_free(ABT_xstream *xstream)
+{
+    CHECK_INIT();
+    if (xstream == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_stream *s = joinable(*xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_stream_join(s);
+    goabt_rank_release(s->rank);
+    goabt_stream_delete(s);
+    *xstream = ABT_XSTREAM_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_self(ABT_xstream *xstream)
+{
+    if (xstream != NULL) *xstream = ABT_XSTREAM_NULL;
+    CHECK_INIT();
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (xstream == NULL) return ABT_ERR_INV_ARG;
+    *xstream = s;
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_self_rank(int *rank)
+{
+    CHECK_INIT();
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (rank == NULL) return ABT_ERR_INV_ARG;
+    *rank = s->rank;
+    return ABT_SUCCESS;
+}
+
+#define RESOLVE(s, xstream, out)                                                              \
+    goabt_stream *s = goabt_stream_of(xstream);                                               \
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;                                                \
+    if ((out) == NULL) return ABT_ERR_INV_ARG
+
+int ABT_xstream_get_rank(ABT_xstream xstream, int *rank)
+{
+    RESOLVE(s, xstream, rank);
+    *rank = s->rank;
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_set_rank(ABT_xstream xstream, int rank)
+{
+    CHECK_INIT();
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL || s->is_primary) return ABT_ERR_INV_XSTREAM;
+    if (rank < 0) return ABT_ERR_INV_XSTREAM_RANK;
+    if (!goabt_rank_move(s->rank, rank)) return ABT_ERR_INV_XSTREAM_RANK;
+    s->rank = rank;
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_get_main_pools(ABT_xstream xstream, int max_pools, ABT_pool *pools)
+{
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (max_pools < 0 || (max_pools > 0 && pools == NULL)) return ABT_ERR_INV_ARG;
+    for (int i = 0; i < max_pools && i < s->sched->num_pools; i++) pools[i] = s->sched->pools[i];
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_get_main_sched(ABT_xstream xstream, ABT_sched *sched)
+{
+    RESOLVE(s, xstream, sched);
+    *sched = s->sched;
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_get_state(ABT_xstream xstream, ABT_xstream_state *state)
+{
+    RESOLVE(s, xstream, state);
+    *state = (ABT_xstream_state)__atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_primary)
+{
+    RESOLVE(s, xstream, is_primary);
+    *is_primary = s->is_primary ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_equal(ABT_xstream xstream1, ABT_xstream xstream2, ABT_bool *result)
+{
+    if (result == NULL) return ABT_ERR_INV_ARG;
+    *result = xstream1 == xstream2 ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_get_num(int *num_xstreams)
+{
+    CHECK_INIT();
+    if (num_xstreams == NULL) return ABT_ERR_INV_ARG;
+    *num_xstreams = __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED);
+    return ABT_SUCCESS;
+}

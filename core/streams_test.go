@@ -1,0 +1,81 @@
+package core
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRanks(t *testing.T) {
+	var r Ranks
+	require.Equal(t, 0, r.Take(0))
+	require.Equal(t, -1, r.Take(0), "rank 0 is taken")
+	require.Equal(t, 1, r.Take(-1), "lowest free")
+	require.Equal(t, 5, r.Take(5))
+	require.Equal(t, 2, r.Take(-1))
+	r.Release(1)
+	require.Equal(t, 1, r.Take(-1), "a released rank is reused")
+	require.False(t, r.Move(1, 5), "moving onto a taken rank fails")
+	require.True(t, r.Move(1, 7))
+	require.Equal(t, 1, r.Take(-1), "the old rank is free after a move")
+	require.True(t, r.Move(7, 7))
+	require.Equal(t, 5, r.InUse())
+	r.Reset()
+	require.Equal(t, 0, r.InUse())
+	require.Equal(t, 0, r.Take(-1))
+}
+
+func TestRanksConcurrent(t *testing.T) {
+	var r Ranks
+	var wg sync.WaitGroup
+	got := make([]int, 64)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = r.Take(-1)
+		}()
+	}
+	wg.Wait()
+	seen := map[int]bool{}
+	for _, g := range got {
+		assert.False(t, seen[g], "rank %d handed out twice", g)
+		assert.True(t, g >= 0 && g < 64)
+		seen[g] = true
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	c := ConfigFromEnv(getenv, 2)
+	require.Equal(t, uintptr(DefaultThreadStackSize), c.ThreadStackSize)
+	require.Equal(t, 2, c.MaxXstreams)
+
+	env["ABT_THREAD_STACKSIZE"] = "65536"
+	require.Equal(t, uintptr(65536), ConfigFromEnv(getenv, 2).ThreadStackSize)
+	env["ABT_THREAD_STACKSIZE"] = "20000"
+	require.Equal(t, uintptr(20032), ConfigFromEnv(getenv, 2).ThreadStackSize, "rounded up to 64")
+	env["ABT_THREAD_STACKSIZE"] = "100"
+	require.Equal(t, uintptr(MinThreadStackSize), ConfigFromEnv(getenv, 2).ThreadStackSize, "clamped")
+	env["ABT_THREAD_STACKSIZE"] = "lots"
+	require.Equal(t, uintptr(DefaultThreadStackSize), ConfigFromEnv(getenv, 2).ThreadStackSize)
+	delete(env, "ABT_THREAD_STACKSIZE")
+	env["ABT_ENV_THREAD_STACKSIZE"] = "32768"
+	require.Equal(t, uintptr(32768), ConfigFromEnv(getenv, 2).ThreadStackSize, "ABT_ENV_ prefix")
+	env["ABT_MAX_NUM_XSTREAMS"] = "12"
+	require.Equal(t, 12, ConfigFromEnv(getenv, 2).MaxXstreams)
+	require.Equal(t, 1, ConfigFromEnv(func(string) string { return "" }, 0).MaxXstreams)
+}
+
+func TestEnsureProcsNeverLowers(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(before)
+	EnsureProcs(before + 3)
+	require.Equal(t, ProcsFor(before+3), runtime.GOMAXPROCS(0))
+	EnsureProcs(1)
+	require.Equal(t, ProcsFor(before+3), runtime.GOMAXPROCS(0))
+}
