@@ -71,18 +71,51 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* An idle scheduler spins briefly, then yields the CPU, then sleeps in short naps: streams often
- * outnumber cores, and a spinning idle stream would starve the busy ones. */
-static void idle_backoff(unsigned rounds)
+void goabt_wake_idle(void)
 {
-    if (rounds < 64) {
-        cpu_relax();
-    } else if (rounds < 512) {
-        sched_yield();
-    } else {
-        struct timespec nap = {0, 20000};
-        nanosleep(&nap, NULL);
+    __atomic_add_fetch(&goabt_rt.wake_epoch, 1, __ATOMIC_SEQ_CST);
+    futex_wake_all(&goabt_rt.wake_epoch);
+}
+
+/* Whether a scheduler has something to do: a queued unit, a join request, or (primary) the
+ * main ULT handed back. */
+static int stream_has_news(goabt_stream *s)
+{
+    goabt_sched *sc = s->sched;
+    for (int i = 0; i < sc->num_pools; i++) {
+        if (__atomic_load_n(&sc->pools[i]->size, __ATOMIC_SEQ_CST) > 0) return 1;
     }
+    if (__atomic_load_n(&s->request, __ATOMIC_SEQ_CST) & GOABT_REQ_FINISH) return 1;
+    return s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_SEQ_CST);
+}
+
+/* An idle scheduler spins briefly, then yields the CPU, then sleeps until someone gives work:
+ * streams often outnumber cores, and a spinning idle stream would starve the busy ones. The
+ * sleep is bounded, so a missed wake-up costs a millisecond, not a hang. */
+static void idle_wait(goabt_stream *s, unsigned rounds)
+{
+    if (rounds < 256) {
+        cpu_relax();
+        return;
+    }
+    if (rounds < 320) {
+        sched_yield();
+        return;
+    }
+    goabt_sched *sc = s->sched;
+    int epoch = __atomic_load_n(&goabt_rt.wake_epoch, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&goabt_rt.sleepers, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < sc->num_pools; i++) {
+        __atomic_add_fetch(&sc->pools[i]->sleepers, 1, __ATOMIC_SEQ_CST);
+    }
+    if (!stream_has_news(s)) {
+        struct timespec limit = {0, 1000000};
+        syscall(SYS_futex, &goabt_rt.wake_epoch, FUTEX_WAIT_PRIVATE, epoch, &limit, NULL, 0);
+    }
+    for (int i = 0; i < sc->num_pools; i++) {
+        __atomic_sub_fetch(&sc->pools[i]->sleepers, 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_sub_fetch(&goabt_rt.sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---- Unit descriptors and stacks -------------------------------------------------------- */
@@ -361,7 +394,8 @@ static void sched_loop(goabt_stream *s)
             if (u->flags & GOABT_UNIT_MAIN) {
                 /* The main ULT lives on the main thread's stack: only the primary runs it. */
                 if (s->is_primary) resume_main(s);
-                __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_RELEASE);
+                __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_SEQ_CST);
+                goabt_wake_idle_if_sleeping();
                 continue;
             }
             run_unit(s, u);
@@ -371,7 +405,7 @@ static void sched_loop(goabt_stream *s)
             !goabt_sched_has_work(sc)) {
             return;
         }
-        idle_backoff(++idle);
+        idle_wait(s, ++idle);
     }
 }
 
@@ -490,7 +524,8 @@ int goabt_stream_start(goabt_stream *s)
  * yields while it waits, so its own stream keeps running work; others sleep. */
 void goabt_stream_join(goabt_stream *s)
 {
-    __atomic_or_fetch(&s->request, GOABT_REQ_FINISH, __ATOMIC_RELEASE);
+    __atomic_or_fetch(&s->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
+    goabt_wake_idle_if_sleeping();
     goabt_stream *self_stream = goabt_self_stream();
     goabt_unit *self = self_stream != NULL ? self_stream->current : NULL;
     int st;

@@ -115,6 +115,7 @@ struct ABT_pool_opaque {
     goabt_unit *head, *tail;
     size_t size;       /* queued units, atomic reads */
     long num_blocked;  /* ULTs of this pool blocked in join, atomic */
+    int sleepers;      /* idle schedulers of this pool asleep, atomic: a push wakes them */
     pthread_mutex_t wait_mutex; /* FIFO_WAIT: pop_wait sleeps here */
     pthread_cond_t wait_cond;
 };
@@ -163,8 +164,21 @@ struct goabt_runtime {
     int next_pool_id;         /* atomic; Argobots numbers every pool, its internal ones too */
     int num_streams;          /* streams alive (primary included), atomic */
     pthread_mutex_t lock;     /* stream creation and teardown */
+    /* Idle schedulers sleep on wake_epoch; whoever gives them work (a push, a join request, the
+     * main ULT's hand-off) bumps it and wakes them when sleepers is not zero. */
+    int sleepers;   /* atomic */
+    int wake_epoch; /* atomic, futex word */
 };
+
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
+
+/* Wakes the idle schedulers, if any sleeps. Call after making work visible, with a full
+ * barrier between the two (goabt_pool_push's locked size update is one). */
+void goabt_wake_idle(void) GOABT_HIDDEN;
+static inline void goabt_wake_idle_if_sleeping(void)
+{
+    if (__atomic_load_n(&goabt_rt.sleepers, __ATOMIC_SEQ_CST) > 0) goabt_wake_idle();
+}
 
 /* The calling thread's stream (NULL on an external thread). Not inlined: a ULT may resume on
  * another thread, and a compiler could keep a thread-local address across a switch (rule 8). */

@@ -60,8 +60,10 @@ void goabt_pool_push(goabt_pool *p, goabt_unit *u)
         p->head = u;
     }
     p->tail = u;
-    __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
+    /* A locked add: the full barrier orders the push before the sleepers check below. */
+    __atomic_add_fetch(&p->size, 1, __ATOMIC_SEQ_CST);
     spin_unlock(&p->lock);
+    if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0) goabt_wake_idle();
     if (p->kind == ABT_POOL_FIFO_WAIT) {
         pthread_mutex_lock(&p->wait_mutex);
         pthread_cond_signal(&p->wait_cond);
