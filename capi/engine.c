@@ -586,7 +586,7 @@ int goabt_engine_init(void)
 {
     goabt_rt.next_unit_id = 0;
     goabt_rt.next_pool_id = 0;
-    goabt_rt.thread_stacksize = goabt_go_runtime_init();
+    goabt_go_runtime_init(&goabt_rt.thread_stacksize, &goabt_rt.max_xstreams);
 
     goabt_pool *pool = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
     if (pool == NULL) return ABT_ERR_MEM;

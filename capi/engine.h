@@ -158,6 +158,7 @@ struct ABT_xstream_opaque {
 struct goabt_runtime {
     int init_depth;           /* ABT_init calls not yet finalized, atomic */
     size_t thread_stacksize;  /* default ULT stack size (ABT_THREAD_STACKSIZE) */
+    int max_xstreams;         /* what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports */
     goabt_stream *primary;
     goabt_unit *main_unit;
     uint64_t next_unit_id;    /* atomic */

@@ -869,18 +869,6 @@ int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters)
 
 /* Information */
 
-int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
-{
-    UNUSED(query_kind); UNUSED(val);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_info_print_config(FILE *fp)
-{
-    UNUSED(fp);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_info_print_all_xstreams(FILE *fp)
 {
     UNUSED(fp);

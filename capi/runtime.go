@@ -10,12 +10,14 @@ import "github.com/goabt/goabt/core"
 // rt is the Go side of the runtime the C engine (engine.c) runs.
 var rt core.Runtime
 
-// goabt_go_runtime_init reads the configuration at the first ABT_init and returns the default
-// ULT stack size.
+// goabt_go_runtime_init reads the configuration at the first ABT_init: the default ULT stack
+// size and the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports.
 //
 //export goabt_go_runtime_init
-func goabt_go_runtime_init() C.size_t {
-	return C.size_t(rt.Init().ThreadStackSize)
+func goabt_go_runtime_init(stacksize *C.size_t, maxXstreams *C.int) {
+	c := rt.Init()
+	*stacksize = C.size_t(c.ThreadStackSize)
+	*maxXstreams = C.int(c.MaxXstreams)
 }
 
 // goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize.
