@@ -9,7 +9,9 @@
  * Vocabulary: an execution stream (xstream) is an OS-level worker; its main scheduler takes work
  * units out of pools and runs them. A work unit is a ULT (user-level thread, with its own stack,
  * able to yield and block) or a tasklet (no stack, runs to completion). Unless stated otherwise a
- * function returns ABT_SUCCESS or an error code, and results go to its pointer arguments.
+ * function returns ABT_SUCCESS or an error code, and results go to its pointer arguments. Most
+ * functions that create objects, wait, or act on the caller return ABT_ERR_UNINITIALIZED outside
+ * ABT_init ... ABT_finalize; invalid handles give the ABT_ERR_INV_<KIND> code of their kind.
  */
 #ifndef ABT_H_INCLUDED
 #define ABT_H_INCLUDED
@@ -226,19 +228,20 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  * stream (rank 0); ABT_finalize undoes it.
  * ------------------------------------------------------------------------------------------- */
 
-/* Initialize the runtime (argc and argv are ignored) and make the calling thread the primary ULT
- * on the primary execution stream. Calls nest: each needs its own ABT_finalize. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Initialize the runtime and make the calling OS thread the primary ULT on the primary execution
+ * stream (rank 0). argc and argv are ignored; the first call reads ABT_THREAD_STACKSIZE and
+ * ABT_MAX_NUM_XSTREAMS (or ABT_ENV_*) from the environment. Calls nest: each needs its own
+ * ABT_finalize. */
 ABT_API_PUBLIC int ABT_init(int argc, char **argv);
 
-/* Undo one ABT_init. The outermost call, made by the primary ULT, waits for the work of the
- * other execution streams and frees the runtime. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Undo one ABT_init; ABT_ERR_UNINITIALIZED when there is none. The outermost call must come from
+ * the primary ULT: ABT_ERR_INV_XSTREAM from another OS thread, ABT_ERR_INV_THREAD from another work
+ * unit. It runs what is left in the primary's pools, joins and frees the secondary execution
+ * streams the program did not free, and releases the runtime. */
 ABT_API_PUBLIC int ABT_finalize(void);
 
 /* Return ABT_SUCCESS between ABT_init and its matching ABT_finalize, ABT_ERR_UNINITIALIZED
- * otherwise; callable at any time. ABT_init does not work yet, so for now the answer is always
- * ABT_ERR_UNINITIALIZED. */
+ * otherwise; callable at any time, from any thread. */
 ABT_API_PUBLIC int ABT_initialized(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -256,30 +259,31 @@ enum ABT_xstream_state {
 };
 typedef enum ABT_xstream_state ABT_xstream_state;
 
-/* Create and start a secondary execution stream whose main scheduler is sched (ABT_SCHED_NULL: a
- * basic scheduler with one new pool); its handle goes to *newxstream. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Start a secondary execution stream (a new OS thread) whose main scheduler is sched, with the
+ * lowest free rank; ABT_SCHED_NULL gives a basic scheduler over one new FIFO pool.
+ * ABT_ERR_INV_SCHED when sched is invalid or already a stream's main scheduler, ABT_ERR_INV_ARG
+ * when newxstream is NULL; on error *newxstream is ABT_XSTREAM_NULL. */
 ABT_API_PUBLIC int ABT_xstream_create(ABT_sched sched, ABT_xstream *newxstream);
 
-/* Create an execution stream running the predefined scheduler predef over num_pools pools (pools
- * may be NULL: new pools), configured by config. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* ABT_sched_create_basic(predef, num_pools, pools, config) followed by ABT_xstream_create with that
+ * scheduler, which is freed with the stream; config is ignored. Returns the errors of either
+ * step. */
 ABT_API_PUBLIC int ABT_xstream_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
                                             ABT_sched_config config, ABT_xstream *newxstream);
 
 /* Like ABT_xstream_create, but the new execution stream gets the given rank;
- * ABT_ERR_INV_XSTREAM_RANK when the rank is negative or taken. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+ * ABT_ERR_INV_XSTREAM_RANK when the rank is negative or taken. */
 ABT_API_PUBLIC int ABT_xstream_create_with_rank(ABT_sched sched, int rank, ABT_xstream *newxstream);
 
-/* Join the execution stream *xstream if it still runs, free it and set *xstream to
- * ABT_XSTREAM_NULL. The primary execution stream cannot be freed. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Join the execution stream *xstream, free it with its main scheduler (and that scheduler's
+ * automatic pools), release its rank and set *xstream to ABT_XSTREAM_NULL. ABT_ERR_INV_XSTREAM for
+ * a NULL pointer, an invalid handle, the primary stream or the caller's own; a calling ULT yields
+ * while it waits. */
 ABT_API_PUBLIC int ABT_xstream_free(ABT_xstream *xstream);
 
-/* Wait until xstream has terminated, i.e. its main scheduler returned after its pools ran empty.
- * The primary execution stream cannot be joined. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Ask xstream to finish once its pools are empty and wait until its scheduler has returned.
+ * ABT_ERR_INV_XSTREAM for an invalid handle, the primary stream or the caller's own; a calling ULT
+ * yields while it waits, so its own stream keeps running work, other callers sleep. */
 ABT_API_PUBLIC int ABT_xstream_join(ABT_xstream xstream);
 
 /* Restart the terminated (joined but not freed) execution stream xstream with its main
@@ -294,20 +298,21 @@ ABT_API_PUBLIC int ABT_xstream_exit(void);
  * run empty. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_xstream_cancel(ABT_xstream xstream);
 
-/* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM when called
- * from an external thread. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM from an external
+ * thread, ABT_ERR_INV_ARG when xstream is NULL. */
 ABT_API_PUBLIC int ABT_xstream_self(ABT_xstream *xstream);
 
-/* Return the rank of the execution stream running the caller in *rank. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Return the rank of the execution stream running the caller in *rank; ABT_ERR_INV_XSTREAM from an
+ * external thread, ABT_ERR_INV_ARG when rank is NULL. */
 ABT_API_PUBLIC int ABT_xstream_self_rank(int *rank);
 
-/* Give xstream the rank rank; ABT_ERR_INV_XSTREAM_RANK when the rank is negative or held by
- * another execution stream. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Move the secondary execution stream xstream to rank; ABT_ERR_INV_XSTREAM for an invalid handle or
+ * the primary stream (whose rank stays 0), ABT_ERR_INV_XSTREAM_RANK when rank is negative or held
+ * by another stream. */
 ABT_API_PUBLIC int ABT_xstream_set_rank(ABT_xstream xstream, int rank);
 
-/* Return the rank of xstream in *rank (the primary execution stream has rank 0). Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the rank of xstream in *rank (the primary execution stream has rank 0);
+ * ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_INV_ARG when rank is NULL. */
 ABT_API_PUBLIC int ABT_xstream_get_rank(ABT_xstream xstream, int *rank);
 
 /* Make sched the main scheduler of xstream. On the caller's own stream the switch happens when
@@ -319,28 +324,29 @@ ABT_API_PUBLIC int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sch
 ABT_API_PUBLIC int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef predef,
                                                     int num_pools, ABT_pool *pools);
 
-/* Return the main scheduler of xstream in *sched. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the main scheduler of xstream in *sched; ABT_ERR_INV_XSTREAM for an invalid handle,
+ * ABT_ERR_INV_ARG when sched is NULL. */
 ABT_API_PUBLIC int ABT_xstream_get_main_sched(ABT_xstream xstream, ABT_sched *sched);
 
-/* Copy the first max_pools pools of xstream's main scheduler into pools. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Copy the first max_pools pools of xstream's main scheduler into pools; entries past its number of
+ * pools are left alone. ABT_ERR_INV_ARG when max_pools is negative, or positive with a NULL
+ * pools. */
 ABT_API_PUBLIC int ABT_xstream_get_main_pools(ABT_xstream xstream, int max_pools, ABT_pool *pools);
 
-/* Return whether xstream is running or terminated in *state. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return in *state ABT_XSTREAM_STATE_RUNNING, or ABT_XSTREAM_STATE_TERMINATED once a join has
+ * stopped xstream's scheduler; ABT_ERR_INV_XSTREAM for an invalid handle. */
 ABT_API_PUBLIC int ABT_xstream_get_state(ABT_xstream xstream, ABT_xstream_state *state);
 
-/* Set *result to ABT_TRUE when xstream1 and xstream2 denote the same execution stream, ABT_FALSE
- * otherwise. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *result to ABT_TRUE when xstream1 and xstream2 are the same handle, ABT_FALSE otherwise; the
+ * handles are not checked. ABT_ERR_INV_ARG when result is NULL. */
 ABT_API_PUBLIC int ABT_xstream_equal(ABT_xstream xstream1, ABT_xstream xstream2, ABT_bool *result);
 
-/* Return the number of execution streams that currently exist in *num_xstreams. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *num_xstreams the number of execution streams alive now, the primary one included;
+ * ABT_ERR_INV_ARG when num_xstreams is NULL. */
 ABT_API_PUBLIC int ABT_xstream_get_num(int *num_xstreams);
 
 /* Set *is_primary to ABT_TRUE when xstream is the primary execution stream (the one ABT_init ran
- * on). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * on); ABT_ERR_INV_XSTREAM for an invalid handle. */
 ABT_API_PUBLIC int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_primary);
 
 /* Run unit, just popped from pool, on the calling scheduler's execution stream; returns when the
@@ -454,14 +460,16 @@ typedef struct {
 ABT_API_PUBLIC int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools,
                                     ABT_sched_config config, ABT_sched *newsched);
 
-/* Create the predefined scheduler predef over num_pools pools (pools may be NULL: new pools),
- * configured by config; freed automatically by default. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Create the predefined scheduler predef (ABT_SCHED_DEFAULT is ABT_SCHED_BASIC) over num_pools
+ * pools, at most 64; pools NULL gives new pools (three for ABT_SCHED_PRIO, else one) and
+ * ABT_POOL_NULL entries new ones. config is ignored: every kind takes from its first non-empty pool
+ * in order, and the scheduler is always freed with the stream that uses it. */
 ABT_API_PUBLIC int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
                                           ABT_sched_config config, ABT_sched *newsched);
 
-/* Free the unused scheduler *sched, calling its free function, and set *sched to ABT_SCHED_NULL.
- * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Free the scheduler *sched (with its automatic pools that no other scheduler uses) and set *sched
+ * to ABT_SCHED_NULL. ABT_ERR_INV_SCHED for a NULL pointer or invalid handle, ABT_ERR_SCHED while it
+ * is an execution stream's main scheduler. */
 ABT_API_PUBLIC int ABT_sched_free(ABT_sched *sched);
 
 /* Attach the user pointer data to sched, typically from its init function. Not implemented yet:
@@ -472,12 +480,13 @@ ABT_API_PUBLIC int ABT_sched_set_data(ABT_sched sched, void *data);
  * ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_sched_get_data(ABT_sched sched, void **data);
 
-/* Return the number of pools of sched in *num_pools. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the number of pools of sched in *num_pools; ABT_ERR_INV_SCHED for an invalid handle,
+ * ABT_ERR_INV_ARG when num_pools is NULL. */
 ABT_API_PUBLIC int ABT_sched_get_num_pools(ABT_sched sched, int *num_pools);
 
-/* Copy up to max_pools pools of sched, starting at pool index idx, into pools. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Copy max_pools pools of sched, starting at pool index idx, into pools. ABT_ERR_SCHED when that
+ * range passes the last pool, ABT_ERR_INV_ARG for a negative count or index, or a positive count
+ * with a NULL pools. */
 ABT_API_PUBLIC int ABT_sched_get_pools(ABT_sched sched, int max_pools, int idx, ABT_pool *pools);
 
 /* Return in *size the number of work units waiting in the pools of sched. Not implemented yet:
@@ -650,28 +659,33 @@ typedef struct ABT_pool_def ABT_pool_def;
 ABT_API_PUBLIC int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config,
                                    ABT_pool *newpool);
 
-/* Create a predefined pool of kind kind and access mode access; automatic ABT_TRUE frees it with
- * the last scheduler that uses it. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a predefined pool; automatic ABT_TRUE frees it with the last scheduler that uses it.
+ * ABT_POOL_RANDWS is served as a FIFO, and access is only a hint: every goabt pool is safe for any
+ * producers and consumers. ABT_ERR_INV_POOL_KIND or ABT_ERR_INV_POOL_ACCESS for an unknown value,
+ * ABT_ERR_INV_ARG when newpool is NULL. */
 ABT_API_PUBLIC int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access,
                                          ABT_bool automatic, ABT_pool *newpool);
 
-/* Free the pool *pool, which must be empty and unused, and set *pool to ABT_POOL_NULL. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Free the pool *pool and set *pool to ABT_POOL_NULL. ABT_ERR_INV_POOL for a NULL pointer or
+ * invalid handle; goabt refuses with ABT_ERR_POOL a pool that a scheduler still uses or that still
+ * holds work units. */
 ABT_API_PUBLIC int ABT_pool_free(ABT_pool *pool);
 
-/* Return the access mode of pool in *access. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *access the access mode given when pool was created; ABT_ERR_INV_POOL for an invalid
+ * handle, ABT_ERR_INV_ARG when access is NULL. */
 ABT_API_PUBLIC int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access);
 
-/* Set *is_empty to ABT_TRUE when pool holds no work unit, ABT_FALSE otherwise. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *is_empty to ABT_TRUE when no work unit waits in pool, ABT_FALSE otherwise; ABT_ERR_INV_POOL
+ * for an invalid handle, ABT_ERR_INV_ARG when is_empty is NULL. */
 ABT_API_PUBLIC int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty);
 
-/* Return in *size the number of work units waiting in pool. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return in *size the number of work units waiting in pool; ABT_ERR_INV_POOL for an invalid handle,
+ * ABT_ERR_INV_ARG when size is NULL. */
 ABT_API_PUBLIC int ABT_pool_get_size(ABT_pool pool, size_t *size);
 
-/* Return in *size the number of work units belonging to pool, including blocked and running
- * ones. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *size the number of work units waiting in pool plus its ULTs blocked in a join (goabt
+ * does not count running ones). ABT_ERR_INV_POOL for an invalid handle, ABT_ERR_INV_ARG when size
+ * is NULL. */
 ABT_API_PUBLIC int ABT_pool_get_total_size(ABT_pool pool, size_t *size);
 
 /* Take one work unit out of pool into *thread; ABT_THREAD_NULL when the pool is empty. Not
@@ -736,7 +750,8 @@ ABT_API_PUBLIC int ABT_pool_get_data(ABT_pool pool, void **data);
  * as a stacked scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched);
 
-/* Return the id of pool in *id. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the id of pool in *id; ids count up from ABT_init in creation order, the runtime's own
+ * pools included, as in Argobots. ABT_ERR_INV_POOL for an invalid handle. */
 ABT_API_PUBLIC int ABT_pool_get_id(ABT_pool pool, int *id);
 
 /* --- The older pool interface, on pool units (ABT_unit) rather than work units. */
@@ -839,8 +854,9 @@ ABT_API_PUBLIC int ABT_pool_user_def_set_print_all(ABT_pool_user_def def,
  * free them, and these functions go from a unit back to its work unit.
  * ------------------------------------------------------------------------------------------- */
 
-/* Return in *thread the work unit (ULT or tasklet) that the pool unit unit stands for. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *thread the work unit that the pool unit unit stands for (in goabt's pools they are the
+ * same object). ABT_ERR_INV_UNIT for ABT_UNIT_NULL or a handle that is no work unit,
+ * ABT_ERR_INV_ARG when thread is NULL. */
 ABT_API_PUBLIC int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread);
 
 /* Make pool the pool that the work unit behind unit goes back to when it yields or is resumed.
@@ -864,9 +880,10 @@ enum ABT_thread_state {
 };
 typedef enum ABT_thread_state ABT_thread_state;
 
-/* Create a ULT running thread_func(arg) with attributes attr (ABT_THREAD_ATTR_NULL: defaults)
- * and push it into pool. newthread NULL: unnamed, freed when it ends. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Create a ULT running thread_func(arg) on a stack of its own (default size ABT_THREAD_STACKSIZE,
+ * 16 KiB) and push it into pool; attr ABT_THREAD_ATTR_NULL means defaults, newthread NULL makes it
+ * unnamed (freed when it ends). ABT_ERR_INV_POOL, ABT_ERR_INV_THREAD_ATTR, ABT_ERR_INV_ARG for a
+ * NULL thread_func; on error *newthread is ABT_THREAD_NULL. */
 ABT_API_PUBLIC int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                      ABT_thread_attr attr, ABT_thread *newthread);
 
@@ -875,14 +892,16 @@ ABT_API_PUBLIC int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *),
 ABT_API_PUBLIC int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                         ABT_thread_attr attr, ABT_thread *newthread);
 
-/* Like ABT_thread_create, pushing the new ULT into the first pool of xstream's main scheduler.
- * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_thread_create, pushing the new ULT into the first pool of xstream's main scheduler;
+ * ABT_ERR_INV_XSTREAM for an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *),
                                                 void *arg, ABT_thread_attr attr,
                                                 ABT_thread *newthread);
 
-/* Create num_threads ULTs: ULT i runs thread_func_list[i](arg_list[i]) in pool_list[i]; handles
- * go to newthread_list (NULL: unnamed). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create num_threads ULTs: ULT i runs thread_func_list[i](arg_list[i]) in pool_list[i] (arg_list
+ * NULL: NULL arguments); handles go to newthread_list (NULL: unnamed). Stops at the first error,
+ * keeping the ULTs already created; an attr with a user stack gives ABT_ERR_INV_THREAD_ATTR, since
+ * one stack cannot serve several ULTs. */
 ABT_API_PUBLIC int ABT_thread_create_many(int num_threads, ABT_pool *pool_list,
                                           void (**thread_func_list)(void *), void **arg_list,
                                           ABT_thread_attr attr, ABT_thread *newthread_list);
@@ -897,68 +916,72 @@ ABT_API_PUBLIC int ABT_thread_revive(ABT_pool pool, void (*thread_func)(void *),
 ABT_API_PUBLIC int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                         ABT_thread *thread);
 
-/* Wait for the work unit *thread to finish, free it and set *thread to ABT_THREAD_NULL. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Wait for the work unit *thread to finish, free it and set *thread to ABT_THREAD_NULL.
+ * ABT_ERR_INV_THREAD for a NULL pointer, an invalid or freed handle, an unnamed unit, the primary
+ * ULT or the caller itself. A waiting ULT lets other work units run; external threads and tasklets
+ * sleep. */
 ABT_API_PUBLIC int ABT_thread_free(ABT_thread *thread);
 
-/* ABT_thread_free on each of the num_threads work units in thread_list. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* ABT_thread_free on each of the num_threads work units in thread_list, skipping ABT_THREAD_NULL
+ * entries and stopping at the first error; ABT_ERR_INV_ARG for a negative count or a NULL list. */
 ABT_API_PUBLIC int ABT_thread_free_many(int num_threads, ABT_thread *thread_list);
 
-/* Wait until the work unit thread has finished, without freeing it. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Wait until the work unit thread has finished, without freeing it. ABT_ERR_INV_THREAD for an
+ * invalid or freed handle, an unnamed unit, the primary ULT or the caller itself. A waiting ULT
+ * lets other work units run; external threads and tasklets sleep. */
 ABT_API_PUBLIC int ABT_thread_join(ABT_thread thread);
 
-/* ABT_thread_join on each of the num_threads work units in thread_list. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* ABT_thread_join on each of the num_threads work units in thread_list, skipping ABT_THREAD_NULL
+ * entries and stopping at the first error; ABT_ERR_INV_ARG for a negative count or a NULL list. */
 ABT_API_PUBLIC int ABT_thread_join_many(int num_threads, ABT_thread *thread_list);
 
-/* Terminate the calling ULT; does not return when it succeeds. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Terminate the calling ULT; does not return when it succeeds. ABT_ERR_INV_XSTREAM from an external
+ * thread, ABT_ERR_INV_THREAD from a tasklet or the primary ULT. */
 ABT_API_PUBLIC int ABT_thread_exit(void);
 
 /* Ask the work unit thread to terminate; the request takes effect at its next scheduling point.
  * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_thread_cancel(ABT_thread thread);
 
-/* Return the calling work unit (ULT or tasklet) in *thread; ABT_ERR_INV_XSTREAM when called from
- * an external thread. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the calling ULT in *thread; ABT_ERR_INV_XSTREAM from an external thread,
+ * ABT_ERR_INV_THREAD from a tasklet, ABT_ERR_INV_ARG when thread is NULL. */
 ABT_API_PUBLIC int ABT_thread_self(ABT_thread *thread);
 
-/* Return the id of the calling work unit in *id. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the id of the calling ULT in *id; ABT_ERR_INV_XSTREAM from an external thread,
+ * ABT_ERR_INV_THREAD from a tasklet, ABT_ERR_INV_ARG when id is NULL. */
 ABT_API_PUBLIC int ABT_thread_self_id(ABT_unit_id *id);
 
-/* Return in *xstream the execution stream that ran thread last (ABT_XSTREAM_NULL if it never
- * ran). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *xstream the execution stream that ran the work unit thread last (ABT_XSTREAM_NULL if
+ * it never ran); ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when xstream is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream);
 
-/* Return the state of the work unit thread (ready, running, blocked or terminated) in *state.
- * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the state of the work unit thread (ready, running, blocked or terminated) in *state;
+ * ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when state is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state);
 
-/* Return in *pool the pool that the work unit thread was last pushed into. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Return in *pool the pool that the work unit thread was last pushed into; ABT_ERR_INV_THREAD for
+ * an invalid handle, ABT_ERR_INV_ARG when pool is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_last_pool(ABT_thread thread, ABT_pool *pool);
 
-/* Return in *id the id of the pool that the work unit thread was last pushed into. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *id the id of the pool that the work unit thread was last pushed into (-1 if none);
+ * ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when id is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_last_pool_id(ABT_thread thread, int *id);
 
-/* Return in *unit the pool unit handle that stands for thread in its pool. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Return in *unit the pool unit handle of thread; in goabt's pools it is the work unit itself.
+ * ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when unit is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit);
 
 /* Make pool the pool that the work unit thread goes back to when it yields or is resumed. Not
  * implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool);
 
-/* Switch from the calling ULT straight to the ready ULT thread, taking it out of its pool; the
- * caller goes back into its own pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Yield the calling ULT, like ABT_thread_yield: goabt does not switch straight to thread yet, which
+ * runs in its pool's turn. ABT_ERR_INV_THREAD when thread is invalid, a tasklet or the caller; from
+ * an external thread or a tasklet it does nothing and succeeds. */
 ABT_API_PUBLIC int ABT_thread_yield_to(ABT_thread thread);
 
-/* Give the execution stream back to the scheduler; the calling ULT goes back into its pool. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Give the execution stream back to the scheduler; the calling ULT goes back into its pool. Always
+ * ABT_SUCCESS: from an external thread or a tasklet it does nothing. */
 ABT_API_PUBLIC int ABT_thread_yield(void);
 
 /* Make the blocked ULT thread ready again by pushing it into its associated pool. Not
@@ -985,48 +1008,50 @@ ABT_API_PUBLIC int ABT_thread_migrate(ABT_thread thread);
 ABT_API_PUBLIC int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *),
                                            void *cb_arg);
 
-/* Allow (ABT_TRUE) or forbid (ABT_FALSE) the migration of the work unit thread. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Allow (ABT_TRUE) or forbid (ABT_FALSE) the migration of the work unit thread; only recorded, as
+ * goabt does not migrate yet, and ignored for the primary ULT. ABT_ERR_INV_THREAD for an invalid
+ * handle. */
 ABT_API_PUBLIC int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable);
 
-/* Set *is_migratable to ABT_TRUE when the work unit thread may migrate. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Set *is_migratable to whether the work unit thread is marked migratable (ULTs are by default);
+ * ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when is_migratable is NULL. */
 ABT_API_PUBLIC int ABT_thread_is_migratable(ABT_thread thread, ABT_bool *is_migratable);
 
-/* Set *is_primary to ABT_TRUE when thread is the primary ULT, the one that called ABT_init. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *is_primary to ABT_TRUE when thread is the primary ULT, the one that called ABT_init;
+ * ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when is_primary is NULL. */
 ABT_API_PUBLIC int ABT_thread_is_primary(ABT_thread thread, ABT_bool *is_primary);
 
-/* Set *is_unnamed to ABT_TRUE when thread was created without a handle and is freed when it
- * ends. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *is_unnamed to ABT_TRUE when thread was created without a handle and is freed when it ends;
+ * ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when is_unnamed is NULL. */
 ABT_API_PUBLIC int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed);
 
-/* Set *result to ABT_TRUE when thread1 and thread2 denote the same work unit, ABT_FALSE
- * otherwise. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *result to ABT_TRUE when thread1 and thread2 are the same handle (ABT_THREAD_NULL and
+ * ABT_TASK_NULL count as equal), ABT_FALSE otherwise; the handles are not checked. ABT_ERR_INV_ARG
+ * when result is NULL. */
 ABT_API_PUBLIC int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_bool *result);
 
-/* Return the stack size of the ULT thread in *stacksize. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return in *stacksize the stack size requested for the ULT thread; 0 for tasklets and the primary
+ * ULT. ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when stacksize is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize);
 
-/* Return the stack address and size of the ULT thread. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the lowest address and the size of the stack of the ULT thread (NULL and 0 for tasklets
+ * and the primary ULT); either output may be NULL. ABT_ERR_INV_THREAD for an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize);
 
-/* Return the id of the work unit thread in *thread_id. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the id of the work unit thread in *thread_id; ids are given out on first request, counting
+ * from 0. ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when thread_id is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_id(ABT_thread thread, ABT_unit_id *thread_id);
 
-/* Replace the argument passed to the function of the work unit thread. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Replace the argument passed to the function of the work unit thread; ABT_ERR_INV_THREAD for an
+ * invalid handle. */
 ABT_API_PUBLIC int ABT_thread_set_arg(ABT_thread thread, void *arg);
 
-/* Return the argument of the work unit thread in *arg. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the argument of the work unit thread in *arg; ABT_ERR_INV_THREAD for an invalid handle,
+ * ABT_ERR_INV_ARG when arg is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_arg(ABT_thread thread, void **arg);
 
-/* Return the function run by the work unit thread in *thread_func. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the function run by the work unit thread in *thread_func; ABT_ERR_INV_THREAD for an
+ * invalid handle, ABT_ERR_INV_ARG when thread_func is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *));
 
 /* Set the value of key for the work unit thread, which may be any ULT or tasklet, not only the
@@ -1037,8 +1062,9 @@ ABT_API_PUBLIC int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void 
  * implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value);
 
-/* Return in *attr a new attribute object describing the ULT thread; free it with
- * ABT_thread_attr_free. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *attr a new attribute object with the stack address, stack size and migratability of
+ * the ULT thread; free it with ABT_thread_attr_free. ABT_ERR_INV_THREAD for an invalid handle or a
+ * tasklet, ABT_ERR_INV_ARG when attr is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr);
 
 /* ---------------------------------------------------------------------------------------------
@@ -1047,39 +1073,41 @@ ABT_API_PUBLIC int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
  * Settings applied when a ULT is created: stack, migratability, migration callback.
  * ------------------------------------------------------------------------------------------- */
 
-/* Create a ULT attribute object with default values: default stack size, migratable, no
- * callback. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a ULT attribute object with default values: a goabt-allocated stack of the default size,
+ * migratable, no callback. ABT_ERR_INV_ARG when newattr is NULL, ABT_ERR_UNINITIALIZED before
+ * ABT_init. */
 ABT_API_PUBLIC int ABT_thread_attr_create(ABT_thread_attr *newattr);
 
-/* Free the attribute object *attr and set *attr to ABT_THREAD_ATTR_NULL. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Free the attribute object *attr and set *attr to ABT_THREAD_ATTR_NULL; ABT_ERR_INV_THREAD_ATTR
+ * for a NULL pointer or an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_attr_free(ABT_thread_attr *attr);
 
-/* Make ULTs created with attr use the caller's stackaddr of stacksize bytes (stackaddr NULL:
- * allocate stacksize bytes). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Make ULTs created with attr run on the caller's stack at stackaddr, of stacksize bytes, which
+ * must outlive them (stackaddr NULL: goabt allocates stacksize bytes). ABT_ERR_INV_ARG for a user
+ * stack below 8 KiB or not 8-byte aligned, ABT_ERR_INV_THREAD_ATTR for an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr,
                                              size_t stacksize);
 
-/* Return the stack address and size held by attr. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the stack address and size held by attr; ABT_ERR_INV_THREAD_ATTR for an invalid handle,
+ * ABT_ERR_INV_ARG when either output is NULL. */
 ABT_API_PUBLIC int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr,
                                              size_t *stacksize);
 
-/* Make ULTs created with attr get a stack of stacksize bytes allocated by the runtime. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Make ULTs created with attr get a stack of stacksize bytes allocated by goabt; smaller than 8 KiB
+ * still gets 8 KiB. ABT_ERR_INV_THREAD_ATTR for an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_attr_set_stacksize(ABT_thread_attr attr, size_t stacksize);
 
-/* Return the stack size held by attr in *stacksize. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the stack size held by attr in *stacksize; ABT_ERR_INV_THREAD_ATTR for an invalid handle,
+ * ABT_ERR_INV_ARG when stacksize is NULL. */
 ABT_API_PUBLIC int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize);
 
-/* Make ULTs created with attr call cb_func(thread, cb_arg) when they migrate. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Record cb_func(thread, cb_arg) as the migration callback of ULTs created with attr; since goabt
+ * does not migrate yet, it is never called. ABT_ERR_INV_THREAD_ATTR for an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_attr_set_callback(ABT_thread_attr attr,
                                                 void (*cb_func)(ABT_thread, void *), void *cb_arg);
 
-/* Make ULTs created with attr migratable (ABT_TRUE) or not (ABT_FALSE). Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Make ULTs created with attr migratable (ABT_TRUE) or not (ABT_FALSE); ABT_ERR_INV_THREAD_ATTR for
+ * an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable);
 
 /* ---------------------------------------------------------------------------------------------
@@ -1097,13 +1125,14 @@ enum ABT_task_state {
 };
 typedef enum ABT_task_state ABT_task_state;
 
-/* Create a tasklet (a work unit without its own stack that cannot yield) running task_func(arg)
- * and push it into pool. newtask NULL: unnamed. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a tasklet running task_func(arg) to completion on its scheduler's stack and push it into
+ * pool; newtask NULL makes it unnamed. ABT_ERR_INV_POOL for an invalid pool, ABT_ERR_INV_ARG for a
+ * NULL task_func; on error *newtask is ABT_TASK_NULL. */
 ABT_API_PUBLIC int ABT_task_create(ABT_pool pool, void (*task_func)(void *), void *arg,
                                    ABT_task *newtask);
 
-/* Like ABT_task_create, pushing the tasklet into the first pool of xstream's main scheduler. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_task_create, pushing the tasklet into the first pool of xstream's main scheduler;
+ * ABT_ERR_INV_XSTREAM for an invalid handle. */
 ABT_API_PUBLIC int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_func)(void *),
                                               void *arg, ABT_task *newtask);
 
@@ -1112,60 +1141,61 @@ ABT_API_PUBLIC int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_f
 ABT_API_PUBLIC int ABT_task_revive(ABT_pool pool, void (*task_func)(void *), void *arg,
                                    ABT_task *task);
 
-/* Wait for the tasklet *task to finish, free it and set *task to ABT_TASK_NULL. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Wait for the tasklet *task to finish, free it and set *task to ABT_TASK_NULL; the checks of
+ * ABT_thread_free, with ABT_ERR_INV_TASK instead of ABT_ERR_INV_THREAD. */
 ABT_API_PUBLIC int ABT_task_free(ABT_task *task);
 
-/* Wait until the tasklet task has finished, without freeing it. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Wait until the tasklet task has finished, without freeing it; the checks of ABT_thread_join, with
+ * ABT_ERR_INV_TASK instead of ABT_ERR_INV_THREAD. */
 ABT_API_PUBLIC int ABT_task_join(ABT_task task);
 
 /* Ask the tasklet task to terminate; the request takes effect before it runs. Not implemented
  * yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_task_cancel(ABT_task task);
 
-/* Return the calling tasklet in *task; ABT_ERR_INV_TASK (and ABT_TASK_NULL in *task) when the
- * caller is a ULT. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the calling tasklet in *task; ABT_ERR_INV_XSTREAM from an external thread,
+ * ABT_ERR_INV_TASK (and ABT_TASK_NULL in *task) when the caller is a ULT, ABT_ERR_INV_ARG when task
+ * is NULL. */
 ABT_API_PUBLIC int ABT_task_self(ABT_task *task);
 
-/* Return the id of the calling tasklet in *id; ABT_ERR_INV_TASK when the caller is a ULT. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the id of the calling tasklet in *id; ABT_ERR_INV_XSTREAM from an external thread,
+ * ABT_ERR_INV_TASK when the caller is a ULT, ABT_ERR_INV_ARG when id is NULL. */
 ABT_API_PUBLIC int ABT_task_self_id(uint64_t *id);
 
-/* Return in *xstream the execution stream that runs or last ran task. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Return in *xstream the execution stream that runs or last ran task (ABT_XSTREAM_NULL if it never
+ * ran); ABT_ERR_INV_TASK for an invalid handle, ABT_ERR_INV_ARG when xstream is NULL. */
 ABT_API_PUBLIC int ABT_task_get_xstream(ABT_task task, ABT_xstream *xstream);
 
-/* Return the state of the tasklet task (ready, running or terminated) in *state. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the state of the tasklet task (ready, running or terminated) in *state; ABT_ERR_INV_TASK
+ * for an invalid handle, ABT_ERR_INV_ARG when state is NULL. */
 ABT_API_PUBLIC int ABT_task_get_state(ABT_task task, ABT_task_state *state);
 
-/* Return in *pool the pool that the tasklet task was last pushed into. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Return in *pool the pool that the tasklet task was last pushed into; ABT_ERR_INV_TASK for an
+ * invalid handle, ABT_ERR_INV_ARG when pool is NULL. */
 ABT_API_PUBLIC int ABT_task_get_last_pool(ABT_task task, ABT_pool *pool);
 
-/* Return in *id the id of the pool that the tasklet task was last pushed into. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *id the id of the pool that the tasklet task was last pushed into (-1 if none);
+ * ABT_ERR_INV_TASK for an invalid handle, ABT_ERR_INV_ARG when id is NULL. */
 ABT_API_PUBLIC int ABT_task_get_last_pool_id(ABT_task task, int *id);
 
-/* Allow (ABT_TRUE) or forbid (ABT_FALSE) the migration of the tasklet task. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Mark the tasklet task migratable (ABT_TRUE) or not (ABT_FALSE); only recorded, as goabt does not
+ * migrate yet. ABT_ERR_INV_TASK for an invalid handle. */
 ABT_API_PUBLIC int ABT_task_set_migratable(ABT_task task, ABT_bool flag);
 
-/* Set *flag to ABT_TRUE when the tasklet task may migrate. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set *flag to whether the tasklet task is marked migratable; ABT_ERR_INV_TASK for an invalid
+ * handle, ABT_ERR_INV_ARG when flag is NULL. */
 ABT_API_PUBLIC int ABT_task_is_migratable(ABT_task task, ABT_bool *flag);
 
-/* Set *result to ABT_TRUE when task1 and task2 denote the same work unit, ABT_FALSE otherwise.
- * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *result to ABT_TRUE when task1 and task2 are the same handle, ABT_FALSE otherwise, as
+ * ABT_thread_equal does; ABT_ERR_INV_ARG when result is NULL. */
 ABT_API_PUBLIC int ABT_task_equal(ABT_task task1, ABT_task task2, ABT_bool *result);
 
-/* Return the id of the tasklet task in *task_id. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the id of the tasklet task in *task_id (ULTs and tasklets share one id sequence);
+ * ABT_ERR_INV_TASK for an invalid handle, ABT_ERR_INV_ARG when task_id is NULL. */
 ABT_API_PUBLIC int ABT_task_get_id(ABT_task task, uint64_t *task_id);
 
-/* Return the argument of the tasklet task in *arg. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the argument of the tasklet task in *arg; ABT_ERR_INV_TASK for an invalid handle,
+ * ABT_ERR_INV_ARG when arg is NULL. */
 ABT_API_PUBLIC int ABT_task_get_arg(ABT_task task, void **arg);
 
 /* These tasklet functions are the ULT ones under another name. */
@@ -1180,20 +1210,20 @@ ABT_API_PUBLIC int ABT_task_get_arg(ABT_task task, void **arg);
  * work-unit-specific data, and the ways it can yield, block, exit or run other work units.
  * ------------------------------------------------------------------------------------------- */
 
-/* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM from an
- * external thread. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM from an external
+ * thread, ABT_ERR_INV_ARG when xstream is NULL. */
 ABT_API_PUBLIC int ABT_self_get_xstream(ABT_xstream *xstream);
 
-/* Return the rank of the execution stream running the caller in *rank. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Return the rank of the execution stream running the caller in *rank; ABT_ERR_INV_XSTREAM from an
+ * external thread, ABT_ERR_INV_ARG when rank is NULL. */
 ABT_API_PUBLIC int ABT_self_get_xstream_rank(int *rank);
 
-/* Return the calling work unit (ULT or tasklet) in *thread. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the calling work unit (ULT or tasklet) in *thread; ABT_ERR_INV_XSTREAM from an external
+ * thread, ABT_ERR_INV_ARG when thread is NULL. */
 ABT_API_PUBLIC int ABT_self_get_thread(ABT_thread *thread);
 
-/* Return the id of the calling work unit in *id. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the id of the calling work unit (ULT or tasklet) in *id; ABT_ERR_INV_XSTREAM from an
+ * external thread, ABT_ERR_INV_ARG when id is NULL. */
 ABT_API_PUBLIC int ABT_self_get_thread_id(ABT_unit_id *id);
 
 /* Set the value of key for the calling work unit. Not implemented yet: returns
@@ -1204,44 +1234,47 @@ ABT_API_PUBLIC int ABT_self_set_specific(ABT_key key, void *value);
  * implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_self_get_specific(ABT_key key, void **value);
 
-/* Return what the caller is in *type: ABT_UNIT_TYPE_THREAD, ABT_UNIT_TYPE_TASK, or
- * ABT_UNIT_TYPE_EXT for an external thread. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return what the caller is in *type: ABT_UNIT_TYPE_THREAD or ABT_UNIT_TYPE_TASK; from an external
+ * thread *type is ABT_UNIT_TYPE_EXT and the result ABT_ERR_INV_XSTREAM. ABT_ERR_INV_ARG when type
+ * is NULL. */
 ABT_API_PUBLIC int ABT_self_get_type(ABT_unit_type *type);
 
-/* Set *is_primary to ABT_TRUE when the caller is the primary ULT. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set *is_primary to ABT_TRUE when the caller is the primary ULT; ABT_ERR_INV_XSTREAM from an
+ * external thread, ABT_ERR_INV_THREAD from a tasklet, ABT_ERR_INV_ARG when is_primary is NULL. */
 ABT_API_PUBLIC int ABT_self_is_primary(ABT_bool *is_primary);
 
-/* Set *on_primary to ABT_TRUE when the caller runs on the primary execution stream. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *on_primary to ABT_TRUE when the caller runs on the primary execution stream;
+ * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when on_primary is NULL. */
 ABT_API_PUBLIC int ABT_self_on_primary_xstream(ABT_bool *on_primary);
 
-/* Set *is_unnamed to ABT_TRUE when the calling work unit has no handle and is freed when it
- * ends. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *is_unnamed to ABT_TRUE when the calling work unit has no handle and is freed when it ends;
+ * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when is_unnamed is NULL. */
 ABT_API_PUBLIC int ABT_self_is_unnamed(ABT_bool *is_unnamed);
 
-/* Return in *pool the pool that the calling work unit was last taken from. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Return in *pool the pool that the calling work unit was last taken from; ABT_ERR_INV_XSTREAM from
+ * an external thread, ABT_ERR_INV_ARG when pool is NULL. */
 ABT_API_PUBLIC int ABT_self_get_last_pool(ABT_pool *pool);
 
-/* Return in *pool_id the id of the pool that the calling work unit was last taken from. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *pool_id the id of the pool that the calling work unit was last taken from;
+ * ABT_ERR_INV_XSTREAM (and -1 in *pool_id) from an external thread, ABT_ERR_INV_ARG when pool_id is
+ * NULL. */
 ABT_API_PUBLIC int ABT_self_get_last_pool_id(int *pool_id);
 
 /* Make pool the pool that the calling work unit goes back to when it yields or is resumed. Not
  * implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_self_set_associated_pool(ABT_pool pool);
 
-/* Return in *unit the pool unit handle that stands for the calling work unit. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *unit the pool unit handle of the calling work unit (in goabt's pools, the work unit
+ * itself); ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when unit is NULL. */
 ABT_API_PUBLIC int ABT_self_get_unit(ABT_unit *unit);
 
-/* Give the execution stream back to the scheduler; the calling ULT goes back into its pool. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Give the execution stream back to the scheduler; the calling ULT goes back into its pool.
+ * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet. */
 ABT_API_PUBLIC int ABT_self_yield(void);
 
-/* Push the calling ULT back into its pool and switch straight to thread, a ready ULT that is in
- * no pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Yield the calling ULT, like ABT_self_yield: goabt does not switch straight to thread yet, which
+ * runs in its pool's turn. ABT_ERR_INV_THREAD from a tasklet or when thread is invalid, a tasklet
+ * or the caller; ABT_ERR_INV_XSTREAM from an external thread. */
 ABT_API_PUBLIC int ABT_self_yield_to(ABT_thread thread);
 
 /* Push the calling ULT back into its pool and switch straight to the blocked ULT thread,
@@ -1260,8 +1293,8 @@ ABT_API_PUBLIC int ABT_self_suspend_to(ABT_thread thread);
  * implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_self_resume_suspend_to(ABT_thread thread);
 
-/* Terminate the calling ULT; does not return when it succeeds. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Terminate the calling ULT; does not return when it succeeds. ABT_ERR_INV_XSTREAM from an external
+ * thread, ABT_ERR_INV_THREAD from a tasklet or the primary ULT. */
 ABT_API_PUBLIC int ABT_self_exit(void);
 
 /* Terminate the calling ULT and switch straight to thread, a ready ULT that is in no pool. Not
@@ -1276,16 +1309,15 @@ ABT_API_PUBLIC int ABT_self_resume_exit_to(ABT_thread thread);
  * yields (ABT_POOL_NULL: its associated pool). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_self_schedule(ABT_thread thread, ABT_pool pool);
 
-/* Replace the argument of the calling work unit. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Replace the argument of the calling work unit; ABT_ERR_INV_XSTREAM from an external thread. */
 ABT_API_PUBLIC int ABT_self_set_arg(void *arg);
 
-/* Return the argument of the calling work unit in *arg. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the argument of the calling work unit in *arg; ABT_ERR_INV_XSTREAM from an external
+ * thread, ABT_ERR_INV_ARG when arg is NULL. */
 ABT_API_PUBLIC int ABT_self_get_arg(void **arg);
 
-/* Return the function run by the calling work unit in *thread_func. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the function run by the calling work unit in *thread_func; ABT_ERR_INV_XSTREAM from an
+ * external thread, ABT_ERR_INV_ARG when thread_func is NULL. */
 ABT_API_PUBLIC int ABT_self_get_thread_func(void (**thread_func)(void *));
 
 /* These are the ULT versions under another name. */
@@ -1659,10 +1691,13 @@ enum ABT_info_query_kind {
 typedef enum ABT_info_query_kind ABT_info_query_kind;
 
 /* Write the configuration fact query_kind into *val, whose type depends on the kind (see enum
- * ABT_info_query_kind). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * ABT_info_query_kind); features goabt lacks (debug, logging, migration, cancellation, affinity,
+ * tools ...) read ABT_FALSE. ABT_ERR_INV_QUERY_KIND for an unknown kind, ABT_ERR_INV_ARG when val
+ * is NULL, ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_query_config(ABT_info_query_kind query_kind, void *val);
 
-/* Print the runtime configuration to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Print goabt's configuration (default ULT and scheduler stack sizes, execution stream limit and
+ * count) to fp; ABT_ERR_INV_ARG when fp is NULL, ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_print_config(FILE *fp);
 
 /* Print a description of every execution stream to fp. Not implemented yet: returns
