@@ -419,6 +419,14 @@ __attribute__((noreturn)) static void primary_activation(void *arg)
     __builtin_unreachable();
 }
 
+/* A ULT that resumes acts on what the unit it took over from asked: usually the scheduler has
+ * done it already, but after a direct switch (yield_to) nobody else will. */
+static void after_resume(void)
+{
+    goabt_stream *s = goabt_self_stream();
+    if (s->pending_op != GOABT_PENDING_NONE) handle_pending(s);
+}
+
 /* Gives the processor to the scheduler with s->pending_* already set; returns when the calling
  * ULT runs again (possibly on another stream). */
 static void switch_to_scheduler(goabt_stream *s, goabt_unit *self)
@@ -428,13 +436,37 @@ static void switch_to_scheduler(goabt_stream *s, goabt_unit *self)
     } else {
         goabt_ctx_switch(&self->ctx, s->sched_ctx);
     }
+    after_resume();
 }
 
 static void ult_entry(void *arg)
 {
     goabt_unit *u = arg;
+    after_resume();
     u->func(u->arg);
     goabt_unit_exit();
+}
+
+/* Yields straight to target, a ready ULT taken out of its pool, without going through the
+ * scheduler; the caller goes back to its pool. The main ULT, which has no scheduler below it
+ * to come back to, yields the ordinary way. A target that is not queued (running, blocked,
+ * finished) leaves the caller running, as in Argobots. */
+void goabt_unit_yield_to(goabt_unit *target)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    if ((self->flags & GOABT_UNIT_MAIN) || (target->flags & GOABT_UNIT_MAIN)) {
+        goabt_unit_yield();
+        return;
+    }
+    if (!goabt_pool_remove(target->pool, target)) return;
+    s->pending_op = GOABT_PENDING_YIELD;
+    s->pending_unit = self;
+    target->last_stream = s;
+    __atomic_store_n(&target->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
+    s->current = target;
+    goabt_ctx_switch(&self->ctx, target->ctx);
+    after_resume();
 }
 
 void goabt_unit_exit(void)

@@ -241,6 +241,7 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic) GOABT_HIDDEN;
 void goabt_pool_delete(goabt_pool *p) GOABT_HIDDEN;
 void goabt_pool_push(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
 goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
+int goabt_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if u was queued in p */
 void goabt_pool_release(goabt_pool *p) GOABT_HIDDEN; /* a scheduler stops using p */
 
 /* Schedulers (sched.c). */
@@ -255,6 +256,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
 void goabt_unit_free(goabt_unit *u) GOABT_HIDDEN;
 int goabt_unit_join(goabt_unit *u) GOABT_HIDDEN;
 void goabt_unit_yield(void) GOABT_HIDDEN;
+void goabt_unit_yield_to(goabt_unit *target) GOABT_HIDDEN;
 void goabt_unit_exit(void) __attribute__((noreturn)) GOABT_HIDDEN;
 uint64_t goabt_unit_id(goabt_unit *u) GOABT_HIDDEN;
 int goabt_stream_start(goabt_stream *s) GOABT_HIDDEN;

@@ -90,6 +90,29 @@ goabt_unit *goabt_pool_pop(goabt_pool *p)
     return u;
 }
 
+int goabt_pool_remove(goabt_pool *p, goabt_unit *u)
+{
+    int queued = 0;
+    spin_lock(&p->lock);
+    if (u->pool == p && (u->prev != NULL || p->head == u)) {
+        if (u->prev) {
+            u->prev->next = u->next;
+        } else {
+            p->head = u->next;
+        }
+        if (u->next) {
+            u->next->prev = u->prev;
+        } else {
+            p->tail = u->prev;
+        }
+        u->next = u->prev = NULL;
+        __atomic_store_n(&p->size, p->size - 1, __ATOMIC_RELAXED);
+        queued = 1;
+    }
+    spin_unlock(&p->lock);
+    return queued;
+}
+
 /* Schedulers: pools in priority order, the first non-empty one wins. */
 
 goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)

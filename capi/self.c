@@ -121,7 +121,7 @@ int ABT_self_yield_to(ABT_thread thread)
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     goabt_unit *t = goabt_unit_of(thread);
     if (t == NULL || t->kind != GOABT_ULT || t == u) return ABT_ERR_INV_THREAD;
-    goabt_unit_yield();
+    goabt_unit_yield_to(t);
     return ABT_SUCCESS;
 }
 

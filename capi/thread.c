@@ -139,7 +139,7 @@ int ABT_thread_yield_to(ABT_thread thread)
     if (self == NULL || self->kind != GOABT_ULT) return ABT_SUCCESS;
     goabt_unit *t = goabt_unit_of(thread);
     if (t == NULL || t->kind != GOABT_ULT || t == self) return ABT_ERR_INV_THREAD;
-    goabt_unit_yield(); /* the target runs in its pool's turn */
+    goabt_unit_yield_to(t);
     return ABT_SUCCESS;
 }
 
