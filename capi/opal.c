@@ -29,7 +29,6 @@ opal_class_t opal_object_t_class = {
 extern void goabt_opal_class_initialize(void *cls);
 extern void goabt_opal_class_finalize(void);
 extern _Bool goabt_opal_set_using_threads(_Bool have);
-extern void goabt_opal_obj_quarantine(void *object);
 
 void opal_class_initialize(opal_class_t *cls)
 {
@@ -47,9 +46,26 @@ bool opal_set_using_threads(bool have)
     return goabt_opal_set_using_threads(have);
 }
 
+/* The debug-mode quarantine: the last QUARANTINE_SIZE objects released wait here before their
+ * memory goes back to malloc, so that a second release of one still finds its class, its death
+ * record and where it was constructed. C, not Go: it runs on every final release in debug
+ * builds, from any stack, and in forked children (tests check misuse reports in a child
+ * process), where the Go runtime cannot run. */
+#define QUARANTINE_SIZE 1024
+static opal_object_t *quarantine[QUARANTINE_SIZE];
+static unsigned quarantine_next;
+static int quarantine_lock;
+
 void opal_obj_quarantine(opal_object_t *object)
 {
-    goabt_opal_obj_quarantine(object);
+    if (object == NULL) return;
+    while (__atomic_exchange_n(&quarantine_lock, 1, __ATOMIC_ACQUIRE)) {
+    }
+    opal_object_t *oldest = quarantine[quarantine_next];
+    quarantine[quarantine_next] = object;
+    quarantine_next = (quarantine_next + 1) % QUARANTINE_SIZE;
+    __atomic_store_n(&quarantine_lock, 0, __ATOMIC_RELEASE);
+    free(oldest);
 }
 
 static const char *class_name(const opal_object_t *object)

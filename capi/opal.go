@@ -48,14 +48,3 @@ func goabt_opal_class_finalize() { objects.FinalizeClasses() }
 func goabt_opal_set_using_threads(have C.bool) C.bool {
 	return C.bool(objects.SetUsingThreads(bool(have)))
 }
-
-// goabt_opal_obj_quarantine takes an object released in debug mode and frees it later
-// (opal_obj_quarantine).
-//
-//export goabt_opal_obj_quarantine
-func goabt_opal_obj_quarantine(object unsafe.Pointer) {
-	if object == nil {
-		return
-	}
-	objects.Quarantine.Put(object)
-}

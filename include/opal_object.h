@@ -294,12 +294,10 @@ static inline bool opal_obj_release(opal_object_t *object)
 #define OBJ_CONSTRUCT_INTERNAL(object, cls) opal_obj_construct((opal_object_t *)(object), (cls))
 
 /* Runs the destructors of an object the caller owns, whatever its count; changes neither the
- * count nor the class and frees nothing. */
-#define OBJ_DESTRUCT(object)                                                                  \
-    do {                                                                                      \
-        opal_class_ensure_initialized(((opal_object_t *)(object))->obj_class);                \
-        opal_obj_run_destructors((opal_object_t *)(object));                                  \
-    } while (0)
+ * count nor the class and frees nothing. As in Open MPI, the object must have been constructed
+ * in this class epoch (debug mode checks it; this build trusts it, to cost no more than Open
+ * MPI's). */
+#define OBJ_DESTRUCT(object) opal_obj_run_destructors((opal_object_t *)(object))
 
 #else /* OPAL_ENABLE_DEBUG */
 

@@ -4,8 +4,9 @@
 // to the reference count (a plain add while threads are off, an atomic add while they are on),
 // and OBJ_NEW and OBJ_CONSTRUCT walk the class's constructor array. This package owns what is
 // rare and needs a lock: initializing a class (its depth and its constructor and destructor
-// arrays), the class epoch, finalizing every class, the thread mode, and the debug-mode
-// quarantine of released objects. Everything the inline C reads lives in C memory; this package
+// arrays), the class epoch, finalizing every class, and the thread mode. (The debug-mode
+// quarantine of released objects is C, in capi/opal.c: it must run in forked children, where Go
+// cannot.) Everything the inline C reads lives in C memory; this package
 // defines its layout (Class) and gets the memory from a Memory that capi implements with malloc.
 package opal
 
@@ -46,15 +47,11 @@ type System struct {
 
 	mu     sync.Mutex       // serializes class initialization and finalization
 	arrays []unsafe.Pointer // one allocation per class initialized in the current epoch
-
-	Quarantine Quarantine
 }
 
 // NewSystem makes the object system over the C variables that the header reads inline.
 func NewSystem(usesThreads *bool, epoch *int32, mem Memory) *System {
-	s := &System{usesThreads: usesThreads, epoch: epoch, mem: mem}
-	s.Quarantine.free = mem.Free
-	return s
+	return &System{usesThreads: usesThreads, epoch: epoch, mem: mem}
 }
 
 // SetUsingThreads switches RETAIN/RELEASE between plain and atomic updates

@@ -170,22 +170,3 @@ func TestThreadMode(t *testing.T) {
 	require.False(t, s.SetUsingThreads(false))
 	require.False(t, *threads)
 }
-
-func TestQuarantineFreesOldestWhenFull(t *testing.T) {
-	s, mem, _, _ := newTestSystem()
-	objs := make([]unsafe.Pointer, QuarantineSize+2)
-	for i := range objs {
-		objs[i] = mem.Alloc(16)
-	}
-	for i := 0; i < QuarantineSize; i++ {
-		s.Quarantine.Put(objs[i])
-	}
-	require.Equal(t, 0, mem.frees, "nothing is freed until the quarantine is full")
-	require.Equal(t, QuarantineSize, s.Quarantine.Len())
-	s.Quarantine.Put(objs[QuarantineSize])
-	require.Equal(t, 1, mem.frees)
-	require.NotContains(t, mem.live, objs[0], "the oldest object is the one freed")
-	s.Quarantine.Put(objs[QuarantineSize+1])
-	require.NotContains(t, mem.live, objs[1])
-	require.Contains(t, mem.live, objs[2])
-}

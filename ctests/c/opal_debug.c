@@ -18,7 +18,8 @@ OBJ_CLASS_INSTANCE(widget_t, opal_object_t, NULL, NULL);
 static int new_line, construct_line;
 
 /* Runs fn in a child with stderr captured; returns the message, sets *clean when the child
- * exited with status 0. */
+ * exited with status 0. The child must not need Go (the runtime cannot run in a fork child):
+ * every class it uses is initialized before the fork, and misuse reports are pure C. */
 static const char *in_child(void (*fn)(void), bool *clean)
 {
     static char msg[4096];
@@ -27,6 +28,7 @@ static const char *in_child(void (*fn)(void), bool *clean)
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
+        alarm(20); /* a child that hangs must not outlive the test */
         dup2(fds[1], 2);
         close(fds[0]);
         fn();

@@ -1,0 +1,390 @@
+// Command bench measures goabt against the C libraries it stands in for and prints one table per
+// suite: operation, thread mode, goabt's ns/op, the reference's ns/op and their ratio.
+//
+// It is what `make bench` runs. It builds libgoabt.so if it is missing or older than its
+// sources, compiles each suite's C benchmark once per implementation into build/bench/, and runs
+// the binaries one at a time, never two at once: per operation, several rounds alternating
+// implementations, so that a burst of load on the machine does not land on one side only. The
+// table shows, per operation, the median of the rounds, and the median of the rounds' ratios;
+// each round is itself the median of five calibrated runs inside the C program.
+//
+// A suite is a C benchmark source plus the implementations it is compiled against; adding one
+// (Argobots ULTs, keys …) means appending to suites() below.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// cFlags are the flags every benchmark is compiled with, for goabt and for the reference alike.
+var cFlags = []string{"-O3", "-Wall", "-Wextra", "-Werror"}
+
+// impl is one implementation a benchmark source is compiled against.
+type impl struct {
+	name    string   // column heading: "goabt", "Open MPI"
+	version string   // shown in the table's title when known: "4.1.4"
+	binary  string   // file name under build/bench/
+	cflags  []string // include directories, defines
+	ldflags []string // libraries, rpath
+	missing string   // why it cannot be built (reference not installed); empty if it can
+}
+
+// row is one line of a suite's table, as a benchmark binary prints it.
+type row struct {
+	op      string // the op= name the C program prints
+	threads string // "off" or "on"
+}
+
+// rowInfo says how a suite presents one row.
+type rowInfo struct {
+	label  string // the operation column
+	judged bool   // whether its ratio counts for the "every ratio ≤ 1.0" verdict
+}
+
+// suite is one C benchmark compiled against goabt and against a reference implementation.
+type suite struct {
+	title  string
+	source string // relative to the repository root
+	goabt  impl
+	ref    impl
+	rows   map[string]rowInfo // by op name; ops not listed are shown under their own name, judged
+	notes  []string           // printed under the table
+}
+
+// measurement is what running a suite gave: per row and implementation, one value per round.
+type measurement struct {
+	order  []row
+	values map[row]map[string][]float64 // row -> impl name -> ns per round
+}
+
+func main() {
+	rounds := flag.Int("rounds", 7, "runs of each operation per implementation, alternating; the table shows the median")
+	only := flag.String("only", "", "run only the operations whose op name starts with this")
+	lib := flag.Bool("lib", true, "run make -s lib first when build/lib/libgoabt.so is older than its sources")
+	flag.Parse()
+	if err := run(os.Stdout, *rounds, *only, *lib); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(w io.Writer, rounds int, only string, buildLib bool) error {
+	if rounds < 1 {
+		return errors.New("-rounds must be at least 1")
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	if buildLib {
+		if err := ensureLib(root); err != nil {
+			return err
+		}
+	}
+	out := filepath.Join(root, "build", "bench")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if busy, err := otherLoad(300 * time.Millisecond); err == nil && busy > 0.2 {
+		fmt.Fprintf(w, "warning: before the run other processes kept %.1f of %d CPUs busy; the figures, "+
+			"the 2-thread rows above all, are unreliable\n", busy, runtime.NumCPU())
+	}
+	start := time.Now()
+	var above []string
+	for _, s := range suites(root) {
+		m, err := s.measure(root, out, rounds, only)
+		if err != nil {
+			return err
+		}
+		above = append(above, s.print(w, m, rounds)...)
+	}
+	fmt.Fprintf(w, "\nmeasured in %s\n", time.Since(start).Round(100*time.Millisecond))
+	if len(above) == 0 {
+		fmt.Fprintln(w, "every ratio ≤ 1.0: yes")
+	} else {
+		fmt.Fprintf(w, "every ratio ≤ 1.0: no (%s)\n", strings.Join(above, "; "))
+	}
+	return nil
+}
+
+// suites lists the benchmark suites, in the order their tables are printed.
+func suites(root string) []suite {
+	return []suite{opalSuite(root)}
+}
+
+// otherLoad returns how many CPUs, on average over d, were busy (this process sleeps meanwhile).
+func otherLoad(d time.Duration) (float64, error) {
+	read := func() (busy, total float64, err error) {
+		b, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			return 0, 0, err
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		fields := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal …
+		if len(fields) < 6 || fields[0] != "cpu" {
+			return 0, 0, errors.New("unexpected /proc/stat")
+		}
+		for i, f := range fields[1:] {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				return 0, 0, err
+			}
+			if i >= 8 { // guest time is already counted in user time
+				break
+			}
+			total += v
+			if i != 3 && i != 4 { // idle, iowait
+				busy += v
+			}
+		}
+		return busy, total, nil
+	}
+	b0, t0, err := read()
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(d)
+	b1, t1, err := read()
+	if err != nil || t1 <= t0 {
+		return 0, err
+	}
+	return (b1 - b0) / (t1 - t0) * float64(runtime.NumCPU()), nil
+}
+
+// repoRoot walks up from the working directory to the directory holding go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod in the working directory or above it")
+		}
+		dir = parent
+	}
+}
+
+// ensureLib runs `make -s lib` unless build/lib/libgoabt.so and the headers beside it are newer
+// than every source they are built from.
+func ensureLib(root string) error {
+	lib := filepath.Join(root, "build", "lib", "libgoabt.so")
+	hdr := filepath.Join(root, "build", "include", "opal", "class", "opal_object.h")
+	if fresh(lib, root, "capi", "core", "include", "go.mod") && fresh(hdr, root, "include") {
+		return nil
+	}
+	cmd := exec.Command("make", "-s", "lib")
+	cmd.Dir = root
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("make lib: %w", err)
+	}
+	return nil
+}
+
+// fresh reports whether target exists and is newer than every file under the given paths.
+func fresh(target, root string, paths ...string) bool {
+	st, err := os.Stat(target)
+	if err != nil {
+		return false
+	}
+	newer := false
+	for _, p := range paths {
+		_ = filepath.WalkDir(filepath.Join(root, p), func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && info.ModTime().After(st.ModTime()) {
+				newer = true
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+	return !newer
+}
+
+// measure compiles the suite's source for both implementations, then measures one operation
+// after the other: rounds times, alternating implementations, so that the two sides of a row
+// are measured within a fraction of a second of each other and a burst of load elsewhere on the
+// machine does not land on one side only.
+func (s suite) measure(root, out string, rounds int, only string) (measurement, error) {
+	m := measurement{values: map[row]map[string][]float64{}}
+	var bins []impl
+	for _, im := range []impl{s.goabt, s.ref} {
+		if im.missing != "" {
+			continue
+		}
+		if err := compile(root, filepath.Join(root, s.source), filepath.Join(out, im.binary), im); err != nil {
+			return m, err
+		}
+		bins = append(bins, im)
+	}
+	list, err := exec.Command(filepath.Join(out, s.goabt.binary), "-l").Output()
+	if err != nil {
+		return m, fmt.Errorf("%s -l: %w", s.goabt.binary, err)
+	}
+	for _, op := range strings.Fields(string(list)) {
+		if !strings.HasPrefix(op, only) {
+			continue
+		}
+		for r := 0; r < rounds; r++ {
+			for _, im := range bins {
+				cmd := exec.Command(filepath.Join(out, im.binary), op)
+				cmd.Stderr = os.Stderr
+				stdout, err := cmd.Output()
+				if err != nil {
+					return m, fmt.Errorf("%s %s: %w", im.binary, op, err)
+				}
+				results, err := parseResults(stdout)
+				if err != nil {
+					return m, fmt.Errorf("%s %s: %w", im.binary, op, err)
+				}
+				for _, res := range results {
+					if m.values[res.row] == nil {
+						m.values[res.row] = map[string][]float64{}
+						m.order = append(m.order, res.row)
+					}
+					m.values[res.row][im.name] = append(m.values[res.row][im.name], res.ns)
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+func compile(root, src, bin string, im impl) error {
+	args := append(append(append([]string{}, cFlags...), im.cflags...), src, "-o", bin)
+	args = append(args, im.ldflags...)
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "gcc"
+	}
+	cmd := exec.Command(cc, args...)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("compiling %s for %s: %w\n%s %s\n%s", filepath.Base(src), im.name, err,
+			cc, strings.Join(args, " "), stderr.String())
+	}
+	return nil
+}
+
+type result struct {
+	row row
+	ns  float64
+}
+
+// parseResults reads the lines `op=<name> threads=<off|on> ns=<float>`; other lines are ignored.
+func parseResults(out []byte) ([]result, error) {
+	var results []result
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := map[string]string{}
+		for _, f := range strings.Fields(sc.Text()) {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				fields[k] = v
+			}
+		}
+		if fields["op"] == "" || fields["ns"] == "" {
+			continue
+		}
+		ns, err := strconv.ParseFloat(fields["ns"], 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad line %q: %w", sc.Text(), err)
+		}
+		results = append(results, result{row{fields["op"], fields["threads"]}, ns})
+	}
+	if len(results) == 0 {
+		return nil, errors.New("printed no op=… lines")
+	}
+	return results, sc.Err()
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// print writes the suite's table and returns the judged rows whose ratio is above 1.0 (or says
+// that the reference could not be measured).
+func (s suite) print(w io.Writer, m measurement, rounds int) []string {
+	ref := s.ref.name
+	if s.ref.version != "" {
+		ref += " " + s.ref.version
+	}
+	fmt.Fprintf(w, "\n%s: goabt vs %s (%s)\n", s.title, ref, s.source)
+	fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs; "+
+		"ratio: median of the rounds' ratios\n\n", rounds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
+	fmt.Fprintf(tw, "operation\tthreads\t%s\t%s\tratio (goabt/%s)\t\n", s.goabt.name, s.ref.name, s.ref.name)
+	var above []string
+	for _, r := range m.order {
+		info, ok := s.rows[r.op]
+		if !ok {
+			info = rowInfo{label: r.op, judged: true}
+		}
+		gs, rs := m.values[r][s.goabt.name], m.values[r][s.ref.name]
+		g, o := median(gs), median(rs)
+		// The ratio is the median of the rounds' ratios: the two sides of a round ran within a
+		// fraction of a second of each other, so a slow spell of the machine cancels out.
+		var ratios []float64
+		for i := 0; i < len(gs) && i < len(rs); i++ {
+			ratios = append(ratios, gs[i]/rs[i])
+		}
+		ratio := median(ratios)
+		mark := ""
+		if !info.judged {
+			mark = " (not judged)"
+		} else if math.Round(ratio*100) > 100 { // judged as printed: 1.004 shows, and passes, as 1.00
+			above = append(above, fmt.Sprintf("%s, threads %s: %.2f", info.label, r.threads, ratio))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t\n", info.label, r.threads, num(g, "%.2f"), num(o, "%.2f"),
+			num(ratio, "%.2f"), mark)
+	}
+	_ = tw.Flush()
+	for _, n := range s.notes {
+		fmt.Fprintln(w, n)
+	}
+	if s.ref.missing != "" {
+		fmt.Fprintf(w, "%s not measured: %s\n", s.ref.name, s.ref.missing)
+		above = append(above, s.title+": "+s.ref.name+" not measured")
+	}
+	return above
+}
+
+func num(x float64, format string) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return fmt.Sprintf(format, x)
+}
