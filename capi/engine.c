@@ -401,9 +401,12 @@ static void sched_loop(goabt_stream *s)
             run_unit(s, u);
             continue;
         }
-        if (!s->is_primary && (__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) &&
+        if ((__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) &&
             !goabt_sched_has_work(sc)) {
-            return;
+            if (!s->is_primary) return;
+            /* ABT_finalize parked the main ULT until the primary ran out of work. */
+            __atomic_and_fetch(&s->request, ~GOABT_REQ_FINISH, __ATOMIC_RELEASE);
+            resume_main(s);
         }
         idle_wait(s, ++idle);
     }
@@ -645,8 +648,14 @@ int goabt_engine_init(void)
 void goabt_engine_finalize(void)
 {
     goabt_stream *p = goabt_rt.primary;
-    /* Run what is left in the primary's pools (and wait for its blocked ULTs). */
-    while (goabt_sched_has_work(p->sched)) goabt_unit_yield();
+    /* Run what is left in the primary's pools (and wait for its blocked ULTs): the main ULT
+     * parks, out of every pool, until the scheduler finds no work. */
+    if (goabt_sched_has_work(p->sched)) {
+        __atomic_or_fetch(&p->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
+        p->pending_op = GOABT_PENDING_PARK;
+        p->pending_unit = goabt_rt.main_unit;
+        switch_to_scheduler(p, goabt_rt.main_unit);
+    }
     /* Argobots leaves streams the program did not free undefined; goabt joins and frees them. */
     goabt_stream *s;
     while ((s = any_secondary_stream()) != NULL) {

@@ -66,6 +66,7 @@ enum {
     GOABT_PENDING_YIELD,     /* push the unit back to its pool */
     GOABT_PENDING_JOIN,      /* block the unit until pending_target terminates */
     GOABT_PENDING_TERMINATE, /* the unit finished: wake its joiner, free it if unnamed */
+    GOABT_PENDING_PARK,      /* nothing: the main ULT waits for the primary to run dry */
 };
 
 /* A ULT attribute (ABT_thread_attr). */

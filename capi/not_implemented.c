@@ -27,19 +27,6 @@ int ABT_xstream_cancel(ABT_xstream xstream)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
-{
-    UNUSED(xstream); UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef predef, int num_pools,
-                                     ABT_pool *pools)
-{
-    UNUSED(xstream); UNUSED(predef); UNUSED(num_pools); UNUSED(pools);
-    return ABT_ERR_FEATURE_NA;
-}
-
 int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool)
 {
     UNUSED(unit); UNUSED(pool);

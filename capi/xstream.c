@@ -201,3 +201,70 @@ int ABT_xstream_get_num(int *num_xstreams)
     *num_xstreams = __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED);
     return ABT_SUCCESS;
 }
+
+/* Whether pool p is one of sc's pools. */
+static int sched_has_pool(goabt_sched *sc, goabt_pool *p)
+{
+    for (int i = 0; i < sc->num_pools; i++) {
+        if (sc->pools[i] == p) return 1;
+    }
+    return 0;
+}
+
+/* Replaces s's main scheduler with sc. The loop of s picks sc up at its next round. Units queued
+ * in pools that go away with the old scheduler move to sc's first pool, and so does the caller
+ * if its pool is one of the old scheduler's. */
+static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *self)
+{
+    goabt_sched *old = s->sched;
+    goabt_pool *first = sc->pools[0];
+    sc->used = 1;
+    s->sched = sc;
+    old->used = 0;
+    if (self != NULL && sched_has_pool(old, self->pool) && !sched_has_pool(sc, self->pool)) {
+        self->pool = first;
+    }
+    if (!old->automatic) return;
+    for (int i = 0; i < old->num_pools; i++) {
+        goabt_pool *p = old->pools[i];
+        if (p->automatic && __atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) == 1) {
+            goabt_unit *u;
+            while ((u = goabt_pool_pop(p)) != NULL) goabt_pool_push(first, u);
+        }
+    }
+    goabt_sched_delete(old);
+}
+
+int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
+{
+    CHECK_INIT();
+    goabt_stream *self_stream = goabt_self_stream();
+    if (self_stream == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_unit *self = self_stream->current;
+    if (self == NULL || self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    /* A running stream changes its scheduler only from a ULT running on it. */
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_RUNNING &&
+        s != self_stream) {
+        return ABT_ERR_XSTREAM_STATE;
+    }
+    goabt_sched *sc;
+    int rc = stream_sched(sched, &sc);
+    if (rc != ABT_SUCCESS) return rc;
+    replace_main_sched(s, sc, s == self_stream ? self : NULL);
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef predef, int num_pools,
+                                     ABT_pool *pools)
+{
+    CHECK_INIT();
+    if (goabt_self_stream() == NULL) return ABT_ERR_INV_XSTREAM;
+    ABT_sched sched;
+    int rc = ABT_sched_create_basic(predef, num_pools, pools, ABT_SCHED_CONFIG_NULL, &sched);
+    if (rc != ABT_SUCCESS) return rc;
+    rc = ABT_xstream_set_main_sched(xstream, sched);
+    if (rc != ABT_SUCCESS) ABT_sched_free(&sched);
+    return rc;
+}
