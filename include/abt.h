@@ -315,12 +315,16 @@ ABT_API_PUBLIC int ABT_xstream_set_rank(ABT_xstream xstream, int rank);
  * ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_INV_ARG when rank is NULL. */
 ABT_API_PUBLIC int ABT_xstream_get_rank(ABT_xstream xstream, int *rank);
 
-/* Make sched the main scheduler of xstream. On the caller's own stream the switch happens when
- * the caller next returns to its scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Make sched (ABT_SCHED_NULL: a new default one) the main scheduler of xstream; the stream's loop
+ * takes it up at its next round. A running stream can only be changed by a ULT running on it
+ * (else ABT_ERR_XSTREAM_STATE); the caller and the units queued in pools that go away with an
+ * automatic old scheduler move to the new scheduler's first pool. ABT_ERR_INV_XSTREAM from an
+ * external thread, ABT_ERR_INV_THREAD from a tasklet, ABT_ERR_INV_SCHED for a scheduler in use. */
 ABT_API_PUBLIC int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched);
 
 /* Make a new predefined scheduler predef over num_pools pools (pools may be NULL: new pools) the
- * main scheduler of xstream. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * main scheduler of xstream, as ABT_sched_create_basic then ABT_xstream_set_main_sched; the new
+ * scheduler is freed again if the change is refused. */
 ABT_API_PUBLIC int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef predef,
                                                     int num_pools, ABT_pool *pools);
 
