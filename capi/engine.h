@@ -251,6 +251,9 @@ goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int 
 void goabt_sched_delete(goabt_sched *s) GOABT_HIDDEN;
 int goabt_sched_has_work(goabt_sched *s) GOABT_HIDDEN;
 
+/* The int a scheduler configuration stores at idx, or def (sched_config.c). */
+int goabt_sched_config_int(ABT_sched_config config, int idx, int def) GOABT_HIDDEN;
+
 /* Units and streams (engine.c). */
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
                       goabt_attr *attr, int named, goabt_unit **out) GOABT_HIDDEN;

@@ -132,37 +132,6 @@ int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_sched_config_create(ABT_sched_config *config, ...)
-{
-    UNUSED(config);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_sched_config_read(ABT_sched_config config, int num_vars, ...)
-{
-    UNUSED(config); UNUSED(num_vars);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_sched_config_free(ABT_sched_config *config)
-{
-    UNUSED(config);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_sched_config_set(ABT_sched_config config, int idx, ABT_sched_config_type type,
-                         const void *val)
-{
-    UNUSED(config); UNUSED(idx); UNUSED(type); UNUSED(val);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_sched_config_get(ABT_sched_config config, int idx, ABT_sched_config_type *p_type, void *val)
-{
-    UNUSED(config); UNUSED(idx); UNUSED(p_type); UNUSED(val);
-    return ABT_ERR_FEATURE_NA;
-}
-
 /* Pools */
 
 int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *newpool)

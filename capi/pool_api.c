@@ -82,7 +82,6 @@ int ABT_pool_get_id(ABT_pool pool, int *id)
 int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
                            ABT_sched_config config, ABT_sched *newsched)
 {
-    (void)config; /* scheduler configurations are not implemented yet: defaults apply */
     if (newsched != NULL) *newsched = ABT_SCHED_NULL;
     if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
     if (newsched == NULL) return ABT_ERR_INV_ARG;
@@ -112,7 +111,11 @@ int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *poo
             if (list[i] == NULL) return ABT_ERR_MEM;
         }
     }
-    goabt_sched *s = goabt_sched_new(predef == ABT_SCHED_DEFAULT ? ABT_SCHED_BASIC : predef, n, list, 1);
+    /* ABT_sched_config_automatic may say otherwise; ABT_sched_basic_freq has no effect here:
+     * goabt's loop looks at requests on every round. */
+    int automatic = goabt_sched_config_int(config, ABT_sched_config_automatic.idx, 1) != 0;
+    goabt_sched *s = goabt_sched_new(predef == ABT_SCHED_DEFAULT ? ABT_SCHED_BASIC : predef, n,
+                                     list, automatic);
     if (s == NULL) return ABT_ERR_MEM;
     *newsched = s;
     return ABT_SUCCESS;

@@ -515,25 +515,25 @@ ABT_API_PUBLIC int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop);
 /* --- Scheduler configurations. */
 
 /* Build a scheduler configuration from (ABT_sched_config_var, value) pairs given after config
- * and ended by ABT_sched_config_var_end. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * and ended by ABT_sched_config_var_end; values are passed as int, double or pointer according
+ * to the variable's type. ABT_ERR_INV_ARG for an unknown type or a NULL config. */
 ABT_API_PUBLIC int ABT_sched_config_create(ABT_sched_config *config, ...);
 
 /* Copy the values stored at indices 0 to num_vars-1 of config into the variables whose addresses
- * follow num_vars; absent indices leave their variable alone. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+ * follow num_vars; absent indices leave their variable alone. ABT_ERR_INV_SCHED_CONFIG for an
+ * invalid config. */
 ABT_API_PUBLIC int ABT_sched_config_read(ABT_sched_config config, int num_vars, ...);
 
-/* Free the scheduler configuration *config and set *config to ABT_SCHED_CONFIG_NULL. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Free the scheduler configuration *config and set *config to ABT_SCHED_CONFIG_NULL. */
 ABT_API_PUBLIC int ABT_sched_config_free(ABT_sched_config *config);
 
 /* Store the value *val of type type at index idx of config, replacing any previous one; val NULL
- * removes the entry. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * removes the entry. */
 ABT_API_PUBLIC int ABT_sched_config_set(ABT_sched_config config, int idx,
                                         ABT_sched_config_type type, const void *val);
 
 /* Read the value at index idx of config into *val and its type into *p_type (either may be
- * NULL); ABT_ERR_INV_ARG when absent. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * NULL); ABT_ERR_INV_ARG when absent. */
 ABT_API_PUBLIC int ABT_sched_config_get(ABT_sched_config config, int idx,
                                         ABT_sched_config_type *p_type, void *val);
 
