@@ -2,10 +2,15 @@ package main
 
 /*
 #include <stddef.h>
+#include <stdlib.h>
 */
 import "C"
 
-import "github.com/goabt/goabt/core"
+import (
+	"unsafe"
+
+	"github.com/goabt/goabt/core"
+)
 
 // rt is the Go side of the runtime the C engine (engine.c) runs.
 var rt core.Runtime
@@ -15,7 +20,7 @@ var rt core.Runtime
 //
 //export goabt_go_runtime_init
 func goabt_go_runtime_init(stacksize *C.size_t, maxXstreams *C.int) {
-	c := rt.Init()
+	c := rt.Init(cGetenv)
 	*stacksize = C.size_t(c.ThreadStackSize)
 	*maxXstreams = C.int(c.MaxXstreams)
 }
@@ -43,4 +48,14 @@ func goabt_go_rank_move(from, to C.int) C.int {
 		return 1
 	}
 	return 0
+}
+
+// cGetenv reads the process environment as C sees it now, setenv calls included.
+func cGetenv(name string) string {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	if v := C.getenv(cname); v != nil {
+		return C.GoString(v)
+	}
+	return ""
 }

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"os"
 	"runtime"
 	"sync"
 )
@@ -14,11 +13,13 @@ type Runtime struct {
 	Ranks  Ranks
 }
 
-// Init prepares the runtime for a first ABT_init: reads the environment and forgets every rank.
-func (r *Runtime) Init() Config {
+// Init prepares the runtime for a first ABT_init: reads the environment through getenv and
+// forgets every rank. (capi passes the C library's getenv: a C program may setenv before
+// ABT_init, and Go's os.Getenv only sees the environment as it was when the library loaded.)
+func (r *Runtime) Init(getenv func(string) string) Config {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.Config = ConfigFromEnv(os.Getenv, runtime.NumCPU())
+	r.Config = ConfigFromEnv(getenv, runtime.NumCPU())
 	r.Ranks.Reset()
 	EnsureProcs(1)
 	return r.Config
