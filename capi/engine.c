@@ -73,6 +73,9 @@ static inline void cpu_relax(void)
 
 void goabt_wake_idle(void)
 {
+    /* One wake-up at a time: until a sleeper registers again (and clears wake_pending before it
+     * looks for work), the ones already woken will find whatever else was pushed. */
+    if (__atomic_exchange_n(&goabt_rt.wake_pending, 1, __ATOMIC_SEQ_CST) != 0) return;
     __atomic_add_fetch(&goabt_rt.wake_epoch, 1, __ATOMIC_SEQ_CST);
     futex_wake_all(&goabt_rt.wake_epoch);
 }
@@ -108,6 +111,7 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
     for (int i = 0; i < sc->num_pools; i++) {
         __atomic_add_fetch(&sc->pools[i]->sleepers, 1, __ATOMIC_SEQ_CST);
     }
+    __atomic_store_n(&goabt_rt.wake_pending, 0, __ATOMIC_SEQ_CST);
     if (!stream_has_news(s)) {
         struct timespec limit = {0, 1000000};
         syscall(SYS_futex, &goabt_rt.wake_epoch, FUTEX_WAIT_PRIVATE, epoch, &limit, NULL, 0);

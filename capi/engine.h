@@ -168,8 +168,9 @@ struct goabt_runtime {
     pthread_mutex_t lock;     /* stream creation and teardown */
     /* Idle schedulers sleep on wake_epoch; whoever gives them work (a push, a join request, the
      * main ULT's hand-off) bumps it and wakes them when sleepers is not zero. */
-    int sleepers;   /* atomic */
-    int wake_epoch; /* atomic, futex word */
+    int sleepers;     /* atomic */
+    int wake_epoch;   /* atomic, futex word */
+    int wake_pending; /* atomic: a wake-up is on its way; further ones would only cost syscalls */
 };
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
