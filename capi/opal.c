@@ -4,6 +4,7 @@
  * it describes is garbage. */
 #define OPAL_ENABLE_DEBUG 1 /* the report reads the debug layout */
 #include <stdio.h>
+#include "engine.h"
 #include "opal_object.h"
 
 _Static_assert(sizeof(opal_class_t) == 64, "opal_class_t layout");
@@ -30,20 +31,34 @@ extern void goabt_opal_class_initialize(void *cls);
 extern void goabt_opal_class_finalize(void);
 extern _Bool goabt_opal_set_using_threads(_Bool have);
 
+/* Each entry point reaches Go through the gate: objects are also made inside ULTs, whose
+ * stacks Go must not run on (engine.md rule 3). */
+static void class_initialize_gated(void *cls) { goabt_opal_class_initialize(cls); }
+static void class_finalize_gated(void *unused)
+{
+    (void)unused;
+    goabt_opal_class_finalize();
+}
+static void set_using_threads_gated(void *have)
+{
+    *(bool *)have = goabt_opal_set_using_threads(*(bool *)have);
+}
+
 void opal_class_initialize(opal_class_t *cls)
 {
-    goabt_opal_class_initialize(cls);
+    goabt_gate(class_initialize_gated, cls);
 }
 
 int opal_class_finalize(void)
 {
-    goabt_opal_class_finalize();
+    goabt_gate(class_finalize_gated, NULL);
     return 0;
 }
 
 bool opal_set_using_threads(bool have)
 {
-    return goabt_opal_set_using_threads(have);
+    goabt_gate(set_using_threads_gated, &have);
+    return have;
 }
 
 /* The debug-mode quarantine: the last QUARANTINE_SIZE objects released wait here before their
