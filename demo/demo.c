@@ -1,5 +1,5 @@
-/* goabt demo: what works today. It grows with the engine.
- *  - Argobots: the error strings and the clock.
+/* goabt demo: what works today.
+ *  - Argobots: execution streams, ULTs that yield in the middle of C code, tasklets, joins.
  *  - OPAL: a small class hierarchy, reference counting with and without threads, an immortal
  *    object, and class re-initialization after opal_class_finalize. */
 #include <pthread.h>
@@ -41,13 +41,66 @@ static void *share(void *arg)
     return NULL;
 }
 
+/* A ULT: sums its share, yielding to the others on its stream every 1000 steps. */
+typedef struct {
+    long from, to, sum;
+    int rank_seen;
+} share_t;
+
+static void sum_share(void *arg)
+{
+    share_t *s = arg;
+    for (long i = s->from; i < s->to; i++) {
+        s->sum += i;
+        if (i % 1000 == 0) ABT_thread_yield();
+    }
+    ABT_self_get_xstream_rank(&s->rank_seen);
+}
+
+static int tasklets_run;
+static void count_tasklet(void *arg)
+{
+    (void)arg;
+    __atomic_add_fetch(&tasklets_run, 1, __ATOMIC_RELAXED);
+}
+
+static void argobots_demo(void)
+{
+    enum { STREAMS = 4, ULTS = 16 };
+    ABT_init(0, NULL);
+    ABT_xstream xs[STREAMS];
+    ABT_pool pools[STREAMS];
+    ABT_xstream_self(&xs[0]);
+    for (int i = 1; i < STREAMS; i++) ABT_xstream_create(ABT_SCHED_NULL, &xs[i]);
+    for (int i = 0; i < STREAMS; i++) ABT_xstream_get_main_pools(xs[i], 1, &pools[i]);
+
+    share_t shares[ULTS];
+    ABT_thread ults[ULTS];
+    long n = 10000000, step = n / ULTS;
+    for (int i = 0; i < ULTS; i++) {
+        shares[i] = (share_t){i * step, (i + 1) * step, 0, -1};
+        ABT_thread_create(pools[i % STREAMS], sum_share, &shares[i], ABT_THREAD_ATTR_NULL, &ults[i]);
+    }
+    for (int i = 0; i < 100; i++) ABT_task_create(pools[i % STREAMS], count_tasklet, NULL, NULL);
+    long total = 0;
+    int ran_on[STREAMS] = {0};
+    for (int i = 0; i < ULTS; i++) {
+        ABT_thread_free(&ults[i]); /* joins */
+        total += shares[i].sum;
+        if (shares[i].rank_seen >= 0 && shares[i].rank_seen < STREAMS) ran_on[shares[i].rank_seen]++;
+    }
+    for (int i = 1; i < STREAMS; i++) ABT_xstream_free(&xs[i]);
+    ABT_finalize(); /* runs what is left on the primary, the tasklets included */
+    printf("Argobots: %d ULTs on %d streams summed 0..%ld = %ld (%s); ULTs per stream:", ULTS,
+           STREAMS, n - 1, total, total == n * (n - 1) / 2 ? "right" : "WRONG");
+    for (int i = 0; i < STREAMS; i++) printf(" %d", ran_on[i]);
+    printf("; %d tasklets ran\n", tasklets_run);
+}
+
 int main(void)
 {
-    char msg[64];
-    ABT_error_get_str(ABT_ERR_FEATURE_NA, msg, NULL);
-    printf("Argobots: error %d is %s; ABT_initialized() = %d (the engine comes next)\n",
-           ABT_ERR_FEATURE_NA, msg, ABT_initialized());
     double t0 = ABT_get_wtime();
+    argobots_demo();
 
     printf("OPAL: a cat is an animal is an opal_object_t\n");
     cat_t *cat = OBJ_NEW(cat_t);
