@@ -313,14 +313,16 @@ static void unit_terminated(goabt_stream *s, goabt_unit *u)
         unit_release(s, u); /* nobody may join or free an unnamed unit */
         return;
     }
+    /* Everything read from u is read before it becomes TERMINATED: from then on its owner may
+     * free it. A joining ULT that finds GOABT_JOINER_DONE waits for TERMINATED (handle_pending). */
     goabt_unit *w = __atomic_exchange_n(&u->joiner, GOABT_JOINER_DONE, __ATOMIC_ACQ_REL);
-    /* Sequentially consistent store then load, against the sleeper's increment then load in
-     * goabt_unit_join: one of the two sides sees the other, so no wake-up is lost. Reading u after
-     * the store is safe: a sleeper is the owner and frees u only after it wakes. */
-    __atomic_store_n(&u->state, ABT_THREAD_STATE_TERMINATED, __ATOMIC_SEQ_CST);
     int sleepers = __atomic_load_n(&u->external_waiters, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&u->state, ABT_THREAD_STATE_TERMINATED, __ATOMIC_SEQ_CST);
     if (w != NULL && w != GOABT_JOINER_DONE) wake_joiner(w);
-    if (sleepers) futex_wake_all(&u->state);
+    if (sleepers) {
+        __atomic_add_fetch(&goabt_rt.join_epoch, 1, __ATOMIC_SEQ_CST);
+        futex_wake_all(&goabt_rt.join_epoch);
+    }
 }
 
 /* Acts on what the unit that just switched back to the scheduler asked for. Runs on the system
@@ -342,7 +344,12 @@ static void handle_pending(goabt_stream *s)
         __atomic_add_fetch(&u->pool->num_blocked, 1, __ATOMIC_RELEASE);
         if (!__atomic_compare_exchange_n(&t->joiner, &expected, u, 0, __ATOMIC_ACQ_REL,
                                          __ATOMIC_ACQUIRE)) {
-            wake_joiner(u); /* t terminated meanwhile */
+            /* t is terminating: its stream is a few instructions from marking it TERMINATED,
+             * and u must not run (and free t) before that. */
+            while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED) {
+                cpu_relax();
+            }
+            wake_joiner(u);
         }
         break;
     }
@@ -508,11 +515,15 @@ int goabt_unit_join(goabt_unit *t)
         switch_to_scheduler(s, self);
         return ABT_SUCCESS;
     }
-    /* External threads and tasklets cannot suspend: they sleep on the state word. */
+    /* External threads and tasklets cannot suspend: they sleep on the join epoch. The unit may
+     * read external_waiters just before this increment and so not bump the epoch; the bounded
+     * sleep covers that narrow race. */
     __atomic_add_fetch(&t->external_waiters, 1, __ATOMIC_SEQ_CST);
-    int st;
-    while ((st = __atomic_load_n(&t->state, __ATOMIC_SEQ_CST)) != ABT_THREAD_STATE_TERMINATED) {
-        futex_wait(&t->state, st);
+    for (;;) {
+        int epoch = __atomic_load_n(&goabt_rt.join_epoch, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&t->state, __ATOMIC_SEQ_CST) == ABT_THREAD_STATE_TERMINATED) break;
+        struct timespec limit = {0, 2000000};
+        syscall(SYS_futex, &goabt_rt.join_epoch, FUTEX_WAIT_PRIVATE, epoch, &limit, NULL, 0);
     }
     __atomic_sub_fetch(&t->external_waiters, 1, __ATOMIC_RELEASE);
     return ABT_SUCCESS;
@@ -543,10 +554,35 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
     return s;
 }
 
+/* The CPU a stream's rank picks: the rank-th allowed CPU, round robin, as Argobots does. */
+int goabt_stream_cpu(goabt_stream *s)
+{
+    int n = CPU_COUNT(&goabt_rt.cpus);
+    if (!goabt_rt.affinity || n == 0) return -1;
+    int want = s->rank % n;
+    for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET(cpu, &goabt_rt.cpus) && seen++ == want) return cpu;
+    }
+    return -1;
+}
+
+/* Binds the stream's thread to its CPU: with two streams per core or fewer, the kernel would
+ * otherwise often stack both on one core after a futex wake-up and halve their speed. */
+void goabt_stream_bind(goabt_stream *s, pthread_t thread)
+{
+    int cpu = goabt_stream_cpu(s);
+    if (cpu < 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(thread, sizeof set, &set);
+}
+
 static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;
     set_self_stream(s);
+    goabt_stream_bind(s, pthread_self());
     sched_loop(s);
     set_self_stream(NULL);
     __atomic_store_n(&s->state, ABT_XSTREAM_STATE_TERMINATED, __ATOMIC_RELEASE);
@@ -625,7 +661,9 @@ int goabt_engine_init(void)
 {
     goabt_rt.next_unit_id = 0;
     goabt_rt.next_pool_id = 0;
-    goabt_go_runtime_init(&goabt_rt.thread_stacksize, &goabt_rt.max_xstreams);
+    goabt_go_runtime_init(&goabt_rt.thread_stacksize, &goabt_rt.max_xstreams, &goabt_rt.affinity);
+    if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
+    pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
 
     goabt_pool *pool = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
     if (pool == NULL) return ABT_ERR_MEM;
@@ -645,6 +683,7 @@ int goabt_engine_init(void)
     goabt_rt.primary = s;
     goabt_rt.main_unit = m;
     s->current = m;
+    goabt_stream_bind(s, pthread_self());
     set_self_stream(s);
     return ABT_SUCCESS;
 }
@@ -682,5 +721,9 @@ void goabt_engine_finalize(void)
     goabt_rt.primary = NULL;
     goabt_rt.main_unit = NULL;
     set_self_stream(NULL);
+    /* The program's main thread gets back the CPUs it had before ABT_init. */
+    if (goabt_rt.affinity) {
+        pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
+    }
     goabt_go_runtime_finalize();
 }

@@ -28,7 +28,11 @@
 #ifndef GOABT_ENGINE_H
 #define GOABT_ENGINE_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include "abt.h"
 #include "context.h"
@@ -160,6 +164,9 @@ struct goabt_runtime {
     int init_depth;           /* ABT_init calls not yet finalized, atomic */
     size_t thread_stacksize;  /* default ULT stack size (ABT_THREAD_STACKSIZE) */
     int max_xstreams;         /* what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports */
+    int affinity;             /* bind each stream to the CPU its rank picks (ABT_SET_AFFINITY) */
+    cpu_set_t cpus;           /* the CPUs the process may use, as ABT_init found them */
+    cpu_set_t main_cpus;      /* the primary thread's own mask before ABT_init bound it */
     goabt_stream *primary;
     goabt_unit *main_unit;
     uint64_t next_unit_id;    /* atomic */
@@ -171,6 +178,9 @@ struct goabt_runtime {
     int sleepers;     /* atomic */
     int wake_epoch;   /* atomic, futex word */
     int wake_pending; /* atomic: a wake-up is on its way; further ones would only cost syscalls */
+    /* Threads that are not ULTs (external threads, tasklets) sleep here while they join a unit:
+     * a terminating unit bumps it instead of touching itself once it is TERMINATED. */
+    int join_epoch;   /* atomic, futex word */
 };
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
@@ -265,6 +275,9 @@ void goabt_unit_yield_to(goabt_unit *target) GOABT_HIDDEN;
 void goabt_unit_exit(void) __attribute__((noreturn)) GOABT_HIDDEN;
 uint64_t goabt_unit_id(goabt_unit *u) GOABT_HIDDEN;
 int goabt_stream_start(goabt_stream *s) GOABT_HIDDEN;
+/* Binds thread, which runs s, to the CPU s's rank picks, if affinity is on. */
+void goabt_stream_bind(goabt_stream *s, pthread_t thread) GOABT_HIDDEN;
+int goabt_stream_cpu(goabt_stream *s) GOABT_HIDDEN;   /* that CPU, or -1 */
 goabt_stream *goabt_stream_new(goabt_sched *sched, int rank) GOABT_HIDDEN;
 void goabt_stream_join(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;

@@ -7,7 +7,7 @@
 #include "engine.h"
 
 /* Go exports (capi/runtime.go). */
-extern void goabt_go_runtime_init(size_t *stacksize, int *max_xstreams);
+extern void goabt_go_runtime_init(size_t *stacksize, int *max_xstreams, int *affinity);
 extern void goabt_go_runtime_finalize(void);
 extern int goabt_go_rank_take(int rank);
 extern void goabt_go_rank_release(int rank);

@@ -47,12 +47,15 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
     case ABT_INFO_QUERY_KIND_ENABLED_STACK_OVERFLOW_CHECK:
         *(int *)val = 2; /* every goabt ULT stack has an mprotect'd guard page */
         break;
+    case ABT_INFO_QUERY_KIND_ENABLED_AFFINITY:
+        *(ABT_bool *)val = goabt_rt.affinity ? ABT_TRUE : ABT_FALSE;
+        break;
     case ABT_INFO_QUERY_KIND_WAIT_POLICY:
         *(int *)val = 0; /* passive: idle streams sleep */
         break;
     default:
         /* Debug, logging, valgrind, pool checks, cancellation, migration, stackable schedulers,
-         * sched sleep, print config, affinity, tools, dynamic promotion, stack unwinding, lazy
+         * sched sleep, print config, tools, dynamic promotion, stack unwinding, lazy
          * stacks: not in goabt. */
         *(ABT_bool *)val = ABT_FALSE;
         break;

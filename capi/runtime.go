@@ -16,13 +16,18 @@ import (
 var rt core.Runtime
 
 // goabt_go_runtime_init reads the configuration at the first ABT_init: the default ULT stack
-// size and the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports.
+// size, the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports, and whether streams
+// are bound to CPUs.
 //
 //export goabt_go_runtime_init
-func goabt_go_runtime_init(stacksize *C.size_t, maxXstreams *C.int) {
+func goabt_go_runtime_init(stacksize *C.size_t, maxXstreams, affinity *C.int) {
 	c := rt.Init(cGetenv)
 	*stacksize = C.size_t(c.ThreadStackSize)
 	*maxXstreams = C.int(c.MaxXstreams)
+	*affinity = 0
+	if c.Affinity {
+		*affinity = 1
+	}
 }
 
 // goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize.

@@ -11,6 +11,9 @@ type Config struct {
 	ThreadStackSize uintptr
 	// MaxXstreams is what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports (ABT_MAX_NUM_XSTREAMS).
 	MaxXstreams int
+	// Affinity binds each stream to one CPU, chosen by its rank (ABT_SET_AFFINITY; on unless
+	// it says n, no, false or off, as in Argobots).
+	Affinity bool
 }
 
 const (
@@ -34,7 +37,11 @@ func lookupEnv(getenv func(string) string, name string) string {
 // parse keep their default; sizes are clamped to what goabt can run and rounded up to 64 bytes,
 // as Argobots rounds to the cache line.
 func ConfigFromEnv(getenv func(string) string, cpus int) Config {
-	c := Config{ThreadStackSize: DefaultThreadStackSize, MaxXstreams: max(cpus, 1)}
+	c := Config{ThreadStackSize: DefaultThreadStackSize, MaxXstreams: max(cpus, 1), Affinity: true}
+	switch strings.ToLower(strings.TrimSpace(lookupEnv(getenv, "SET_AFFINITY"))) {
+	case "n", "no", "false", "off":
+		c.Affinity = false
+	}
 	if v := lookupEnv(getenv, "THREAD_STACKSIZE"); v != "" {
 		if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {
 			n = min(max(n, MinThreadStackSize), maxThreadStackSize)
