@@ -1,5 +1,6 @@
 // Command bench measures goabt against the C libraries it stands in for and prints one table per
-// suite: operation, thread mode, goabt's ns/op, the reference's ns/op and their ratio.
+// suite: operation, thread mode (or execution streams), goabt's ns/op, the reference's ns/op and
+// their ratio, then one verdict line per suite: is every judged ratio within its row's target.
 //
 // It is what `make bench` runs. It builds libgoabt.so if it is missing or older than its
 // sources, compiles each suite's C benchmark once per implementation into build/bench/, and runs
@@ -9,7 +10,9 @@
 // each round is itself the median of five calibrated runs inside the C program.
 //
 // A suite is a C benchmark source plus the implementations it is compiled against; adding one
-// (Argobots ULTs, keys …) means appending to suites() below.
+// (keys …) means appending to suites() below. A reference that cannot be built on this machine
+// can instead be a table of figures recorded earlier (impl.recorded): only goabt is then run, and
+// the table says that the reference column was not measured in this run.
 package main
 
 import (
@@ -43,28 +46,51 @@ type impl struct {
 	cflags  []string // include directories, defines
 	ldflags []string // libraries, rpath
 	missing string   // why it cannot be built (reference not installed); empty if it can
+	// recorded, when not nil, replaces the binary: ns per operation by op name, measured earlier
+	// (not in this run), with recordedFrom saying where and how. Only for the reference.
+	recorded     map[string]float64
+	recordedFrom string
 }
 
 // row is one line of a suite's table, as a benchmark binary prints it.
 type row struct {
 	op      string // the op= name the C program prints
-	threads string // "off" or "on"
+	threads string // "off" or "on"; the Argobots suite: the number of execution streams
 }
 
 // rowInfo says how a suite presents one row.
 type rowInfo struct {
 	label  string // the operation column
-	judged bool   // whether its ratio counts for the "every ratio ≤ 1.0" verdict
+	judged bool   // whether its ratio counts for the suite's verdict
 }
 
 // suite is one C benchmark compiled against goabt and against a reference implementation.
 type suite struct {
-	title  string
-	source string // relative to the repository root
-	goabt  impl
-	ref    impl
-	rows   map[string]rowInfo // by op name; ops not listed are shown under their own name, judged
-	notes  []string           // printed under the table
+	title   string
+	source  string // relative to the repository root
+	goabt   impl
+	ref     impl
+	threads string             // heading of the threads= column; "threads" when empty
+	rows    map[string]rowInfo // by op name; ops not listed are shown under their own name, judged
+	// targets: by op name, the limit the verdict puts on a judged row's ratio goabt/reference;
+	// 1.0 for ops not listed.
+	targets map[string]float64
+	notes   []string // printed under the table
+}
+
+// target is the ratio a judged row of op must not exceed.
+func (s suite) target(op string) float64 {
+	if t, ok := s.targets[op]; ok {
+		return t
+	}
+	return 1.0
+}
+
+// verdict is a suite's result: the judged rows above their target, and how the check reads.
+type verdict struct {
+	suite string
+	check string   // "every ratio ≤ 1.0"
+	above []string // empty: the suite meets its targets
 }
 
 // measurement is what running a suite gave: per row and implementation, one value per round.
@@ -106,26 +132,28 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 			"the 2-thread rows above all, are unreliable\n", busy, runtime.NumCPU())
 	}
 	start := time.Now()
-	var above []string
+	var verdicts []verdict
 	for _, s := range suites(root) {
 		m, err := s.measure(root, out, rounds, only)
 		if err != nil {
 			return err
 		}
-		above = append(above, s.print(w, m, rounds)...)
+		verdicts = append(verdicts, s.print(w, m, rounds))
 	}
 	fmt.Fprintf(w, "\nmeasured in %s\n", time.Since(start).Round(100*time.Millisecond))
-	if len(above) == 0 {
-		fmt.Fprintln(w, "every ratio ≤ 1.0: yes")
-	} else {
-		fmt.Fprintf(w, "every ratio ≤ 1.0: no (%s)\n", strings.Join(above, "; "))
+	for _, v := range verdicts {
+		if len(v.above) == 0 {
+			fmt.Fprintf(w, "%s: %s: yes\n", v.suite, v.check)
+		} else {
+			fmt.Fprintf(w, "%s: %s: no (%s)\n", v.suite, v.check, strings.Join(v.above, "; "))
+		}
 	}
 	return nil
 }
 
 // suites lists the benchmark suites, in the order their tables are printed.
 func suites(root string) []suite {
-	return []suite{opalSuite(root)}
+	return []suite{opalSuite(root), abtSuite(root)}
 }
 
 // otherLoad returns how many CPUs, on average over d, were busy (this process sleeps meanwhile).
@@ -225,15 +253,15 @@ func fresh(target, root string, paths ...string) bool {
 	return !newer
 }
 
-// measure compiles the suite's source for both implementations, then measures one operation
-// after the other: rounds times, alternating implementations, so that the two sides of a row
-// are measured within a fraction of a second of each other and a burst of load elsewhere on the
-// machine does not land on one side only.
+// measure compiles the suite's source for both implementations (goabt only, when the reference
+// is recorded figures), then measures one operation after the other: rounds times, alternating
+// implementations, so that the two sides of a row are measured within a fraction of a second of
+// each other and a burst of load elsewhere on the machine does not land on one side only.
 func (s suite) measure(root, out string, rounds int, only string) (measurement, error) {
 	m := measurement{values: map[row]map[string][]float64{}}
 	var bins []impl
 	for _, im := range []impl{s.goabt, s.ref} {
-		if im.missing != "" {
+		if im.missing != "" || im.recorded != nil {
 			continue
 		}
 		if err := compile(root, filepath.Join(root, s.source), filepath.Join(out, im.binary), im); err != nil {
@@ -335,51 +363,133 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// print writes the suite's table and returns the judged rows whose ratio is above 1.0 (or says
-// that the reference could not be measured).
-func (s suite) print(w io.Writer, m measurement, rounds int) []string {
-	ref := s.ref.name
+// print writes the suite's table and returns its verdict: the judged rows whose ratio is above
+// their target (or that the reference could not be measured).
+func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
+	ref, refHeading := s.ref.name, s.ref.name
 	if s.ref.version != "" {
 		ref += " " + s.ref.version
 	}
-	fmt.Fprintf(w, "\n%s: goabt vs %s (%s)\n", s.title, ref, s.source)
-	fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs; "+
-		"ratio: median of the rounds' ratios\n\n", rounds)
+	threads := s.threads
+	if threads == "" {
+		threads = "threads"
+	}
+	if s.ref.recorded != nil {
+		refHeading = ref + ", recorded"
+		fmt.Fprintf(w, "\n%s: goabt vs %s, recorded figures (%s)\n", s.title, ref, s.source)
+		fmt.Fprintf(w, "goabt: ns per operation, median of %d rounds, each the median of 5 calibrated runs\n"+
+			"%s: ns per operation RECORDED EARLIER, NOT MEASURED IN THIS RUN (see below the table)\n"+
+			"ratio: goabt / recorded figure\n\n", rounds, ref)
+	} else {
+		fmt.Fprintf(w, "\n%s: goabt vs %s (%s)\n", s.title, ref, s.source)
+		fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs; "+
+			"ratio: median of the rounds' ratios\n\n", rounds)
+	}
+	// A target column only when some row's target is not 1.0; the verdict names the targets.
+	targets := map[float64]bool{}
+	for _, r := range m.order {
+		if info, ok := s.rows[r.op]; !ok || info.judged {
+			targets[s.target(r.op)] = true
+		}
+	}
+	showTarget := len(targets) > 1 || (len(targets) == 1 && !targets[1.0])
+	v := verdict{suite: s.title, check: "every ratio ≤ 1.0"}
+	if showTarget {
+		v.check = "every ratio ≤ its row's target"
+		if len(targets) == 1 {
+			for t := range targets {
+				v.check = fmt.Sprintf("every ratio ≤ %.1f", t)
+			}
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
-	fmt.Fprintf(tw, "operation\tthreads\t%s\t%s\tratio (goabt/%s)\t\n", s.goabt.name, s.ref.name, s.ref.name)
-	var above []string
+	fmt.Fprintf(tw, "operation\t%s\t%s\t%s\tratio (goabt/%s)\t", threads, s.goabt.name, refHeading, s.ref.name)
+	if showTarget {
+		fmt.Fprint(tw, "target\t")
+	}
+	fmt.Fprintln(tw)
 	for _, r := range m.order {
 		info, ok := s.rows[r.op]
 		if !ok {
 			info = rowInfo{label: r.op, judged: true}
 		}
 		gs, rs := m.values[r][s.goabt.name], m.values[r][s.ref.name]
+		if s.ref.recorded != nil {
+			// The same recorded figure stands beside every round.
+			rs = nil
+			if x, ok := s.ref.recorded[r.op]; ok {
+				for range gs {
+					rs = append(rs, x)
+				}
+			}
+		}
 		g, o := median(gs), median(rs)
 		// The ratio is the median of the rounds' ratios: the two sides of a round ran within a
-		// fraction of a second of each other, so a slow spell of the machine cancels out.
+		// fraction of a second of each other, so a slow spell of the machine cancels out. (Against
+		// recorded figures it is simply goabt's median over the recorded figure.)
 		var ratios []float64
 		for i := 0; i < len(gs) && i < len(rs); i++ {
 			ratios = append(ratios, gs[i]/rs[i])
 		}
 		ratio := median(ratios)
-		mark := ""
+		mark, target := "", "-"
 		if !info.judged {
 			mark = " (not judged)"
-		} else if math.Round(ratio*100) > 100 { // judged as printed: 1.004 shows, and passes, as 1.00
-			above = append(above, fmt.Sprintf("%s, threads %s: %.2f", info.label, r.threads, ratio))
+		} else {
+			limit := s.target(r.op)
+			target = fmt.Sprintf("≤ %.1f", limit)
+			// judged as printed: 1.004 shows, and passes, as 1.00
+			if math.Round(ratio*100) > math.Round(limit*100) {
+				v.above = append(v.above, fmt.Sprintf("%s, %s %s: %.2f > %.1f", info.label, threads, r.threads,
+					ratio, limit))
+			} else if math.IsNaN(ratio) && s.ref.missing == "" {
+				v.above = append(v.above, fmt.Sprintf("%s, %s %s: no %s figure", info.label, threads, r.threads,
+					s.ref.name))
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t\n", info.label, r.threads, num(g, "%.2f"), num(o, "%.2f"),
-			num(ratio, "%.2f"), mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t", info.label, r.threads, nsNum(g), nsNum(o), ratioNum(ratio), mark)
+		if showTarget {
+			fmt.Fprintf(tw, "%s\t", target)
+		}
+		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
+	if s.ref.recorded != nil {
+		fmt.Fprintln(w, s.ref.recordedFrom)
+	}
 	for _, n := range s.notes {
 		fmt.Fprintln(w, n)
 	}
 	if s.ref.missing != "" {
 		fmt.Fprintf(w, "%s not measured: %s\n", s.ref.name, s.ref.missing)
-		above = append(above, s.title+": "+s.ref.name+" not measured")
+		v.above = append(v.above, s.ref.name+" not measured")
 	}
-	return above
+	return v
+}
+
+// nsNum formats ns per operation: two decimals below 10,000 ns, whole ns with thousands
+// separators above.
+func nsNum(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 10000 {
+		return num(x, "%.2f")
+	}
+	digits := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	var b strings.Builder
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// ratioNum formats a ratio with two decimals, or two significant digits below 0.01.
+func ratioNum(x float64) string {
+	if x > 0 && x < 0.01 {
+		return num(x, "%.2g")
+	}
+	return num(x, "%.2f")
 }
 
 func num(x float64, format string) string {
