@@ -221,9 +221,11 @@ static void *unit_map_stack(goabt_unit *u, size_t size)
         u->mapping = m;
         u->mapping_size = usable + page;
     }
-    u->stack = (char *)u->mapping + page;
+    /* Report the top `size` bytes, where the ULT actually runs: the mapping may be larger. */
+    void *top = (char *)u->mapping + u->mapping_size;
+    u->stack = (char *)top - size;
     u->stacksize = size;
-    return (char *)u->mapping + u->mapping_size;
+    return top;
 }
 
 static void ult_entry(void *arg);
@@ -346,8 +348,14 @@ static void handle_pending(goabt_stream *s)
                                          __ATOMIC_ACQUIRE)) {
             /* t is terminating: its stream is a few instructions from marking it TERMINATED,
              * and u must not run (and free t) before that. */
-            while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED) {
-                cpu_relax();
+            for (unsigned spins = 0;
+                 __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED;
+                 spins++) {
+                if (spins < 1000) {
+                    cpu_relax();
+                } else {
+                    sched_yield(); /* its stream may have been descheduled in between */
+                }
             }
             wake_joiner(u);
         }

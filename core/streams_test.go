@@ -69,13 +69,15 @@ func TestConfigFromEnv(t *testing.T) {
 	env["ABT_MAX_NUM_XSTREAMS"] = "12"
 	require.Equal(t, 12, ConfigFromEnv(getenv, 2).MaxXstreams)
 	require.Equal(t, 1, ConfigFromEnv(func(string) string { return "" }, 0).MaxXstreams)
-	require.True(t, ConfigFromEnv(getenv, 2).Affinity)
+	require.False(t, ConfigFromEnv(getenv, 2).Affinity, "off by default")
 	for _, off := range []string{"no", "OFF", "false", "n"} {
 		env["ABT_SET_AFFINITY"] = off
 		require.False(t, ConfigFromEnv(getenv, 2).Affinity, off)
 	}
-	env["ABT_SET_AFFINITY"] = "0" // as in Argobots, "0" is a CPU list, not a no
-	require.True(t, ConfigFromEnv(getenv, 2).Affinity)
+	for _, on := range []string{"yes", "1", "0"} { // as in Argobots, "0" is a CPU list, not a no
+		env["ABT_SET_AFFINITY"] = on
+		require.True(t, ConfigFromEnv(getenv, 2).Affinity, on)
+	}
 }
 
 func TestEnsureProcsNeverLowers(t *testing.T) {
