@@ -306,9 +306,9 @@ ABT_API_PUBLIC int ABT_xstream_self(ABT_xstream *xstream);
  * external thread, ABT_ERR_INV_ARG when rank is NULL. */
 ABT_API_PUBLIC int ABT_xstream_self_rank(int *rank);
 
-/* Move the secondary execution stream xstream to rank; ABT_ERR_INV_XSTREAM for an invalid handle or
- * the primary stream (whose rank stays 0), ABT_ERR_INV_XSTREAM_RANK when rank is negative or held
- * by another stream. */
+/* Move the secondary execution stream xstream to rank (and, with ABT_SET_AFFINITY, to the CPU it
+ * picks); ABT_ERR_INV_XSTREAM for an invalid handle or the primary stream (whose rank stays 0),
+ * ABT_ERR_INV_XSTREAM_RANK when rank is negative or held by another stream. */
 ABT_API_PUBLIC int ABT_xstream_set_rank(ABT_xstream xstream, int rank);
 
 /* Return the rank of xstream in *rank (the primary execution stream has rank 0);
@@ -1695,8 +1695,9 @@ enum ABT_info_query_kind {
 typedef enum ABT_info_query_kind ABT_info_query_kind;
 
 /* Write the configuration fact query_kind into *val, whose type depends on the kind (see enum
- * ABT_info_query_kind); features goabt lacks (debug, logging, migration, cancellation, affinity,
- * tools ...) read ABT_FALSE. ABT_ERR_INV_QUERY_KIND for an unknown kind, ABT_ERR_INV_ARG when val
+ * ABT_info_query_kind); features goabt lacks (debug, logging, migration, cancellation, tools ...)
+ * read ABT_FALSE. ENABLED_AFFINITY is ABT_TRUE only when ABT_SET_AFFINITY asked goabt to bind each
+ * stream to the CPU its rank picks (Argobots binds by default, goabt does not). ABT_ERR_INV_QUERY_KIND for an unknown kind, ABT_ERR_INV_ARG when val
  * is NULL, ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_query_config(ABT_info_query_kind query_kind, void *val);
 
