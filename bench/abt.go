@@ -34,8 +34,7 @@ func abtSuite(root string) suite {
 				"and recorded in\n  the project's issue; not measured in this run (native Argobots is not " +
 				"installable here). The issue gives\n  69, 41, 28 ns and 1.9 ms for ULT create+join+free on 1 " +
 				"and 2 streams, tasklets and init+finalize;\n  yield (28 ns) comes from " +
-				"../shared/design/engine.md; the 1-stream tasklet figure stands for 2 streams too. " +
-				"2-stream\n  rows: each stream forks and joins its own ULTs, ns per unit over both.",
+				"../shared/design/engine.md; the 1-stream tasklet figure stands for 2 streams too.",
 		},
 		threads: "streams",
 		rows: map[string]rowInfo{

@@ -13,8 +13,9 @@
  *    in an epoch calls opal_class_initialize() in the library, which builds the arrays once,
  *    under a lock, and publishes them.
  *  - Immortal objects (goabt's addition): objects made with OPAL_OBJ_STATIC_INIT, or marked with
- *    OBJ_SET_IMMORTAL, are never freed. Their RETAIN/RELEASE change nothing and write nothing,
- *    so even with threads on they cost no atomic and no cache-line transfer.
+ *    OBJ_SET_IMMORTAL, are never freed. While threads are on their RETAIN/RELEASE change nothing
+ *    and write nothing, so they cost no atomic and no cache-line transfer; while threads are off
+ *    their count moves as a plain add (cheaper than a test) but never frees them.
  *  - Debug mode: define OPAL_ENABLE_DEBUG to 1 before including this header. Objects then carry
  *    a magic id and the file:line that constructed them, and misuse (RETAIN, RELEASE or DESTRUCT
  *    of an object already destroyed or never constructed, a count taken below zero) prints one
@@ -110,7 +111,8 @@ OPAL_DECLSPEC int opal_class_finalize(void);
 
 /* ---- Objects ----------------------------------------------------------------------------- */
 
-/* obj_flags bits. OPAL_OBJ_FLAG_IMMORTAL: never freed, RETAIN/RELEASE do nothing. In debug builds
+/* obj_flags bits. OPAL_OBJ_FLAG_IMMORTAL: never freed, and with threads on RETAIN/RELEASE write
+ * nothing (see opal_obj_update_count). In debug builds
  * the high 16 bits record how an object died, so that a later misuse can say so. */
 #define OPAL_OBJ_FLAG_IMMORTAL 0x1u
 #define OPAL_OBJ_STATE_MASK 0xffff0000u
@@ -153,8 +155,8 @@ struct opal_object_t {
     }
 #endif
 
-/* Marks an object immortal: from now on it is never freed and RETAIN/RELEASE leave it alone.
- * Mark it before other threads can see it. */
+/* Marks an object immortal: from now on it is never freed, and with threads on RETAIN/RELEASE
+ * leave it alone. Mark it before other threads can see it. */
 #define OBJ_SET_IMMORTAL(object) (((opal_object_t *)(object))->obj_flags |= OPAL_OBJ_FLAG_IMMORTAL)
 
 /* Whether an object is immortal. */
@@ -191,13 +193,17 @@ static inline void opal_class_ensure_initialized(opal_class_t *cls)
 }
 
 /* Adds inc to object's count and returns the new count: atomic while threads are on, a plain
- * update otherwise. An immortal object is left alone and reports its count unchanged. */
+ * update otherwise. While threads are on an immortal object is left alone (no atomic, no write:
+ * its cache line stays shared) and reports its count unchanged. While they are off its count
+ * moves like any other, because a plain add costs less than testing the flag; only the final
+ * release looks at the flag, and never frees it. Debug builds leave immortal objects alone in
+ * both modes (opal_obj_update_debug). */
 static inline int opal_obj_update_count(opal_object_t *object, int inc)
 {
-    if (__builtin_expect((object->obj_flags & OPAL_OBJ_FLAG_IMMORTAL) != 0, 0)) {
-        return object->obj_reference_count;
-    }
     if (opal_uses_threads) {
+        if (__builtin_expect((object->obj_flags & OPAL_OBJ_FLAG_IMMORTAL) != 0, 0)) {
+            return object->obj_reference_count;
+        }
         return __atomic_add_fetch(&object->obj_reference_count, inc, __ATOMIC_ACQ_REL);
     }
     int32_t count = object->obj_reference_count + inc;
@@ -205,13 +211,26 @@ static inline int opal_obj_update_count(opal_object_t *object, int inc)
     return count;
 }
 
+/* Count 1 and no flags. Without debug the two are neighbours and go in one 8-byte store: two
+ * 4-byte stores measured about 10% slower on OBJ_CONSTRUCT + OBJ_DESTRUCT (make bench). */
+static inline void opal_obj_set_fresh(opal_object_t *object)
+{
+#if OPAL_ENABLE_DEBUG || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    object->obj_reference_count = 1;
+    object->obj_flags = 0;
+#else
+    const uint64_t count_and_flags = 1; /* count 1 in the low half, flags 0 in the high half */
+    __builtin_memcpy((char *)object + offsetof(opal_object_t, obj_reference_count),
+                     &count_and_flags, sizeof count_and_flags);
+#endif
+}
+
 /* Sets up an object on memory the caller owns, as class cls, with count 1. */
 static inline void opal_obj_construct(opal_object_t *object, opal_class_t *cls)
 {
     opal_class_ensure_initialized(cls);
     object->obj_class = cls;
-    object->obj_reference_count = 1;
-    object->obj_flags = 0;
+    opal_obj_set_fresh(object);
     opal_obj_run_constructors(object);
 }
 
@@ -227,8 +246,7 @@ static inline opal_object_t *opal_obj_new_at(opal_class_t *cls, const char *file
         return NULL;
     }
     object->obj_class = cls;
-    object->obj_reference_count = 1;
-    object->obj_flags = 0;
+    opal_obj_set_fresh(object);
 #if OPAL_ENABLE_DEBUG
     object->obj_magic_id = OPAL_OBJ_MAGIC_ID;
     object->cls_init_file_name = file;
@@ -261,7 +279,7 @@ static inline int opal_obj_update(opal_object_t *object, int inc)
 /* Drops one reference; at zero runs the destructors and frees the object. Returns whether it did. */
 static inline bool opal_obj_release(opal_object_t *object)
 {
-    if (0 == opal_obj_update_count(object, -1)) {
+    if (0 == opal_obj_update_count(object, -1) && !OBJ_IS_IMMORTAL(object)) {
         opal_obj_run_destructors(object);
         free(object);
         return true;
@@ -328,6 +346,7 @@ static inline int opal_obj_update_debug(opal_object_t *object, int inc, const ch
                                         const char *file, int line)
 {
     opal_obj_check_alive(object, op, file, line);
+    if (OBJ_IS_IMMORTAL(object)) return object->obj_reference_count;
     int count = opal_obj_update_count(object, inc);
     if (count < 0) {
         opal_obj_report_misuse(object, OPAL_OBJ_MISUSE_NEGATIVE, op, file, line);
