@@ -12,12 +12,13 @@ import (
 	"github.com/goabt/goabt/core"
 )
 
-// ABT_error_get_str writes the name of error code err ("ABT_ERR_INV_THREAD") into str when str
+// goabt_error_get_str writes the name of error code err ("ABT_ERR_INV_THREAD") into str when str
 // is not NULL, and its length without the terminating NUL into *len when len is not NULL.
-// An unknown code returns ABT_ERR_OTHER and writes nothing.
+// An unknown code returns ABT_ERR_OTHER and writes nothing. C enters through ABT_error_get_str
+// (error.c), which brings the call to the system stack first.
 //
-//export ABT_error_get_str
-func ABT_error_get_str(err C.int, str *C.char, length *C.size_t) C.int {
+//export goabt_error_get_str
+func goabt_error_get_str(err C.int, str *C.char, length *C.size_t) C.int {
 	name, ok := core.ErrorName(int(err))
 	if !ok {
 		return C.ABT_ERR_OTHER

@@ -1,0 +1,25 @@
+/* ABT_error_get_str: the C entry; the names live in the Go core (core/errors.go). Through the
+ * gate, because programs ask for error strings from inside ULTs too. */
+#include "engine.h"
+
+extern int goabt_error_get_str(int err, char *str, size_t *len);
+
+struct error_call {
+    int err;
+    char *str;
+    size_t *len;
+    int rc;
+};
+
+static void error_get_str_gated(void *p)
+{
+    struct error_call *c = p;
+    c->rc = goabt_error_get_str(c->err, c->str, c->len);
+}
+
+int ABT_error_get_str(int err, char *str, size_t *len)
+{
+    struct error_call c = {err, str, len, ABT_ERR_OTHER};
+    goabt_gate(error_get_str_gated, &c);
+    return c.rc;
+}
