@@ -35,6 +35,7 @@
 #include <abt.h>
 
 #include <stdint.h>
+#include "bench_args.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,26 +266,8 @@ static const struct {
 int main(int argc, char **argv)
 {
     int want[NOPS];
-    for (size_t i = 0; i < NOPS; i++) {
-        want[i] = argc < 2;
-    }
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "-l") == 0) {
-            for (size_t i = 0; i < NOPS; i++) {
-                printf("%s\n", ops[i].name);
-            }
-            return 0;
-        }
-        size_t i = 0;
-        while (i < NOPS && strcmp(ops[i].name, argv[a]) != 0) {
-            i++;
-        }
-        if (i == NOPS) {
-            fprintf(stderr, "usage: %s [-l | OP...]: no operation %s\n", argv[0], argv[a]);
-            return 2;
-        }
-        want[i] = 1;
-    }
+    int status = bench_select(argc, argv, ops, sizeof ops[0], NOPS, want);
+    if (status >= 0) return status;
 
     for (size_t i = 0; i < NOPS; i++) {
         if (!want[i]) {

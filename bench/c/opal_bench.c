@@ -37,6 +37,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include "bench_args.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,27 +266,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    bool want[NOPS];
-    for (size_t i = 0; i < NOPS; i++) {
-        want[i] = argc < 2;
-    }
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "-l") == 0) {
-            for (size_t i = 0; i < NOPS; i++) {
-                printf("%s\n", ops[i].name);
-            }
-            return 0;
-        }
-        size_t i = 0;
-        while (i < NOPS && strcmp(ops[i].name, argv[a]) != 0) {
-            i++;
-        }
-        if (i == NOPS) {
-            fprintf(stderr, "usage: %s [-l | OP...]: no operation %s\n", argv[0], argv[a]);
-            return 2;
-        }
-        want[i] = true;
-    }
+    int want[NOPS];
+    int status = bench_select(argc, argv, ops, sizeof ops[0], NOPS, want);
+    if (status >= 0) return status;
 
     /* Let the library settle first, whichever it is. goabt's Go runtime initializes on a thread
      * of its own when the library loads (the first call into Go waits for it), and for about the

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <abt.h>
 #include "check.h"
+#include "abt_wait.h"
 
 /* ---- Units that record the order they ran in ----------------------------------------------- */
 
@@ -39,16 +40,6 @@ static void add_one(void *arg)
 {
     (void)arg;
     __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-}
-
-static int wait_for(int *flag, int want)
-{
-    double end = ABT_get_wtime() + 10.0;
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want) {
-        if (ABT_get_wtime() > end) return 0;
-        ABT_thread_yield();
-    }
-    return 1;
 }
 
 /* Queues 10 units tagged 100*k+i in pool k for k = 2, 1, 0 (lowest priority first), starts a

@@ -8,20 +8,11 @@
  * ABT_POOL_NULL errors. */
 #include <abt.h>
 #include "check.h"
+#include "abt_wait.h"
 
 #define NSTREAMS 4
 static ABT_xstream streams[NSTREAMS];
 static ABT_pool pools[NSTREAMS];
-
-static int wait_for(int *flag, int want)
-{
-    double end = ABT_get_wtime() + 10.0;
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want) {
-        if (ABT_get_wtime() > end) return 0;
-        ABT_thread_yield();
-    }
-    return 1;
-}
 
 /* ---- Mixed tasklets and ULTs ------------------------------------------------------------ */
 

@@ -15,22 +15,12 @@
 #include <stdint.h>
 #include <abt.h>
 #include "check.h"
+#include "abt_wait.h"
 
 #define NSTREAMS 4
 static ABT_xstream streams[NSTREAMS]; /* [0] is the primary */
 static ABT_pool pools[NSTREAMS];      /* their main pools */
 static ABT_thread main_ult;
-
-/* Waits (yielding) until *flag reaches want or 10 s pass; 1 if it did. */
-static int wait_for(int *flag, int want)
-{
-    double end = ABT_get_wtime() + 10.0;
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want) {
-        if (ABT_get_wtime() > end) return 0;
-        ABT_thread_yield();
-    }
-    return 1;
-}
 
 /* ---- Fork/join with a checksum ------------------------------------------------------------ */
 

@@ -1,0 +1,33 @@
+/* bench_args.h: the command line every benchmark program takes: no argument runs every
+ * operation, OP names run only those, -l lists the names. */
+#ifndef GOABT_BENCH_ARGS_H
+#define GOABT_BENCH_ARGS_H
+
+#include <stdio.h>
+#include <string.h>
+
+/* ops is an array of n structs of stride bytes whose first member is the operation's name.
+ * Sets want[i] for each operation to run; returns -1 to go on, or the exit status to end with. */
+static inline int bench_select(int argc, char **argv, const void *ops, size_t stride, size_t n,
+                               int *want)
+{
+#define BENCH_NAME(i) (*(const char *const *)((const char *)ops + (i) * stride))
+    for (size_t i = 0; i < n; i++) want[i] = argc < 2;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-l") == 0) {
+            for (size_t i = 0; i < n; i++) printf("%s\n", BENCH_NAME(i));
+            return 0;
+        }
+        size_t i = 0;
+        while (i < n && strcmp(BENCH_NAME(i), argv[a]) != 0) i++;
+        if (i == n) {
+            fprintf(stderr, "usage: %s [-l | OP...]: no operation %s\n", argv[0], argv[a]);
+            return 2;
+        }
+        want[i] = 1;
+    }
+    return -1;
+#undef BENCH_NAME
+}
+
+#endif
