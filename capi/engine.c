@@ -8,7 +8,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,9 +139,10 @@ static size_t page_size(void)
     return page;
 }
 
+/* Gives u's stack back to the Go core (core.Stacks), which keeps it for reuse or unmaps it. */
 static void unit_unmap_stack(goabt_unit *u)
 {
-    if (u->mapping) munmap(u->mapping, u->mapping_size);
+    if (u->mapping) goabt_stack_put(u->mapping, u->mapping_size);
     u->mapping = NULL;
     u->mapping_size = 0;
 }
@@ -202,8 +202,9 @@ static void cache_drain(goabt_unit **list, int *count)
     *count = 0;
 }
 
-/* Gives u an mmap'd stack of at least size usable bytes below its top, with a guard page under
- * it; a cached stack of the same size is reused. Returns the stack's top, or NULL. */
+/* Gives u a stack of at least size usable bytes below its top, with a guard page under it. The
+ * hot path keeps the stack the cached descriptor already has; the slow path, a stack of another
+ * size, goes to the Go core (core.Stacks). Returns the stack's top, or NULL. */
 static void *unit_map_stack(goabt_unit *u, size_t size)
 {
     size_t page = page_size();
@@ -211,15 +212,11 @@ static void *unit_map_stack(goabt_unit *u, size_t size)
     usable = (usable + page - 1) & ~(page - 1);
     if (u->mapping == NULL || u->mapping_size != usable + page) {
         unit_unmap_stack(u);
-        void *m = mmap(NULL, usable + page, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-        if (m == MAP_FAILED) return NULL;
-        if (mprotect(m, page, PROT_NONE) != 0) {
-            munmap(m, usable + page);
-            return NULL;
-        }
+        size_t mapped = 0;
+        void *m = goabt_stack_get(size, &mapped);
+        if (m == NULL) return NULL;
         u->mapping = m;
-        u->mapping_size = usable + page;
+        u->mapping_size = mapped;
     }
     /* Report the top `size` bytes, where the ULT actually runs: the mapping may be larger. */
     void *top = (char *)u->mapping + u->mapping_size;

@@ -22,8 +22,10 @@
  * rule 4). No Go frame is ever live across a switch.
  *
  * The hot paths (create, run, yield, join of a finished unit, self queries) are C over these
- * structures; Go (core/, through the Go files in capi/) keeps the rare and slow paths: initialization and
- * configuration, stream ranks, pool ids, GOMAXPROCS sizing.
+ * structures; Go (core/, through the Go files in capi/) keeps slow paths: configuration from the
+ * environment, stream ranks and GOMAXPROCS sizing (core.Runtime), and ULT stacks, which the C
+ * descriptor caches take from and give back to core.Stacks when they miss or overflow. Still C
+ * today: descriptor allocation, queues, wake-ups and teardown (see the note on the engine issue).
  */
 #ifndef GOABT_ENGINE_H
 #define GOABT_ENGINE_H

@@ -12,6 +12,43 @@ extern void goabt_go_runtime_finalize(void);
 extern int goabt_go_rank_take(int rank);
 extern void goabt_go_rank_release(int rank);
 extern int goabt_go_rank_move(int from, int to);
+extern int goabt_go_stack_get(size_t size, void **base, size_t *mapped);
+extern void goabt_go_stack_put(void *base, size_t mapped);
+
+struct goabt_stack_call {
+    size_t size;
+    void *base;
+    size_t mapped;
+    int rc;
+};
+
+static void goabt_stack_get_gated(void *p)
+{
+    struct goabt_stack_call *c = p;
+    c->rc = goabt_go_stack_get(c->size, &c->base, &c->mapped);
+}
+
+static void goabt_stack_put_gated(void *p)
+{
+    struct goabt_stack_call *c = p;
+    goabt_go_stack_put(c->base, c->mapped);
+}
+
+/* A stack from the Go core (core.Stacks): a mapping of *mapped bytes at the returned base, its
+ * lowest page a guard; NULL if none could be made. */
+static inline void *goabt_stack_get(size_t size, size_t *mapped)
+{
+    struct goabt_stack_call c = {size, NULL, 0, 1};
+    goabt_gate(goabt_stack_get_gated, &c);
+    *mapped = c.mapped;
+    return c.rc == 0 ? c.base : NULL;
+}
+
+static inline void goabt_stack_put(void *base, size_t mapped)
+{
+    struct goabt_stack_call c = {0, base, mapped, 0};
+    goabt_gate(goabt_stack_put_gated, &c);
+}
 
 struct goabt_rank_call {
     int a, b, result;

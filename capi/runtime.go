@@ -64,3 +64,23 @@ func cGetenv(name string) string {
 	}
 	return ""
 }
+
+// goabt_go_stack_get maps a ULT stack of at least size usable bytes above a guard page (the
+// slow path of the engine's descriptor caches); 0 on success.
+//
+//export goabt_go_stack_get
+func goabt_go_stack_get(size C.size_t, base *unsafe.Pointer, mapped *C.size_t) C.int {
+	st, err := rt.Stacks.Get(uintptr(size))
+	if err != nil {
+		return 1
+	}
+	*base, *mapped = st.Base, C.size_t(st.Size)
+	return 0
+}
+
+// goabt_go_stack_put takes a stack back from the engine.
+//
+//export goabt_go_stack_put
+func goabt_go_stack_put(base unsafe.Pointer, mapped C.size_t) {
+	_ = rt.Stacks.Put(core.StackMapping{Base: base, Size: uintptr(mapped)})
+}

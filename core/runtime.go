@@ -11,6 +11,7 @@ type Runtime struct {
 	mu     sync.Mutex
 	Config Config
 	Ranks  Ranks
+	Stacks Stacks
 }
 
 // Init prepares the runtime for a first ABT_init: reads the environment through getenv and
@@ -38,4 +39,5 @@ func (r *Runtime) TakeRank(rank int) int {
 // Finalize forgets the runtime's state after the last ABT_finalize.
 func (r *Runtime) Finalize() {
 	r.Ranks.Reset()
+	r.Stacks.Drain()
 }

@@ -1,0 +1,62 @@
+package core
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestStacksGetPutReuseDrain(t *testing.T) {
+	var s Stacks
+	page := pageSize()
+	a, err := s.Get(16384)
+	require.NoError(t, err)
+	require.Equal(t, uintptr(16384)+page, a.Size)
+	// The usable part is writable.
+	usable := unsafe.Slice((*byte)(unsafe.Add(a.Base, page)), a.Size-page)
+	usable[0], usable[len(usable)-1] = 1, 2
+
+	small, err := s.Get(100)
+	require.NoError(t, err)
+	require.Equal(t, uintptr(MinThreadStackSize)+page, small.Size, "at least the minimum")
+
+	require.NoError(t, s.Put(a))
+	b, err := s.Get(16000) // rounds to the same 16 KiB
+	require.NoError(t, err)
+	require.Equal(t, a, b, "a kept stack of the same size is reused")
+
+	var notOurs [16]byte
+	require.Error(t, s.Put(StackMapping{Base: unsafe.Pointer(&notOurs[0]), Size: 8192}), "not ours")
+	require.NoError(t, s.Put(b))
+	require.NoError(t, s.Put(small))
+	kept, mapped := s.Kept()
+	require.Equal(t, 2, kept)
+	require.Equal(t, 2, mapped)
+	s.Drain()
+	kept, mapped = s.Kept()
+	require.Equal(t, 0, kept)
+	require.Equal(t, 0, mapped)
+}
+
+// TestStackGuardPageFaults writes into the guard page in a child process, which must die.
+func TestStackGuardPageFaults(t *testing.T) {
+	if os.Getenv("GOABT_GUARD_CHILD") == "1" {
+		var s Stacks
+		st, err := s.Get(16384)
+		if err != nil {
+			os.Exit(3)
+		}
+		*(*byte)(st.Base) = 1 // the guard page
+		os.Exit(0)            // not reached if the guard works
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=TestStackGuardPageFaults")
+	cmd.Env = append(os.Environ(), "GOABT_GUARD_CHILD=1")
+	err := cmd.Run()
+	require.Error(t, err, "writing the guard page must kill the process")
+	exit, ok := err.(*exec.ExitError)
+	require.True(t, ok)
+	require.NotEqual(t, 3, exit.ExitCode(), "the stack was mapped")
+}
