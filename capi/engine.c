@@ -124,7 +124,8 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
 /* ---- Unit descriptors and stacks -------------------------------------------------------- */
 
 /* Freed descriptors keep their stack and wait in a cache for the next create: a stream's own
- * cache (no lock: only that stream's thread touches it), then a global one. */
+ * cache (no lock: only that stream's thread touches it), then a global one, then the Go core
+ * (core.Units for descriptors, core.Stacks for stacks). */
 #define STREAM_CACHE_MAX 512
 #define GLOBAL_CACHE_MAX 4096
 
@@ -150,7 +151,7 @@ static void unit_unmap_stack(goabt_unit *u)
 static void unit_destroy(goabt_unit *u)
 {
     unit_unmap_stack(u);
-    free(u);
+    goabt_unit_put(u);
 }
 
 static goabt_unit *unit_alloc(goabt_stream *s)
@@ -169,7 +170,7 @@ static goabt_unit *unit_alloc(goabt_stream *s)
         global_cache_count--;
     }
     pthread_mutex_unlock(&global_cache_lock);
-    return u != NULL ? u : calloc(1, sizeof *u);
+    return u != NULL ? u : goabt_unit_get(); /* the slow path: core.Units */
 }
 
 static void unit_release(goabt_stream *s, goabt_unit *u)
@@ -666,7 +667,10 @@ int goabt_engine_init(void)
 {
     goabt_rt.next_unit_id = 0;
     goabt_rt.next_pool_id = 0;
-    goabt_go_runtime_init(&goabt_rt.thread_stacksize, &goabt_rt.max_xstreams, &goabt_rt.affinity);
+    if (goabt_go_runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
+                              &goabt_rt.max_xstreams, &goabt_rt.affinity) != 0) {
+        return ABT_ERR_OTHER;
+    }
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
     pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
 

@@ -22,10 +22,11 @@
  * rule 4). No Go frame is ever live across a switch.
  *
  * The hot paths (create, run, yield, join of a finished unit, self queries) are C over these
- * structures; Go (core/, through the Go files in capi/) keeps slow paths: configuration from the
- * environment, stream ranks and GOMAXPROCS sizing (core.Runtime), and ULT stacks, which the C
- * descriptor caches take from and give back to core.Stacks when they miss or overflow. Still C
- * today: descriptor allocation, queues, wake-ups and teardown (see the note on the engine issue).
+ * structures; Go (core/, through the Go files in capi/) keeps the slow paths: configuration from
+ * the environment, stream ranks and GOMAXPROCS sizing (core.Runtime), and the memory of units:
+ * the C descriptor caches (per stream, then global) take descriptors from core.Units and stacks
+ * from core.Stacks when they miss, and give them back when they overflow or at finalize. Queues
+ * and wake-ups stay C: every create and every yield goes through them.
  */
 #ifndef GOABT_ENGINE_H
 #define GOABT_ENGINE_H

@@ -7,7 +7,10 @@
 #include "engine.h"
 
 /* Go exports (capi/runtime.go). */
-extern void goabt_go_runtime_init(size_t *stacksize, int *max_xstreams, int *affinity);
+extern int goabt_go_runtime_init(size_t unit_size, size_t *stacksize, int *max_xstreams,
+                                 int *affinity);
+extern void *goabt_go_unit_get(void);
+extern void goabt_go_unit_put(void *unit);
 extern void goabt_go_runtime_finalize(void);
 extern int goabt_go_rank_take(int rank);
 extern void goabt_go_rank_release(int rank);
@@ -43,6 +46,19 @@ static inline void *goabt_stack_get(size_t size, size_t *mapped)
     *mapped = c.mapped;
     return c.rc == 0 ? c.base : NULL;
 }
+
+static void goabt_unit_get_gated(void *p) { *(void **)p = goabt_go_unit_get(); }
+static void goabt_unit_put_gated(void *p) { goabt_go_unit_put(p); }
+
+/* A zeroed unit descriptor from the Go core (core.Units), or NULL. */
+static inline void *goabt_unit_get(void)
+{
+    void *u = NULL;
+    goabt_gate(goabt_unit_get_gated, &u);
+    return u;
+}
+
+static inline void goabt_unit_put(void *u) { goabt_gate(goabt_unit_put_gated, u); }
 
 static inline void goabt_stack_put(void *base, size_t mapped)
 {

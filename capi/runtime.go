@@ -20,7 +20,10 @@ var rt core.Runtime
 // are bound to CPUs.
 //
 //export goabt_go_runtime_init
-func goabt_go_runtime_init(stacksize *C.size_t, maxXstreams, affinity *C.int) {
+func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int) C.int {
+	if rt.Units.SetSize(uintptr(unitSize)) != nil {
+		return 1
+	}
 	c := rt.Init(cGetenv)
 	*stacksize = C.size_t(c.ThreadStackSize)
 	*maxXstreams = C.int(c.MaxXstreams)
@@ -28,6 +31,7 @@ func goabt_go_runtime_init(stacksize *C.size_t, maxXstreams, affinity *C.int) {
 	if c.Affinity {
 		*affinity = 1
 	}
+	return 0
 }
 
 // goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize.
@@ -84,3 +88,20 @@ func goabt_go_stack_get(size C.size_t, base *unsafe.Pointer, mapped *C.size_t) C
 func goabt_go_stack_put(base unsafe.Pointer, mapped C.size_t) {
 	_ = rt.Stacks.Put(core.StackMapping{Base: base, Size: uintptr(mapped)})
 }
+
+// goabt_go_unit_get hands out a zeroed unit descriptor (the slow path of the engine's
+// descriptor caches); NULL when memory runs out.
+//
+//export goabt_go_unit_get
+func goabt_go_unit_get() unsafe.Pointer {
+	p, err := rt.Units.Get()
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// goabt_go_unit_put takes a unit descriptor back.
+//
+//export goabt_go_unit_put
+func goabt_go_unit_put(p unsafe.Pointer) { rt.Units.Put(p) }

@@ -12,6 +12,7 @@ type Runtime struct {
 	Config Config
 	Ranks  Ranks
 	Stacks Stacks
+	Units  Units
 }
 
 // Init prepares the runtime for a first ABT_init: reads the environment through getenv and
@@ -40,4 +41,5 @@ func (r *Runtime) TakeRank(rank int) int {
 func (r *Runtime) Finalize() {
 	r.Ranks.Reset()
 	r.Stacks.Drain()
+	r.Units.Drain()
 }

@@ -95,12 +95,12 @@ func (s *Stacks) Kept() (kept, mapped int) {
 func (s *Stacks) Drain() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, bases := range s.spare {
+	for size, bases := range s.spare {
 		for _, b := range bases {
 			_ = syscall.Munmap(s.live[b])
 			delete(s.live, b)
 		}
+		s.spare[size] = bases[:0] // kept: init/finalize cycles make no Go garbage here
 	}
-	s.spare = nil
 	s.nspare = 0
 }

@@ -1,0 +1,71 @@
+package core
+
+import (
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestUnitsGetPutDrain(t *testing.T) {
+	var u Units
+	_, err := u.Get()
+	require.Error(t, err, "size must be set first")
+	require.NoError(t, u.SetSize(200))
+	a, err := u.Get()
+	require.NoError(t, err)
+	require.Zero(t, uintptr(a)%64, "cache-line aligned")
+	block := unsafe.Slice((*byte)(a), 256)
+	for i := range block {
+		block[i] = 0xff
+	}
+	u.Put(a)
+	b, err := u.Get()
+	require.NoError(t, err)
+	require.Equal(t, a, b, "a freed block is reused")
+	for _, v := range unsafe.Slice((*byte)(b), 256) {
+		require.Zero(t, v, "reused blocks come back zeroed")
+	}
+	// Blocks never overlap, even across slabs.
+	seen := map[unsafe.Pointer]bool{b: true}
+	for i := 0; i < 1000; i++ {
+		p, err := u.Get()
+		require.NoError(t, err)
+		require.False(t, seen[p])
+		seen[p] = true
+	}
+	out, slabs := u.Out()
+	require.Equal(t, 1001, out)
+	require.Greater(t, slabs, 1)
+	require.Error(t, u.SetSize(512), "no size change while descriptors exist")
+	u.Drain()
+	out, slabs = u.Out()
+	require.Zero(t, out)
+	require.Zero(t, slabs)
+}
+
+func TestUnitsConcurrent(t *testing.T) {
+	var u Units
+	require.NoError(t, u.SetSize(192))
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				p, err := u.Get()
+				if !assert.NoError(t, err) {
+					return
+				}
+				*(*byte)(p) = 1
+				u.Put(p)
+			}
+		}()
+	}
+	wg.Wait()
+	out, _ := u.Out()
+	require.Zero(t, out)
+	u.Drain()
+}
