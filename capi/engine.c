@@ -315,9 +315,11 @@ static void unit_terminated(goabt_stream *s, goabt_unit *u)
     }
     /* Everything read from u is read before it becomes TERMINATED: from then on its owner may
      * free it. A joining ULT that finds GOABT_JOINER_DONE waits for TERMINATED (handle_pending). */
-    goabt_unit *w = __atomic_exchange_n(&u->joiner, GOABT_JOINER_DONE, __ATOMIC_ACQ_REL);
+    goabt_unit *w = __atomic_exchange_n(&u->joiner, GOABT_JOINER_DONE, __ATOMIC_SEQ_CST);
     int sleepers = __atomic_load_n(&u->external_waiters, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&u->state, ABT_THREAD_STATE_TERMINATED, __ATOMIC_SEQ_CST);
+    /* A release store is enough: a sleeper that registered after the load above is the narrow
+     * race goabt_unit_join's bounded sleep covers, whatever this store's ordering. */
+    __atomic_store_n(&u->state, ABT_THREAD_STATE_TERMINATED, __ATOMIC_RELEASE);
     if (w != NULL && w != GOABT_JOINER_DONE) wake_joiner(w);
     if (sleepers) {
         __atomic_add_fetch(&goabt_rt.join_epoch, 1, __ATOMIC_SEQ_CST);
