@@ -305,8 +305,7 @@ static void wake_joiner(goabt_unit *w)
     goabt_pool_push(w->pool, w);
 }
 
-/* u has finished and no longer runs on its stack. Everything that reads u happens before its
- * state becomes TERMINATED: from then on its owner may free it. */
+/* u has finished and no longer runs on its stack. */
 static void unit_terminated(goabt_stream *s, goabt_unit *u)
 {
     if (!(u->flags & GOABT_UNIT_NAMED)) {
@@ -545,19 +544,24 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
 {
     goabt_stream *s = calloc(1, sizeof *s);
     if (s == NULL) return NULL;
+    int registered = 0;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0] && !registered; i++) {
+        if (all_streams[i] == NULL) {
+            all_streams[i] = s;
+            registered = 1;
+        }
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    if (!registered) { /* finalize must find every stream: refuse one more than it can */
+        free(s);
+        return NULL;
+    }
     s->rank = rank;
     s->sched = sched;
     sched->used = 1;
     s->state = ABT_XSTREAM_STATE_RUNNING;
     s->magic = GOABT_MAGIC_STREAM;
-    pthread_mutex_lock(&goabt_rt.lock);
-    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
-        if (all_streams[i] == NULL) {
-            all_streams[i] = s;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&goabt_rt.lock);
     __atomic_add_fetch(&goabt_rt.num_streams, 1, __ATOMIC_RELAXED);
     return s;
 }

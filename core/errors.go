@@ -1,18 +1,11 @@
-// Package core is the pure-Go heart of goabt: the Argobots runtime state (work units, execution
-// streams, pools, schedulers, keys, synchronization) that capi exposes to C. It never imports "C":
-// state that C reads on hot paths lives in memory whose layout this package defines and capi
-// allocates. The OPAL object system lives in the subpackage core/opal.
+// Package core is the pure-Go side of goabt's Argobots runtime: the slow paths the C engine in
+// capi/ comes to (configuration, stream ranks and GOMAXPROCS sizing, the memory of work units:
+// descriptors and stacks) and the error names. It never imports "C": memory that C keeps comes
+// from mmap, outside Go's heap. The OPAL object system lives in the subpackage core/opal.
 package core
 
-// Error codes used by the core, identical to the ABT_* values of include/abt.h (Argobots 1.2).
-const (
-	Success          = 0
-	ErrUninitialized = 1
-	ErrOther         = 3
-	ErrInvArg        = 53
-	ErrFeatureNA     = 51
-	lastErrorCode    = 57
-)
+// lastErrorCode is the highest Argobots 1.2 error code (ABT_ERR_INV_POOL_USER_DEF).
+const lastErrorCode = 57
 
 // errorNames holds the name of every Argobots 1.2 error code, indexed by its value. Argobots
 // answers ABT_error_get_str with these names, and programs compare against them.
