@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "engine.h"
 #include "gocalls.h"
+#include "keys.h"
 
 struct goabt_runtime goabt_rt = {
     .thread_stacksize = 16384,
@@ -151,6 +152,7 @@ static void unit_unmap_stack(goabt_unit *u)
 static void unit_destroy(goabt_unit *u)
 {
     unit_unmap_stack(u);
+    goabt_keys_release_spare(u);
     goabt_unit_put(u);
 }
 
@@ -276,6 +278,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
 
 void goabt_unit_free(goabt_unit *u)
 {
+    goabt_keys_destroy(u); /* may run user code: read the stream after it */
     unit_release(goabt_self_stream(), u);
 }
 
@@ -309,7 +312,9 @@ static void wake_joiner(goabt_unit *w)
 static void unit_terminated(goabt_stream *s, goabt_unit *u)
 {
     if (!(u->flags & GOABT_UNIT_NAMED)) {
-        unit_release(s, u); /* nobody may join or free an unnamed unit */
+        /* Nobody may join or free an unnamed unit: it is freed now. */
+        goabt_keys_destroy(u);
+        unit_release(s, u);
         return;
     }
     /* Everything read from u is read before it becomes TERMINATED: from then on its owner may
@@ -722,6 +727,8 @@ void goabt_engine_finalize(void)
         goabt_stream_delete(s);
     }
     goabt_unit *m = goabt_rt.main_unit;
+    goabt_keys_destroy(m); /* the main ULT's values, as Argobots does at finalize */
+    goabt_keys_release_spare(m);
     m->magic = 0;
     free(m);
     /* The primary's scheduler and its pools go, automatic or not, as in Argobots. */

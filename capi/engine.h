@@ -57,6 +57,7 @@ typedef struct ABT_xstream_opaque goabt_stream;
 typedef struct ABT_pool_opaque goabt_pool;
 typedef struct ABT_sched_opaque goabt_sched;
 typedef struct ABT_thread_attr_opaque goabt_attr;
+typedef struct goabt_keytable goabt_keytable; /* keys.h */
 
 /* Unit kinds and flags. */
 enum { GOABT_ULT = 1, GOABT_TASKLET = 2 };
@@ -105,7 +106,8 @@ struct ABT_thread_opaque {
     goabt_unit *next, *prev; /* links while queued in a pool */
     goabt_unit *joiner;     /* atomic: NULL, the ULT waiting in join, or GOABT_JOINER_DONE */
     int external_waiters;   /* atomic: non-ULT callers sleeping on `state` in join */
-    void *keys;             /* thread-specific data (key tables: a later issue) */
+    goabt_keytable *keys;   /* work-unit-specific data (keys.h), NULL until first set; atomic */
+    goabt_keytable *keys_spare; /* an emptied table kept with the cached descriptor, or NULL */
     goabt_unit *free_next;  /* link in a stream's cache of free descriptors */
 };
 

@@ -17,6 +17,12 @@ extern void goabt_go_rank_release(int rank);
 extern int goabt_go_rank_move(int from, int to);
 extern int goabt_go_stack_get(size_t size, void **base, size_t *mapped);
 extern void goabt_go_stack_put(void *base, size_t mapped);
+extern void *goabt_go_key_create(void *destructor);
+extern int goabt_go_key_free(void *key);
+extern void *goabt_go_keytable_get(void);
+extern void goabt_go_keytable_put(void *table);
+extern void *goabt_go_keychunk_get(unsigned int k);
+extern void goabt_go_keychunk_put(unsigned int k, void *chunk);
 
 struct goabt_stack_call {
     size_t size;
@@ -108,6 +114,80 @@ static inline int goabt_rank_move(int from, int to)
     struct goabt_rank_call c = {from, to, 0};
     goabt_gate(goabt_rank_move_gated, &c);
     return c.result;
+}
+
+/* Keys (capi/key.go, over core.Keys and core.KeyTables). */
+struct goabt_key_call {
+    void *p;
+    unsigned int k;
+    int rc;
+};
+
+static void goabt_key_create_gated(void *a)
+{
+    struct goabt_key_call *c = a;
+    c->p = goabt_go_key_create(c->p);
+}
+
+static void goabt_key_free_gated(void *a)
+{
+    struct goabt_key_call *c = a;
+    c->rc = goabt_go_key_free(c->p);
+}
+
+static void goabt_keytable_get_gated(void *a) { *(void **)a = goabt_go_keytable_get(); }
+static void goabt_keytable_put_gated(void *a) { goabt_go_keytable_put(a); }
+
+static void goabt_keychunk_get_gated(void *a)
+{
+    struct goabt_key_call *c = a;
+    c->p = goabt_go_keychunk_get(c->k);
+}
+
+static void goabt_keychunk_put_gated(void *a)
+{
+    struct goabt_key_call *c = a;
+    goabt_go_keychunk_put(c->k, c->p);
+}
+
+/* A new key's record, or NULL (core.Keys.Create). */
+static inline void *goabt_key_create(void (*destructor)(void *))
+{
+    struct goabt_key_call c = {(void *)(uintptr_t)destructor, 0, 0};
+    goabt_gate(goabt_key_create_gated, &c);
+    return c.p;
+}
+
+/* 0 if key was a live key and is now freed (core.Keys.Free). */
+static inline int goabt_key_free(void *key)
+{
+    struct goabt_key_call c = {key, 0, 0};
+    goabt_gate(goabt_key_free_gated, &c);
+    return c.rc;
+}
+
+/* An empty key table, or NULL (core.KeyTables.GetTable). */
+static inline void *goabt_keytable_get(void)
+{
+    void *t = NULL;
+    goabt_gate(goabt_keytable_get_gated, &t);
+    return t;
+}
+
+static inline void goabt_keytable_put(void *t) { goabt_gate(goabt_keytable_put_gated, t); }
+
+/* An empty chunk k, or NULL (core.KeyTables.GetChunk). */
+static inline void *goabt_keychunk_get(unsigned int k)
+{
+    struct goabt_key_call c = {NULL, k, 0};
+    goabt_gate(goabt_keychunk_get_gated, &c);
+    return c.p;
+}
+
+static inline void goabt_keychunk_put(unsigned int k, void *chunk)
+{
+    struct goabt_key_call c = {chunk, k, 0};
+    goabt_gate(goabt_keychunk_put_gated, &c);
 }
 
 #endif

@@ -422,18 +422,6 @@ int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void 
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
-{
-    UNUSED(thread); UNUSED(key); UNUSED(value);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
-{
-    UNUSED(thread); UNUSED(key); UNUSED(value);
-    return ABT_ERR_FEATURE_NA;
-}
-
 /* Tasklets */
 
 int ABT_task_revive(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_task *task)
@@ -449,18 +437,6 @@ int ABT_task_cancel(ABT_task task)
 }
 
 /* The calling work unit */
-
-int ABT_self_set_specific(ABT_key key, void *value)
-{
-    UNUSED(key); UNUSED(value);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_self_get_specific(ABT_key key, void **value)
-{
-    UNUSED(key); UNUSED(value);
-    return ABT_ERR_FEATURE_NA;
-}
 
 int ABT_self_set_associated_pool(ABT_pool pool)
 {
@@ -506,32 +482,6 @@ int ABT_self_resume_exit_to(ABT_thread thread)
 int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
 {
     UNUSED(thread); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-/* Keys */
-
-int ABT_key_create(void (*destructor)(void *), ABT_key *newkey)
-{
-    UNUSED(destructor); UNUSED(newkey);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_key_free(ABT_key *key)
-{
-    UNUSED(key);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_key_set(ABT_key key, void *value)
-{
-    UNUSED(key); UNUSED(value);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_key_get(ABT_key key, void **value)
-{
-    UNUSED(key); UNUSED(value);
     return ABT_ERR_FEATURE_NA;
 }
 

@@ -155,3 +155,8 @@ int ABT_self_get_thread_func(void (**thread_func)(void *))
     *thread_func = u->func;
     return ABT_SUCCESS;
 }
+
+/* The same as ABT_key_set / ABT_key_get (key.c), under their Argobots 1.2 names. */
+int ABT_self_set_specific(ABT_key key, void *value) { return ABT_key_set(key, value); }
+
+int ABT_self_get_specific(ABT_key key, void **value) { return ABT_key_get(key, value); }

@@ -2,6 +2,7 @@
  * ABT_thread too: the functions that make sense for one accept it. */
 #include <stdlib.h>
 #include "engine.h"
+#include "keys.h"
 
 #define CHECK_INIT()                                                                          \
     do {                                                                                      \
@@ -416,5 +417,29 @@ int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
     goabt_attr *a = goabt_attr_of(attr);
     if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
     a->migratable = is_migratable ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+/* ---- Work-unit-specific data of any unit (keys.h) ----------------------------------------- */
+
+int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
+{
+    CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    goabt_key *k = goabt_key_of(key);
+    if (k == NULL) return ABT_ERR_INV_KEY;
+    return goabt_keys_set(u, k, value);
+}
+
+int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
+{
+    CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    goabt_key *k = goabt_key_of(key);
+    if (k == NULL) return ABT_ERR_INV_KEY;
+    if (value == NULL) return ABT_ERR_INV_ARG;
+    *value = goabt_keys_get(u, k);
     return ABT_SUCCESS;
 }

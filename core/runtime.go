@@ -12,7 +12,11 @@ type Runtime struct {
 	Config Config
 	Ranks  Ranks
 	Stacks Stacks
-	Units  Units
+	Units  Blocks // unit descriptors
+	// Keys outlives ABT_finalize (a key may be created once and used across init cycles);
+	// KeyTables goes with the unit descriptors that hold the tables.
+	Keys      Keys
+	KeyTables KeyTables
 }
 
 // Init prepares the runtime for a first ABT_init: reads the environment through getenv and
@@ -42,4 +46,5 @@ func (r *Runtime) Finalize() {
 	r.Ranks.Reset()
 	r.Stacks.Drain()
 	r.Units.Drain()
+	r.KeyTables.Drain()
 }

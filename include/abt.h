@@ -1058,12 +1058,15 @@ ABT_API_PUBLIC int ABT_thread_get_arg(ABT_thread thread, void **arg);
  * invalid handle, ABT_ERR_INV_ARG when thread_func is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *));
 
-/* Set the value of key for the work unit thread, which may be any ULT or tasklet, not only the
- * caller. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set the value of key for the work unit thread, which may be any ULT or tasklet in any state
+ * (not yet run, running elsewhere, blocked, finished but not freed), not only the caller; callable
+ * from external threads too. ABT_ERR_INV_THREAD for an invalid thread, then ABT_ERR_INV_KEY for an
+ * invalid key, ABT_ERR_MEM if the unit's table could not grow. */
 ABT_API_PUBLIC int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value);
 
-/* Return in *value the value of key for the work unit thread (NULL if never set). Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *value the value of key for the work unit thread, any ULT or tasklet (NULL if never
+ * set). ABT_ERR_INV_THREAD for an invalid thread, then ABT_ERR_INV_KEY for an invalid key,
+ * ABT_ERR_INV_ARG when value is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value);
 
 /* Return in *attr a new attribute object with the stack address, stack size and migratability of
@@ -1230,12 +1233,10 @@ ABT_API_PUBLIC int ABT_self_get_thread(ABT_thread *thread);
  * external thread, ABT_ERR_INV_ARG when id is NULL. */
 ABT_API_PUBLIC int ABT_self_get_thread_id(ABT_unit_id *id);
 
-/* Set the value of key for the calling work unit. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set the value of key for the calling work unit: the same as ABT_key_set. */
 ABT_API_PUBLIC int ABT_self_set_specific(ABT_key key, void *value);
 
-/* Return in *value the value of key for the calling work unit (NULL if never set). Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *value the value of key for the calling work unit: the same as ABT_key_get. */
 ABT_API_PUBLIC int ABT_self_get_specific(ABT_key key, void **value);
 
 /* Return what the caller is in *type: ABT_UNIT_TYPE_THREAD or ABT_UNIT_TYPE_TASK; from an external
@@ -1336,20 +1337,27 @@ ABT_API_PUBLIC int ABT_self_get_thread_func(void (**thread_func)(void *));
  * (ABT_thread_set_specific, ABT_thread_get_specific).
  * ------------------------------------------------------------------------------------------- */
 
-/* Create a work-unit-specific data key; destructor (may be NULL) is called with each non-NULL
- * value when its work unit is freed. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a work-unit-specific data key in *newkey; every work unit reads NULL for it until it is
+ * set. destructor (may be NULL) is called with each non-NULL value when its work unit is freed
+ * (ABT_thread_free, termination of an unnamed unit, ABT_finalize for the main ULT), by whoever
+ * frees it, even if the key was freed first. ABT_ERR_INV_ARG when newkey is NULL, ABT_ERR_MEM
+ * when 131,056 keys exist. */
 ABT_API_PUBLIC int ABT_key_create(void (*destructor)(void *), ABT_key *newkey);
 
-/* Free the key *key and set *key to ABT_KEY_NULL; values stored under it are dropped without
- * calling the destructor. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Free the key *key and set *key to ABT_KEY_NULL. Its values can no longer be read; their
+ * destructor still runs when their work units are freed (a unit that sets a newer key reusing
+ * the freed key's slot runs it at that set instead). The freed key's id is reused by later keys;
+ * its handle is refused with ABT_ERR_INV_KEY until then. ABT_ERR_INV_ARG when key is NULL. */
 ABT_API_PUBLIC int ABT_key_free(ABT_key *key);
 
-/* Set the value of key for the calling work unit. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set the value of key for the calling work unit (main ULT, ULT or tasklet); setting again
+ * replaces the value without calling the destructor. ABT_ERR_INV_KEY for an invalid key, then
+ * ABT_ERR_UNINITIALIZED, then ABT_ERR_INV_XSTREAM from an external thread. */
 ABT_API_PUBLIC int ABT_key_set(ABT_key key, void *value);
 
-/* Return in *value the value of key for the calling work unit (NULL if never set). Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *value the value of key for the calling work unit (NULL if never set).
+ * ABT_ERR_INV_KEY for an invalid key, ABT_ERR_INV_ARG when value is NULL, then
+ * ABT_ERR_UNINITIALIZED, then ABT_ERR_INV_XSTREAM from an external thread. */
 ABT_API_PUBLIC int ABT_key_get(ABT_key key, void **value);
 
 /* ---------------------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestUnitsGetPutDrain(t *testing.T) {
-	var u Units
+func TestBlocksGetPutDrain(t *testing.T) {
+	var u Blocks
 	_, err := u.Get()
 	require.Error(t, err, "size must be set first")
 	require.NoError(t, u.SetSize(200))
@@ -46,8 +46,8 @@ func TestUnitsGetPutDrain(t *testing.T) {
 	require.Zero(t, slabs)
 }
 
-func TestUnitsConcurrent(t *testing.T) {
-	var u Units
+func TestBlocksConcurrent(t *testing.T) {
+	var u Blocks
 	require.NoError(t, u.SetSize(192))
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
@@ -68,4 +68,19 @@ func TestUnitsConcurrent(t *testing.T) {
 	out, _ := u.Out()
 	require.Zero(t, out)
 	u.Drain()
+}
+
+func TestBlocksLargerThanASlab(t *testing.T) {
+	var b Blocks
+	require.NoError(t, b.SetSize(100<<10))
+	p, err := b.Get()
+	require.NoError(t, err)
+	q, err := b.Get()
+	require.NoError(t, err)
+	require.NotEqual(t, p, q)
+	last := unsafe.Slice((*byte)(p), 100<<10)
+	last[len(last)-1] = 1 // the whole block is mapped
+	_, slabs := b.Out()
+	require.Equal(t, 2, slabs, "one slab per block that does not fit a shared one")
+	b.Drain()
 }

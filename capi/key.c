@@ -1,0 +1,164 @@
+/* Work-unit-specific data keys (ABT_key_*), and the slow paths of keys.h: the first set of a
+ * slot, a unit's first table, growth, and destruction when a unit is freed. The registry of keys
+ * and the memory of tables are the Go core's (core.Keys, core.KeyTables). */
+#include <string.h>
+#include "engine.h"
+#include "gocalls.h"
+#include "keys.h"
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* u's table, made if it has none. Racing creators (the unit itself and set_specific callers on
+ * other streams) agree on whichever table lands first. */
+static goabt_keytable *keys_table(goabt_unit *u)
+{
+    goabt_keytable *t = __atomic_load_n(&u->keys, __ATOMIC_ACQUIRE);
+    if (t != NULL) return t;
+    /* A descriptor from the cache may bring an emptied table along: every racer offers the same
+     * one, so none is left over. Otherwise the Go core makes one (the slow path). */
+    goabt_keytable *fresh = u->keys_spare;
+    int from_go = fresh == NULL;
+    if (from_go) fresh = goabt_keytable_get();
+    if (fresh == NULL) return NULL;
+    if (__atomic_compare_exchange_n(&u->keys, &t, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return fresh;
+    }
+    if (from_go) goabt_keytable_put(fresh);
+    return t;
+}
+
+/* Chunk k of t, added if missing (ids past the first chunk's). */
+static goabt_key_slot *keys_chunk(goabt_keytable *t, uint32_t k)
+{
+    goabt_key_slot *c = __atomic_load_n(&t->chunks[k], __ATOMIC_ACQUIRE);
+    if (c != NULL) return c;
+    goabt_key_slot *fresh = goabt_keychunk_get(k);
+    if (fresh == NULL) return NULL;
+    if (__atomic_compare_exchange_n(&t->chunks[k], &c, fresh, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        return fresh;
+    }
+    goabt_keychunk_put(k, fresh);
+    return c;
+}
+
+int goabt_keys_insert(goabt_unit *u, const goabt_key *k, void *value)
+{
+    goabt_keytable *t = keys_table(u);
+    goabt_key_slot *c = t != NULL ? keys_chunk(t, k->chunk) : NULL;
+    if (c == NULL) return ABT_ERR_MEM;
+    goabt_key_slot *s = &c[k->offset];
+    /* Claim the slot: whoever swaps its serial to BUSY fills it; the others wait a few
+     * instructions for the new serial and then store like any later set. */
+    uint64_t seen = __atomic_load_n(&s->serial, __ATOMIC_ACQUIRE);
+    for (;;) {
+        if (seen == k->serial) {
+            __atomic_store_n(&s->value, value, __ATOMIC_RELEASE);
+            return ABT_SUCCESS;
+        }
+        if (seen == GOABT_KEY_SLOT_BUSY) {
+            cpu_relax();
+            seen = __atomic_load_n(&s->serial, __ATOMIC_ACQUIRE);
+            continue;
+        }
+        if (__atomic_compare_exchange_n(&s->serial, &seen, GOABT_KEY_SLOT_BUSY, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            break;
+        }
+    }
+    /* `seen` is 0 (never filled) or a freed key's serial that left its value here. */
+    void *old = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+    void (*old_destructor)(void *) = s->destructor;
+    s->destructor = k->destructor;
+    __atomic_store_n(&s->value, value, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->serial, k->serial, __ATOMIC_RELEASE); /* publishes the two above */
+    /* The freed key's value would otherwise be lost: destroy it now rather than at the unit's
+     * free, the only difference from Argobots, whose tables keep every key ever set. */
+    if (seen != 0 && old != NULL && old_destructor != NULL) old_destructor(old);
+    return ABT_SUCCESS;
+}
+
+void goabt_keys_destroy(goabt_unit *u)
+{
+    goabt_keytable *t = u->keys;
+    if (t == NULL) return;
+    /* Argobots order: the value is cleared, then the destructor runs. Keys freed meanwhile are
+     * included: their destructors run too. */
+    for (uint32_t k = 0; k < GOABT_KEY_CHUNKS; k++) {
+        goabt_key_slot *c = t->chunks[k];
+        if (c == NULL) continue;
+        for (uint32_t i = 0; i < ((uint32_t)GOABT_KEY_CHUNK0_SLOTS << k); i++) {
+            void *v = c[i].value;
+            if (v != NULL && c[i].destructor != NULL) {
+                __atomic_store_n(&c[i].value, NULL, __ATOMIC_RELAXED);
+                c[i].destructor(v);
+            }
+        }
+    }
+    __atomic_store_n(&u->keys, NULL, __ATOMIC_RELEASE);
+    for (uint32_t k = 1; k < GOABT_KEY_CHUNKS; k++) {
+        if (t->chunks[k] != NULL) goabt_keychunk_put(k, t->chunks[k]);
+        t->chunks[k] = NULL;
+    }
+    memset(t->first, 0, sizeof t->first);
+    /* The emptied table stays with the descriptor for its next unit (keys_table). */
+    u->keys_spare = t;
+}
+
+void goabt_keys_release_spare(goabt_unit *u)
+{
+    if (u->keys_spare != NULL) goabt_keytable_put(u->keys_spare);
+    u->keys_spare = NULL;
+}
+
+/* ---- ABT_key_* ------------------------------------------------------------------------------ */
+
+int ABT_key_create(void (*destructor)(void *), ABT_key *newkey)
+{
+    if (newkey == NULL) return ABT_ERR_INV_ARG;
+    goabt_key *k = goabt_key_create(destructor);
+    if (k == NULL) return ABT_ERR_MEM;
+    *newkey = k;
+    return ABT_SUCCESS;
+}
+
+int ABT_key_free(ABT_key *key)
+{
+    if (key == NULL) return ABT_ERR_INV_ARG;
+    goabt_key *k = goabt_key_of(*key);
+    if (k == NULL || goabt_key_free(k) != 0) return ABT_ERR_INV_KEY;
+    *key = ABT_KEY_NULL;
+    return ABT_SUCCESS;
+}
+
+/* The calling work unit, or the error Argobots gives: ABT_ERR_UNINITIALIZED, or
+ * ABT_ERR_INV_XSTREAM from an external thread. */
+#define SELF_UNIT(u)                                                                          \
+    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                                   \
+    goabt_unit *u = goabt_self_unit();                                                        \
+    if (u == NULL) return ABT_ERR_INV_XSTREAM
+
+int ABT_key_set(ABT_key key, void *value)
+{
+    goabt_key *k = goabt_key_of(key);
+    if (k == NULL) return ABT_ERR_INV_KEY;
+    SELF_UNIT(u);
+    return goabt_keys_set(u, k, value);
+}
+
+int ABT_key_get(ABT_key key, void **value)
+{
+    goabt_key *k = goabt_key_of(key);
+    if (k == NULL) return ABT_ERR_INV_KEY;
+    if (value == NULL) return ABT_ERR_INV_ARG;
+    SELF_UNIT(u);
+    *value = goabt_keys_get(u, k);
+    return ABT_SUCCESS;
+}

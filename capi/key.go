@@ -1,0 +1,87 @@
+package main
+
+/*
+#include "keys.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/goabt/goabt/core"
+)
+
+// The C structs in keys.h mirror core's key layout field for field: these constants only
+// compile while sizes and offsets agree (a negative array length or constant overflow otherwise).
+const (
+	_ = uint(unsafe.Sizeof(C.struct_ABT_key_opaque{}) - unsafe.Sizeof(core.KeyRecord{}))
+	_ = uint(unsafe.Sizeof(core.KeyRecord{}) - unsafe.Sizeof(C.struct_ABT_key_opaque{}))
+	_ = uint(unsafe.Offsetof(C.struct_ABT_key_opaque{}.serial) - unsafe.Offsetof(core.KeyRecord{}.Serial))
+	_ = uint(unsafe.Offsetof(core.KeyRecord{}.Serial) - unsafe.Offsetof(C.struct_ABT_key_opaque{}.serial))
+	_ = uint(unsafe.Offsetof(C.struct_ABT_key_opaque{}.chunk) - unsafe.Offsetof(core.KeyRecord{}.Chunk))
+	_ = uint(unsafe.Offsetof(core.KeyRecord{}.Chunk) - unsafe.Offsetof(C.struct_ABT_key_opaque{}.chunk))
+	_ = uint(unsafe.Sizeof(C.goabt_key_slot{}) - unsafe.Sizeof(core.KeySlot{}))
+	_ = uint(unsafe.Sizeof(core.KeySlot{}) - unsafe.Sizeof(C.goabt_key_slot{}))
+	_ = uint(unsafe.Sizeof(C.struct_goabt_keytable{}) - unsafe.Sizeof(core.KeyTable{}))
+	_ = uint(unsafe.Sizeof(core.KeyTable{}) - unsafe.Sizeof(C.struct_goabt_keytable{}))
+	_ = uint(C.GOABT_KEY_CHUNKS - core.KeyChunks)
+	_ = uint(core.KeyChunks - C.GOABT_KEY_CHUNKS)
+	_ = uint(C.GOABT_KEY_CHUNK0_SLOTS - core.KeyChunk0Slots)
+	_ = uint(core.KeyChunk0Slots - C.GOABT_KEY_CHUNK0_SLOTS)
+	_ = uint(C.GOABT_MAGIC_KEY - core.KeyMagic)
+	_ = uint(core.KeyMagic - C.GOABT_MAGIC_KEY)
+)
+
+// goabt_go_key_create registers a key (ABT_key_create); NULL when no id or memory is left.
+//
+//export goabt_go_key_create
+func goabt_go_key_create(destructor unsafe.Pointer) unsafe.Pointer {
+	r, err := rt.Keys.Create(uintptr(destructor))
+	if err != nil {
+		return nil
+	}
+	return unsafe.Pointer(r)
+}
+
+// goabt_go_key_free retires a key (ABT_key_free); 1 if it was not a live key.
+//
+//export goabt_go_key_free
+func goabt_go_key_free(key unsafe.Pointer) C.int {
+	if rt.Keys.Free((*core.KeyRecord)(key)) != nil {
+		return 1
+	}
+	return 0
+}
+
+// goabt_go_keytable_get hands out an empty key table (a unit's first); NULL when memory runs
+// out.
+//
+//export goabt_go_keytable_get
+func goabt_go_keytable_get() unsafe.Pointer {
+	t, err := rt.KeyTables.GetTable()
+	if err != nil {
+		return nil
+	}
+	return unsafe.Pointer(t)
+}
+
+// goabt_go_keytable_put takes back a table whose chunks after the first are given back.
+//
+//export goabt_go_keytable_put
+func goabt_go_keytable_put(t unsafe.Pointer) { rt.KeyTables.PutTable((*core.KeyTable)(t)) }
+
+// goabt_go_keychunk_get hands out an empty chunk k of a key table; NULL when memory runs out.
+//
+//export goabt_go_keychunk_get
+func goabt_go_keychunk_get(k C.uint) unsafe.Pointer {
+	p, err := rt.KeyTables.GetChunk(uint32(k))
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// goabt_go_keychunk_put takes back chunk k.
+//
+//export goabt_go_keychunk_put
+func goabt_go_keychunk_put(k C.uint, p unsafe.Pointer) { rt.KeyTables.PutChunk(uint32(k), p) }

@@ -1,0 +1,95 @@
+package core
+
+import (
+	"errors"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// Blocks hands out fixed-size blocks of C memory: cache-line aligned, carved from mmap'd slabs
+// that live outside Go's heap, so C may keep and share them. The engine's unit descriptors (the
+// C struct behind ABT_thread), key tables and key records come from here; the C side caches
+// freed blocks on its hot paths and comes here only when those caches miss or overflow.
+type Blocks struct {
+	mu    sync.Mutex
+	size  uintptr          // block size: the C struct rounded up to a cache line
+	free  []unsafe.Pointer // blocks given back
+	slabs [][]byte         // every slab mapped since the last Drain
+	out   int              // blocks handed out and not given back
+}
+
+// blockSlabSize is how much one slab maps at least; a bigger block gets a slab of its own.
+const blockSlabSize = 64 << 10
+
+// maxBlockSize bounds a block: the largest key chunk is well below it.
+const maxBlockSize = 64 << 20
+
+// SetSize sets the block size (C's sizeof) before the first Get; it changes nothing while
+// blocks are out.
+func (b *Blocks) SetSize(size uintptr) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	size = (size + 63) &^ 63
+	if size == 0 || size > maxBlockSize {
+		return errors.New("block size out of range")
+	}
+	if b.size != 0 && b.size != size && (b.out > 0 || len(b.free) > 0) {
+		return errors.New("block size changed while blocks exist")
+	}
+	b.size = size
+	return nil
+}
+
+// Get returns a zeroed block.
+func (b *Blocks) Get() (unsafe.Pointer, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.size == 0 {
+		return nil, errors.New("block size not set")
+	}
+	if len(b.free) == 0 {
+		slabSize := max(uintptr(blockSlabSize), b.size)
+		slab, err := syscall.Mmap(-1, 0, int(slabSize), syscall.PROT_READ|syscall.PROT_WRITE,
+			syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		if err != nil {
+			return nil, err
+		}
+		b.slabs = append(b.slabs, slab) // fresh anonymous memory is zero
+		for off := uintptr(0); off+b.size <= slabSize; off += b.size {
+			b.free = append(b.free, unsafe.Pointer(&slab[off]))
+		}
+	}
+	p := b.free[len(b.free)-1]
+	b.free = b.free[:len(b.free)-1]
+	clear(unsafe.Slice((*byte)(p), b.size))
+	b.out++
+	return p, nil
+}
+
+// Put takes a block back.
+func (b *Blocks) Put(p unsafe.Pointer) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.free = append(b.free, p)
+	b.out--
+}
+
+// Out returns how many blocks are handed out, and how many slabs are mapped.
+func (b *Blocks) Out() (out, slabs int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.out, len(b.slabs)
+}
+
+// Drain unmaps every slab (at finalize: no block may be used after it).
+func (b *Blocks) Drain() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, s := range b.slabs {
+		_ = syscall.Munmap(s)
+		b.slabs[i] = nil
+	}
+	// Keep the slices' arrays: a program cycling ABT_init/ABT_finalize makes no Go garbage here.
+	b.slabs, b.free, b.out = b.slabs[:0], b.free[:0], 0
+}
