@@ -10,7 +10,8 @@
 // each round is itself the median of five calibrated runs inside the C program.
 //
 // A suite is a C benchmark source plus the implementations it is compiled against; adding one
-// (keys …) means appending to suites() below. A reference that cannot be built on this machine
+// means appending to suites() below. Two suites may share a source, each taking its own share of
+// the operations the binary lists (suite.ops). A reference that cannot be built on this machine
 // can instead be a table of figures recorded earlier (impl.recorded): only goabt is then run, and
 // the table says that the reference column was not measured in this run.
 package main
@@ -72,6 +73,8 @@ type suite struct {
 	ref     impl
 	threads string             // heading of the threads= column; "threads" when empty
 	rows    map[string]rowInfo // by op name; ops not listed are shown under their own name, judged
+	// ops, when not nil, says which of the operations the binary lists (-l) belong to this suite.
+	ops func(op string) bool
 	// targets: by op name, the limit the verdict puts on a judged row's ratio goabt/reference;
 	// 1.0 for ops not listed.
 	targets map[string]float64
@@ -153,7 +156,7 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 
 // suites lists the benchmark suites, in the order their tables are printed.
 func suites(root string) []suite {
-	return []suite{opalSuite(root), abtSuite(root)}
+	return []suite{opalSuite(root), abtSuite(root), keysSuite(root)}
 }
 
 // otherLoad returns how many CPUs, on average over d, were busy (this process sleeps meanwhile).
@@ -274,7 +277,7 @@ func (s suite) measure(root, out string, rounds int, only string) (measurement, 
 		return m, fmt.Errorf("%s -l: %w", s.goabt.binary, err)
 	}
 	for _, op := range strings.Fields(string(list)) {
-		if !strings.HasPrefix(op, only) {
+		if !strings.HasPrefix(op, only) || (s.ops != nil && !s.ops(op)) {
 			continue
 		}
 		for r := 0; r < rounds; r++ {
@@ -351,11 +354,18 @@ func parseResults(out []byte) ([]result, error) {
 	return results, sc.Err()
 }
 
+// median returns the median of xs, leaving out NaNs (rounds that gave no figure); NaN if none
+// is left.
 func median(xs []float64) float64 {
-	if len(xs) == 0 {
+	var s []float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			s = append(s, x)
+		}
+	}
+	if len(s) == 0 {
 		return math.NaN()
 	}
-	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	if len(s)%2 == 1 {
 		return s[len(s)/2]
@@ -443,8 +453,12 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 				v.above = append(v.above, fmt.Sprintf("%s, %s %s: %.2f > %.1f", info.label, threads, r.threads,
 					ratio, limit))
 			} else if math.IsNaN(ratio) && s.ref.missing == "" {
+				who := s.ref.name
+				if math.IsNaN(g) {
+					who = s.goabt.name
+				}
 				v.above = append(v.above, fmt.Sprintf("%s, %s %s: no %s figure", info.label, threads, r.threads,
-					s.ref.name))
+					who))
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t", info.label, r.threads, nsNum(g), nsNum(o), ratioNum(ratio), mark)

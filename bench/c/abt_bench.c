@@ -27,13 +27,52 @@
  *                  the main ULT waits in ABT_thread_free; ns per yield (total / 2n)
  *   init_finalize  ABT_init + ABT_finalize, outside any other initialization; ns per cycle
  *
+ * Work-unit-specific data (keys), ns per key operation. Each stream forks and joins units in
+ * rounds of 256 as ult_2 does (a driver ULT per stream, the main ULT on the primary): the
+ * workload is 256 units on 1 stream (ops ending in _1), 2048 per stream in 8 rounds on 2 streams
+ * (_2, 4096 in all), repeated as the calibration says. Each unit does a short prologue, then 16
+ * accesses to its own data (or another ULT's), then a check (gets: the sum of the values read;
+ * sets: one value read back). The figure is differential, so that creating, joining and freeing
+ * the units drops out: the rounds come in pairs, one with the 16 accesses and one with the
+ * prologue and the check only (which first, by turns), each timed on its own; a run's figure is
+ * the median over its pairs of (time with - time without) / (256 x 16), and the printed figure
+ * the median of five runs. On 2 streams each stream times its own rounds, and the figure is the
+ * mean of the streams': the cost of one access as its unit sees it. The line also gives base=:
+ * ns per unit without accesses.
+ *   key_get_N                   prologue ABT_key_set(k); 16 ABT_key_get(k), values summed and
+ *                               checked
+ *   key_set_N                   prologue ABT_key_set(k) (so the unit has a value: "later" sets);
+ *                               16 ABT_key_set(k)
+ *   key_set_first_N             no prologue; 16 ABT_key_set, each into another of 16 keys the
+ *                               unit has no value for yet (its first sets: the table is made)
+ *   self_get_N, self_set_N      key_get, key_set with ABT_self_get/set_specific
+ *   thread_get_self_N,          ABT_thread_get/set_specific on the unit itself, its handle from
+ *   thread_set_self_N           ABT_thread_self (tasklets: ABT_self_get_thread) in the prologue
+ *   thread_get_other_N,         ABT_thread_get/set_specific on another ULT: each of the 256 unit
+ *   thread_set_other_N          slots of a stream has its own target ULT, created in the
+ *                               stream's pool and joined (finished, not freed) before the timing
+ *                               starts; the prologue sets the target's value with
+ *                               ABT_thread_set_specific
+ *   thread_set_other_first_N    no prologue; 16 ABT_thread_set_specific, each into another of 16
+ *                               keys, on a target that has no value yet: every round first
+ *                               creates and joins a fresh target per unit and frees them after
+ *                               the units (the runs without the accesses do the same)
+ *   task_<op>                   each of the above with tasklets (ABT_task_create) as the units;
+ *                               the targets of task_thread_*_other_* are still ULTs
+ * Rounds stay at 256 units per stream, as in ult_2, also on 2 streams: at 1024 or 2048 live ULTs
+ * per stream goabt's per-stream descriptor cache (512) overflows, both streams then meet on the
+ * global cache's lock and the Go core, a unit costs 650-950 ns instead of ~115, and the runs'
+ * times vary by +-10%, far more than 16 key accesses cost.
+ * The keys are made with ABT_key_create (no destructor) before the timing starts.
+ *
  * Every unit's body counts its runs in a counter of its stream's own (no atomics, no shared cache
  * line), and every run checks the counts and every return code: a benchmark of units that did
- * not run fails instead of printing a fast figure.
+ * not run fails instead of printing a fast figure. Key operations also check the values read.
  */
 #define _GNU_SOURCE
 #include <abt.h>
 
+#include <math.h>
 #include <stdint.h>
 #include "bench_args.h"
 #include <stdio.h>
@@ -43,6 +82,9 @@
 
 #ifndef BENCH_TARGET_NS
 #define BENCH_TARGET_NS 50000000ULL /* one timed run: 50 ms */
+#endif
+#ifndef KEY_TARGET_NS
+#define KEY_TARGET_NS 20000000ULL /* key operations: one run, with and without accesses, 20 ms */
 #endif
 #define BENCH_RUNS 5
 #define BATCH 256 /* work units created before the first is freed */
@@ -61,6 +103,12 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 /* ---- State of one operation's set-up ------------------------------------------------------ */
@@ -210,6 +258,286 @@ static uint64_t run_init_finalize(uint64_t n)
     return n;
 }
 
+/* ---- Keys --------------------------------------------------------------------------------- */
+
+#define KEY_OPS 16       /* accesses per unit */
+#define KEY_UNITS_2 2048 /* units per stream in the 2-stream workload: 8 rounds of BATCH */
+
+enum key_op {
+    KEY_NONE, /* not a key operation */
+    KEY_GET,
+    KEY_SET,
+    KEY_SET_FIRST,
+    SELF_GET,
+    SELF_SET,
+    THREAD_GET_SELF,
+    THREAD_SET_SELF,
+    THREAD_GET_OTHER,
+    THREAD_SET_OTHER,
+    THREAD_SET_OTHER_FIRST,
+};
+
+/* One unit slot of a stream: the unit's argument. Its address is the unit's value. */
+typedef struct {
+    ABT_thread target; /* thread_*_other: the ULT whose data the unit accesses */
+    int stream;
+} key_unit_t;
+
+/* Per stream, in its own cache line: units that ran, and units that read a wrong value. */
+typedef struct {
+    _Alignas(64) uint64_t n;
+    uint64_t bad;
+} key_count_t;
+
+static ABT_key keys[KEY_OPS]; /* keys[0] for the "later" operations, all 16 for "first" */
+static enum key_op key_op;
+static int key_tasklets;    /* the units are tasklets */
+static int key_fresh;       /* fresh targets every round (thread_set_other_first) */
+static uint64_t key_rounds; /* rounds of each kind per workload: 1, or KEY_UNITS_2 / BATCH */
+static key_count_t key_counts[2];
+static key_unit_t key_units[2][BATCH];
+static ABT_thread key_handles[2][BATCH];
+
+static int key_other(enum key_op op)
+{
+    return op == THREAD_GET_OTHER || op == THREAD_SET_OTHER || op == THREAD_SET_OTHER_FIRST;
+}
+
+static void target_body(void *arg) { (void)arg; }
+
+/* What a unit does: a prologue, n accesses (KEY_OPS or 0, a constant in each copy below), and a
+ * check: the sum of what the gets read, or one value read back after the sets. */
+static inline __attribute__((always_inline)) void key_work(key_unit_t *u, const int n)
+{
+    const uintptr_t mine = (uintptr_t)u;
+    const ABT_key k = keys[0];
+    ABT_thread me = ABT_THREAD_NULL, other = u->target;
+    void *v = NULL;
+    uintptr_t got = 0, want = 0;
+    switch (key_op) {
+    case KEY_GET:
+        CHECK(ABT_key_set(k, u));
+        for (int j = 0; j < n; j++) {
+            CHECK(ABT_key_get(k, &v));
+            got += (uintptr_t)v;
+        }
+        want = (uintptr_t)n * mine;
+        break;
+    case KEY_SET:
+        CHECK(ABT_key_set(k, u));
+        for (int j = 1; j <= n; j++) CHECK(ABT_key_set(k, (void *)(mine + j)));
+        CHECK(ABT_key_get(k, &v));
+        got = (uintptr_t)v, want = mine + n;
+        break;
+    case KEY_SET_FIRST:
+        for (int j = 0; j < n; j++) CHECK(ABT_key_set(keys[j], (void *)(mine + j)));
+        CHECK(ABT_key_get(keys[KEY_OPS - 1], &v));
+        got = (uintptr_t)v, want = n ? mine + KEY_OPS - 1 : 0;
+        break;
+    case SELF_GET:
+        CHECK(ABT_self_set_specific(k, u));
+        for (int j = 0; j < n; j++) {
+            CHECK(ABT_self_get_specific(k, &v));
+            got += (uintptr_t)v;
+        }
+        want = (uintptr_t)n * mine;
+        break;
+    case SELF_SET:
+        CHECK(ABT_self_set_specific(k, u));
+        for (int j = 1; j <= n; j++) CHECK(ABT_self_set_specific(k, (void *)(mine + j)));
+        CHECK(ABT_self_get_specific(k, &v));
+        got = (uintptr_t)v, want = mine + n;
+        break;
+    case THREAD_GET_SELF:
+        CHECK(key_tasklets ? ABT_self_get_thread(&me) : ABT_thread_self(&me));
+        CHECK(ABT_key_set(k, u));
+        for (int j = 0; j < n; j++) {
+            CHECK(ABT_thread_get_specific(me, k, &v));
+            got += (uintptr_t)v;
+        }
+        want = (uintptr_t)n * mine;
+        break;
+    case THREAD_SET_SELF:
+        CHECK(key_tasklets ? ABT_self_get_thread(&me) : ABT_thread_self(&me));
+        CHECK(ABT_key_set(k, u));
+        for (int j = 1; j <= n; j++) CHECK(ABT_thread_set_specific(me, k, (void *)(mine + j)));
+        CHECK(ABT_key_get(k, &v));
+        got = (uintptr_t)v, want = mine + n;
+        break;
+    case THREAD_GET_OTHER:
+        CHECK(ABT_thread_set_specific(other, k, u));
+        for (int j = 0; j < n; j++) {
+            CHECK(ABT_thread_get_specific(other, k, &v));
+            got += (uintptr_t)v;
+        }
+        want = (uintptr_t)n * mine;
+        break;
+    case THREAD_SET_OTHER:
+        CHECK(ABT_thread_set_specific(other, k, u));
+        for (int j = 1; j <= n; j++) {
+            CHECK(ABT_thread_set_specific(other, k, (void *)(mine + j)));
+        }
+        CHECK(ABT_thread_get_specific(other, k, &v));
+        got = (uintptr_t)v, want = mine + n;
+        break;
+    case THREAD_SET_OTHER_FIRST:
+        for (int j = 0; j < n; j++) {
+            CHECK(ABT_thread_set_specific(other, keys[j], (void *)(mine + j)));
+        }
+        CHECK(ABT_thread_get_specific(other, keys[KEY_OPS - 1], &v));
+        got = (uintptr_t)v, want = n ? mine + KEY_OPS - 1 : 0;
+        break;
+    case KEY_NONE:
+        break;
+    }
+    key_count_t *c = &key_counts[u->stream];
+    c->n++;
+    c->bad += got != want;
+}
+
+static void key_body_timed(void *arg) { key_work(arg, KEY_OPS); }
+
+static void key_body_base(void *arg) { key_work(arg, 0); }
+
+static void make_targets(int s)
+{
+    for (int i = 0; i < BATCH; i++) {
+        CHECK(ABT_thread_create(pools[s], target_body, NULL, ABT_THREAD_ATTR_NULL,
+                                &key_units[s][i].target));
+    }
+    for (int i = 0; i < BATCH; i++) CHECK(ABT_thread_join(key_units[s][i].target));
+}
+
+static void free_targets(int s)
+{
+    for (int i = 0; i < BATCH; i++) CHECK(ABT_thread_free(&key_units[s][i].target));
+}
+
+/* One stream's driver of a key operation. */
+typedef struct {
+    uint64_t pairs; /* pairs of rounds: one round with the accesses, one without */
+    int stream;
+    double *with_less_without; /* per pair: ns of the round with minus ns of the round without */
+    double *without;           /* per pair: ns of the round without */
+} key_driver_t;
+
+/* One round: BATCH units forked into stream s's pool and joined; returns its ns. */
+static uint64_t key_round(int s, int with)
+{
+    void (*body)(void *) = with ? key_body_timed : key_body_base;
+    const uint64_t t0 = now_ns();
+    if (key_fresh) make_targets(s);
+    for (int i = 0; i < BATCH; i++) {
+        if (key_tasklets) {
+            CHECK(ABT_task_create(pools[s], body, &key_units[s][i], &key_handles[s][i]));
+        } else {
+            CHECK(ABT_thread_create(pools[s], body, &key_units[s][i], ABT_THREAD_ATTR_NULL,
+                                    &key_handles[s][i]));
+        }
+    }
+    for (int i = 0; i < BATCH; i++) {
+        ABT_thread *h = &key_handles[s][i];
+        CHECK(key_tasklets ? ABT_task_free(h) : ABT_thread_free(h));
+    }
+    if (key_fresh) free_targets(s);
+    return now_ns() - t0;
+}
+
+/* What one stream's driver does: pairs of rounds, one with and one without the accesses (which
+ * first, by turns), each round timed on its own. A pair's two rounds run within a few tens of
+ * microseconds of each other, so a change in the machine's speed (a neighbour on the host) lands
+ * on both alike; a round that a preemption or a timer interrupt hit makes one pair an outlier,
+ * which the median over the pairs ignores. */
+static void key_drive(void *arg)
+{
+    key_driver_t *d = arg;
+    for (uint64_t k = 0; k < d->pairs; k++) {
+        uint64_t with, without;
+        if (k % 2 == 0) {
+            with = key_round(d->stream, 1);
+            without = key_round(d->stream, 0);
+        } else {
+            without = key_round(d->stream, 0);
+            with = key_round(d->stream, 1);
+        }
+        d->with_less_without[k] = (double)with - (double)without;
+        d->without[k] = (double)without;
+    }
+}
+
+static double median_of(double *xs, uint64_t n)
+{
+    qsort(xs, n, sizeof xs[0], cmp_double);
+    return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+/* One run: the workload n times with and n times without the accesses on every stream at once,
+ * in pairs of rounds. Sets *access to ns per access (the median over the pairs of the two rounds'
+ * difference, over BATCH x KEY_OPS) and *unit to ns per unit without accesses (the median
+ * round's), both as one stream sees them (the mean of the streams); returns the run's wall time. */
+static uint64_t run_keys(uint64_t n, double *access, double *unit)
+{
+    const uint64_t pairs = n * key_rounds;
+    key_driver_t drivers[2];
+    for (int s = 0; s < nstreams; s++) {
+        double *buf = malloc(2 * pairs * sizeof(double));
+        if (buf == NULL) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+        drivers[s] = (key_driver_t){pairs, s, buf, buf + pairs};
+    }
+    ABT_thread other = ABT_THREAD_NULL;
+    const uint64_t t0 = now_ns();
+    if (nstreams == 2) {
+        CHECK(ABT_thread_create(pools[1], key_drive, &drivers[1], ABT_THREAD_ATTR_NULL, &other));
+    }
+    key_drive(&drivers[0]);
+    if (nstreams == 2) CHECK(ABT_thread_free(&other));
+    const uint64_t elapsed = now_ns() - t0;
+    *access = *unit = 0;
+    for (int s = 0; s < nstreams; s++) {
+        const uint64_t units = 2 * pairs * BATCH;
+        if (key_counts[s].n != units || key_counts[s].bad != 0) {
+            fprintf(stderr, "keys, stream %d: %llu units ran (want %llu), %llu read wrong values\n",
+                    s, (unsigned long long)key_counts[s].n, (unsigned long long)units,
+                    (unsigned long long)key_counts[s].bad);
+            exit(1);
+        }
+        key_counts[s].n = 0;
+        *access += median_of(drivers[s].with_less_without, pairs) / (BATCH * KEY_OPS);
+        *unit += median_of(drivers[s].without, pairs) / BATCH;
+        free(drivers[s].with_less_without);
+    }
+    *access /= nstreams;
+    *unit /= nstreams;
+    return elapsed;
+}
+
+static void key_setup(enum key_op op, int tasklets)
+{
+    key_op = op;
+    key_tasklets = tasklets;
+    key_fresh = op == THREAD_SET_OTHER_FIRST;
+    key_rounds = nstreams == 1 ? 1 : KEY_UNITS_2 / BATCH;
+    for (int j = 0; j < KEY_OPS; j++) CHECK(ABT_key_create(NULL, &keys[j]));
+    for (int s = 0; s < nstreams; s++) {
+        for (int i = 0; i < BATCH; i++) {
+            key_units[s][i] = (key_unit_t){ABT_THREAD_NULL, s};
+        }
+        if (key_other(op) && !key_fresh) make_targets(s);
+    }
+}
+
+static void key_teardown(void)
+{
+    for (int s = 0; s < nstreams; s++) {
+        if (key_other(key_op) && !key_fresh) free_targets(s);
+    }
+    for (int j = 0; j < KEY_OPS; j++) CHECK(ABT_key_free(&keys[j]));
+    key_op = KEY_NONE;
+}
+
 /* ---- Timing ------------------------------------------------------------------------------- */
 
 /* One run of n rounds; returns ns per operation and sets *elapsed. */
@@ -219,12 +547,6 @@ static double run_once(run_fn fn, uint64_t n, uint64_t *elapsed)
     uint64_t ops = fn(n);
     *elapsed = now_ns() - t0;
     return (double)*elapsed / (double)ops;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static void bench(const char *name, int streams, run_fn fn, uint64_t n)
@@ -247,19 +569,66 @@ static void bench(const char *name, int streams, run_fn fn, uint64_t n)
     fflush(stdout);
 }
 
+/* A key operation: the count calibrated until a run takes KEY_TARGET_NS, then BENCH_RUNS runs;
+ * prints the median of their ns per access, and as base= their median ns per unit without
+ * accesses. */
+static void bench_keys(const char *name, int streams, uint64_t n)
+{
+    double access[BENCH_RUNS], unit[BENCH_RUNS];
+    /* The first run, not timed: its units' descriptors, stacks and key tables come from the Go
+     * core, a cost that later runs do not pay (and that would end the calibration too early). */
+    run_keys(n, &access[0], &unit[0]);
+    for (;;) {
+        uint64_t elapsed = run_keys(n, &access[0], &unit[0]);
+        if (elapsed >= KEY_TARGET_NS || n >= (1ULL << 40)) {
+            break;
+        }
+        uint64_t grow = elapsed == 0 ? 16 : (KEY_TARGET_NS * 5 / 4) / elapsed + 1;
+        n *= grow < 2 ? 2 : (grow > 16 ? 16 : grow);
+    }
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        run_keys(n, &access[r], &unit[r]);
+    }
+    qsort(access, BENCH_RUNS, sizeof access[0], cmp_double);
+    qsort(unit, BENCH_RUNS, sizeof unit[0], cmp_double);
+    double ns = access[BENCH_RUNS / 2];
+    if (!(ns > 0)) {
+        /* Noise larger than the accesses: no figure (the driver shows none for this round). */
+        fprintf(stderr, "%s: the rounds with the accesses were not slower than those without "
+                        "(median %.3f ns per access): no figure\n", name, ns);
+        ns = NAN;
+    }
+    printf("op=%s threads=%d ns=%.3f base=%.1f\n", name, streams, ns, unit[BENCH_RUNS / 2]);
+    fflush(stdout);
+}
+
 static const struct {
     const char *name;
-    run_fn fn;
+    run_fn fn; /* NULL for key operations */
     int streams;
-    uint64_t n0; /* first count tried by the calibration */
-    int init;    /* run between an ABT_init and an ABT_finalize of its own */
+    uint64_t n0;     /* first count tried by the calibration */
+    int init;        /* run between an ABT_init and an ABT_finalize of its own */
+    enum key_op key; /* a key operation, timed by bench_keys; KEY_NONE for the others */
+    int tasklets;    /* key operations: the units are tasklets */
 } ops[] = {
-    {"ult_1", run_ult, 1, 1, 1},
-    {"ult_2", run_ult, 2, 1, 1},
-    {"task_1", run_task, 1, 1, 1},
-    {"task_2", run_task, 2, 1, 1},
-    {"yield", run_yield, 1, 1024, 1},
-    {"init_finalize", run_init_finalize, 1, 1, 0},
+    {"ult_1", run_ult, 1, 1, 1, KEY_NONE, 0},
+    {"ult_2", run_ult, 2, 1, 1, KEY_NONE, 0},
+    {"task_1", run_task, 1, 1, 1, KEY_NONE, 0},
+    {"task_2", run_task, 2, 1, 1, KEY_NONE, 0},
+    {"yield", run_yield, 1, 1024, 1, KEY_NONE, 0},
+    {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0},
+#define KEY_ROWS(name, op)                                                                         \
+    {name "_1", NULL, 1, 1, 1, op, 0}, {name "_2", NULL, 2, 1, 1, op, 0}
+#define TASK_KEY_ROWS(name, op)                                                                    \
+    {"task_" name "_1", NULL, 1, 1, 1, op, 1}, {"task_" name "_2", NULL, 2, 1, 1, op, 1}
+#define ALL_KEY_ROWS(ROWS)                                                                         \
+    ROWS("key_get", KEY_GET), ROWS("key_set", KEY_SET), ROWS("key_set_first", KEY_SET_FIRST),      \
+        ROWS("self_get", SELF_GET), ROWS("self_set", SELF_SET),                                    \
+        ROWS("thread_get_self", THREAD_GET_SELF), ROWS("thread_set_self", THREAD_SET_SELF),        \
+        ROWS("thread_get_other", THREAD_GET_OTHER), ROWS("thread_set_other", THREAD_SET_OTHER),    \
+        ROWS("thread_set_other_first", THREAD_SET_OTHER_FIRST)
+    ALL_KEY_ROWS(KEY_ROWS),
+    ALL_KEY_ROWS(TASK_KEY_ROWS),
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 
@@ -278,7 +647,13 @@ int main(int argc, char **argv)
         } else {
             settle();
         }
-        bench(ops[i].name, ops[i].streams, ops[i].fn, ops[i].n0);
+        if (ops[i].key != KEY_NONE) {
+            key_setup(ops[i].key, ops[i].tasklets);
+            bench_keys(ops[i].name, ops[i].streams, ops[i].n0);
+            key_teardown();
+        } else {
+            bench(ops[i].name, ops[i].streams, ops[i].fn, ops[i].n0);
+        }
         if (ops[i].init) {
             teardown();
         }
