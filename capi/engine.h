@@ -93,6 +93,9 @@ struct ABT_thread_opaque {
     uint16_t kind;  /* GOABT_ULT or GOABT_TASKLET */
     uint16_t flags; /* GOABT_UNIT_* */
     int state;      /* ABT_THREAD_STATE_*, atomic */
+    /* Work-unit-specific data (keys.h), NULL until first set; atomic. Next to magic: a
+     * get_specific on another unit then reads one line of its descriptor, not two. */
+    goabt_keytable *keys;
     void (*func)(void *);
     void *arg;
     goabt_ctx ctx;          /* saved context while the ULT is not running */
@@ -106,7 +109,6 @@ struct ABT_thread_opaque {
     goabt_unit *next, *prev; /* links while queued in a pool */
     goabt_unit *joiner;     /* atomic: NULL, the ULT waiting in join, or GOABT_JOINER_DONE */
     int external_waiters;   /* atomic: non-ULT callers sleeping on `state` in join */
-    goabt_keytable *keys;   /* work-unit-specific data (keys.h), NULL until first set; atomic */
     goabt_keytable *keys_spare; /* an emptied table kept with the cached descriptor, or NULL */
     goabt_unit *free_next;  /* link in a stream's cache of free descriptors */
 };
@@ -222,34 +224,31 @@ void goabt_gate(void (*fn)(void *), void *arg) GOABT_HIDDEN;
  * an object of another kind or freed. The one place handles become objects. */
 static inline goabt_unit *goabt_unit_of(ABT_thread h)
 {
-    if (h == NULL || h == ABT_THREAD_NULL || h == (ABT_thread)ABT_TASK_NULL ||
-        (uintptr_t)h < 4096) {
-        return NULL;
-    }
+    if ((uintptr_t)h < 4096) return NULL; /* NULL, and every ABT_*_NULL (small constants) */
     return h->magic == GOABT_MAGIC_UNIT ? h : NULL;
 }
 
 static inline goabt_stream *goabt_stream_of(ABT_xstream h)
 {
-    if (h == NULL || h == ABT_XSTREAM_NULL || (uintptr_t)h < 4096) return NULL;
+    if ((uintptr_t)h < 4096) return NULL;
     return h->magic == GOABT_MAGIC_STREAM ? h : NULL;
 }
 
 static inline goabt_pool *goabt_pool_of(ABT_pool h)
 {
-    if (h == NULL || h == ABT_POOL_NULL || (uintptr_t)h < 4096) return NULL;
+    if ((uintptr_t)h < 4096) return NULL;
     return h->magic == GOABT_MAGIC_POOL ? h : NULL;
 }
 
 static inline goabt_sched *goabt_sched_of(ABT_sched h)
 {
-    if (h == NULL || h == ABT_SCHED_NULL || (uintptr_t)h < 4096) return NULL;
+    if ((uintptr_t)h < 4096) return NULL;
     return h->magic == GOABT_MAGIC_SCHED ? h : NULL;
 }
 
 static inline goabt_attr *goabt_attr_of(ABT_thread_attr h)
 {
-    if (h == NULL || h == ABT_THREAD_ATTR_NULL || (uintptr_t)h < 4096) return NULL;
+    if ((uintptr_t)h < 4096) return NULL;
     return h->magic == GOABT_MAGIC_ATTR ? h : NULL;
 }
 

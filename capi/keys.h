@@ -47,8 +47,8 @@ typedef struct goabt_key_slot {
 
 /* core.KeyTable. */
 struct goabt_keytable {
+    goabt_key_slot first[GOABT_KEY_CHUNK0_SLOTS]; /* chunk 0, at the start: one line less */
     goabt_key_slot *chunks[GOABT_KEY_CHUNKS]; /* chunk k holds 16<<k slots; chunks[0] == first */
-    goabt_key_slot first[GOABT_KEY_CHUNK0_SLOTS];
 };
 
 /* The key behind a handle, or NULL for ABT_KEY_NULL, a freed key or anything else. A freed
@@ -64,6 +64,7 @@ static inline goabt_key_slot *goabt_keys_slot(goabt_unit *u, const goabt_key *k)
 {
     goabt_keytable *t = __atomic_load_n(&u->keys, __ATOMIC_ACQUIRE);
     if (t == NULL) return NULL;
+    if (k->chunk == 0) return &t->first[k->offset]; /* most programs have under 16 keys */
     goabt_key_slot *c = __atomic_load_n(&t->chunks[k->chunk], __ATOMIC_ACQUIRE);
     return c != NULL ? &c[k->offset] : NULL;
 }

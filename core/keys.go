@@ -52,8 +52,8 @@ type KeySlot struct {
 
 // KeyTable is a unit's table (what the unit's `keys` field points to).
 type KeyTable struct {
+	First  [KeyChunk0Slots]KeySlot   // chunk 0, first: C reaches it without loading Chunks[0]
 	Chunks [KeyChunks]unsafe.Pointer // chunk k, or nil; Chunks[0] points at First
-	First  [KeyChunk0Slots]KeySlot
 }
 
 // KeySlotOf returns which chunk holds id's slot, and where in it.
