@@ -65,15 +65,6 @@ static void futex_wake_all(int *addr)
     syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 void goabt_wake_idle(void)
 {
     /* One wake-up at a time: until a sleeper registers again (and clears wake_pending before it

@@ -192,6 +192,15 @@ struct goabt_runtime {
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 /* Wakes the idle schedulers, if any sleeps. Call after making work visible, with a full
  * barrier between the two (goabt_pool_push's locked size update is one). */
 void goabt_wake_idle(void) GOABT_HIDDEN;

@@ -6,15 +6,6 @@
 #include "gocalls.h"
 #include "keys.h"
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* u's table, made if it has none. Racing creators (the unit itself and set_specific callers on
  * other streams) agree on whichever table lands first. */
 static goabt_keytable *keys_table(goabt_unit *u)

@@ -15,4 +15,14 @@ static inline int wait_for(int *flag, int want)
     return 1;
 }
 
+/* Takes the primary stream as streams[0], creates n - 1 more with the default scheduler, and
+ * fills pools[i] with each one's main pool; ABT_SUCCESS, or some failed call's error bits. */
+static inline int start_streams(int n, ABT_xstream *streams, ABT_pool *pools)
+{
+    int rc = ABT_xstream_self(&streams[0]);
+    for (int i = 1; i < n; i++) rc |= ABT_xstream_create(ABT_SCHED_NULL, &streams[i]);
+    for (int i = 0; i < n; i++) rc |= ABT_xstream_get_main_pools(streams[i], 1, &pools[i]);
+    return rc;
+}
+
 #endif

@@ -727,10 +727,7 @@ int main(void)
 {
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     CHECK_INT(ABT_thread_self(&main_ult), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_self(&streams[0]), ABT_SUCCESS);
-    int rc = 0;
-    for (int i = 1; i < NSTREAMS; i++) rc |= ABT_xstream_create(ABT_SCHED_NULL, &streams[i]);
-    for (int i = 0; i < NSTREAMS; i++) rc |= ABT_xstream_get_main_pools(streams[i], 1, &pools[i]);
+    int rc = start_streams(NSTREAMS, streams, pools);
     void (*dtors[NKEYS + 1])(void *) = {NULL, dtor1, dtor2, dtor3, dtor4};
     for (int k = 1; k <= NKEYS; k++) rc |= ABT_key_create(dtors[k], &keys[k]);
     CHECK_INT(rc, ABT_SUCCESS);
