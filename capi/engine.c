@@ -118,15 +118,20 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
 
 /* ---- Unit descriptors and stacks -------------------------------------------------------- */
 
-/* Freed descriptors keep their stack and wait in a cache for the next create: a stream's own
- * cache (no lock: only that stream's thread touches it), then a global one, then the Go core
- * (core.Units for descriptors, core.Stacks for stacks). */
+/* Freed descriptors keep their stack (and key table) and wait in a cache for the next create: a
+ * stream's own cache (no lock: only that stream's thread touches it), then a global one, then
+ * the Go core (core.Units for descriptors, core.Stacks for stacks). Streams and the global
+ * cache trade descriptors in batches of CACHE_BATCH, one lock per batch: a stream that forks
+ * thousands of units before joining them would otherwise take the global lock for every unit,
+ * against the other streams doing the same (2048 live ULTs per stream on 2 streams: 235 ns per
+ * create+free instead of 85). */
 #define STREAM_CACHE_MAX 512
+#define CACHE_BATCH 64
 #define GLOBAL_CACHE_MAX 4096
 
 static pthread_mutex_t global_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static goabt_unit *global_cache;
-static int global_cache_count;
+static goabt_unit *global_batches; /* first units of batches, linked by batch_next */
+static int global_cache_count;     /* descriptors in them */
 
 static size_t page_size(void)
 {
@@ -150,6 +155,46 @@ static void unit_destroy(goabt_unit *u)
     goabt_unit_put(u);
 }
 
+/* Destroys every descriptor of a free_next list. */
+static void list_destroy(goabt_unit *list)
+{
+    while (list != NULL) {
+        goabt_unit *u = list;
+        list = u->free_next;
+        unit_destroy(u);
+    }
+}
+
+/* Gives the global cache a batch (a free_next list of len descriptors), or destroys it if the
+ * cache is full. */
+static void global_put_batch(goabt_unit *batch, int len)
+{
+    batch->batch_len = len;
+    pthread_mutex_lock(&global_cache_lock);
+    if (global_cache_count + len <= GLOBAL_CACHE_MAX) {
+        batch->batch_next = global_batches;
+        global_batches = batch;
+        global_cache_count += len;
+        batch = NULL;
+    }
+    pthread_mutex_unlock(&global_cache_lock);
+    list_destroy(batch);
+}
+
+/* Takes a batch from the global cache: its first descriptor (the rest follow by free_next), or
+ * NULL. */
+static goabt_unit *global_take_batch(void)
+{
+    pthread_mutex_lock(&global_cache_lock);
+    goabt_unit *b = global_batches;
+    if (b != NULL) {
+        global_batches = b->batch_next;
+        global_cache_count -= b->batch_len;
+    }
+    pthread_mutex_unlock(&global_cache_lock);
+    return b;
+}
+
 static goabt_unit *unit_alloc(goabt_stream *s)
 {
     goabt_unit *u;
@@ -159,44 +204,42 @@ static goabt_unit *unit_alloc(goabt_stream *s)
         s->free_count--;
         return u;
     }
-    pthread_mutex_lock(&global_cache_lock);
-    u = global_cache;
-    if (u != NULL) {
-        global_cache = u->free_next;
-        global_cache_count--;
+    u = global_take_batch();
+    if (u == NULL) return goabt_unit_get(); /* the slow path: core.Units */
+    if (s != NULL) { /* the rest of the batch becomes the stream's cache, which is empty */
+        s->free_units = u->free_next;
+        s->free_count = u->batch_len - 1;
+    } else if (u->free_next != NULL) { /* an external thread keeps one */
+        global_put_batch(u->free_next, u->batch_len - 1);
     }
-    pthread_mutex_unlock(&global_cache_lock);
-    return u != NULL ? u : goabt_unit_get(); /* the slow path: core.Units */
+    return u;
 }
 
 static void unit_release(goabt_stream *s, goabt_unit *u)
 {
     u->magic = 0;
-    if (s != NULL && s->free_count < STREAM_CACHE_MAX) {
-        u->free_next = s->free_units;
-        s->free_units = u;
-        s->free_count++;
+    if (s == NULL) {
+        u->free_next = NULL;
+        global_put_batch(u, 1);
         return;
     }
-    pthread_mutex_lock(&global_cache_lock);
-    if (global_cache_count < GLOBAL_CACHE_MAX) {
-        u->free_next = global_cache;
-        global_cache = u;
-        global_cache_count++;
-        u = NULL;
-    }
-    pthread_mutex_unlock(&global_cache_lock);
-    if (u != NULL) unit_destroy(u);
+    u->free_next = s->free_units;
+    s->free_units = u;
+    if (++s->free_count <= STREAM_CACHE_MAX) return;
+    /* Overflow: the newest CACHE_BATCH go to the global cache (just freed, their links are hot). */
+    goabt_unit *batch = s->free_units, *last = batch;
+    for (int i = 1; i < CACHE_BATCH; i++) last = last->free_next;
+    s->free_units = last->free_next;
+    last->free_next = NULL;
+    s->free_count -= CACHE_BATCH;
+    global_put_batch(batch, CACHE_BATCH);
 }
 
-static void cache_drain(goabt_unit **list, int *count)
+/* Empties the global cache into the Go core (at finalize). */
+static void global_cache_drain(void)
 {
-    while (*list != NULL) {
-        goabt_unit *u = *list;
-        *list = u->free_next;
-        unit_destroy(u);
-    }
-    *count = 0;
+    goabt_unit *b;
+    while ((b = global_take_batch()) != NULL) list_destroy(b);
 }
 
 /* Gives u a stack of at least size usable bytes below its top, with a guard page under it. The
@@ -639,17 +682,16 @@ void goabt_stream_delete(goabt_stream *s)
     goabt_sched *sc = s->sched;
     sc->used = 0;
     if (sc->automatic) goabt_sched_delete(sc);
-    pthread_mutex_lock(&global_cache_lock);
-    while (s->free_units != NULL && global_cache_count < GLOBAL_CACHE_MAX) {
-        goabt_unit *u = s->free_units;
-        s->free_units = u->free_next;
-        u->free_next = global_cache;
-        global_cache = u;
-        global_cache_count++;
-        s->free_count--;
+    /* The stream's cache goes to the global one, in batches, as far as it has room. */
+    while (s->free_units != NULL) {
+        goabt_unit *batch = s->free_units, *last = batch;
+        int len = 1;
+        while (len < CACHE_BATCH && last->free_next != NULL) last = last->free_next, len++;
+        s->free_units = last->free_next;
+        last->free_next = NULL;
+        global_put_batch(batch, len);
     }
-    pthread_mutex_unlock(&global_cache_lock);
-    cache_drain(&s->free_units, &s->free_count);
+    s->free_count = 0;
     s->magic = 0;
     free(s);
 }
@@ -731,9 +773,7 @@ void goabt_engine_finalize(void)
     sc->automatic = 1;
     goabt_rank_release(p->rank);
     goabt_stream_delete(p);
-    pthread_mutex_lock(&global_cache_lock);
-    cache_drain(&global_cache, &global_cache_count);
-    pthread_mutex_unlock(&global_cache_lock);
+    global_cache_drain();
     goabt_rt.primary = NULL;
     goabt_rt.main_unit = NULL;
     set_self_stream(NULL);

@@ -110,7 +110,9 @@ struct ABT_thread_opaque {
     goabt_unit *joiner;     /* atomic: NULL, the ULT waiting in join, or GOABT_JOINER_DONE */
     int external_waiters;   /* atomic: non-ULT callers sleeping on `state` in join */
     goabt_keytable *keys_spare; /* an emptied table kept with the cached descriptor, or NULL */
-    goabt_unit *free_next;  /* link in a stream's cache of free descriptors */
+    goabt_unit *free_next;  /* link in a cache of free descriptors */
+    goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
+    int batch_len;          /* ... and how many descriptors its batch holds */
 };
 
 #define GOABT_JOINER_DONE ((goabt_unit *)1)
