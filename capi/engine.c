@@ -195,6 +195,24 @@ static goabt_unit *global_take_batch(void)
     return b;
 }
 
+/* A batch of fresh descriptors from the Go core, contiguous: a stream's descriptors must not
+ * share pages with another stream's. Interleaved, as one-at-a-time requests from two streams
+ * warming up together leave them, the hardware prefetchers drag each stream's lines into the
+ * other's cache: two streams forking and joining 256 ULTs each ran at 220 ns per unit instead
+ * of 85. */
+static goabt_unit *go_take_batch(void)
+{
+    void *fresh[CACHE_BATCH];
+    int n = goabt_units_get(fresh, CACHE_BATCH);
+    if (n == 0) return NULL;
+    for (int i = 0; i < n; i++) {
+        goabt_unit *u = fresh[i];
+        u->free_next = i + 1 < n ? fresh[i + 1] : NULL;
+    }
+    ((goabt_unit *)fresh[0])->batch_len = n;
+    return fresh[0];
+}
+
 static goabt_unit *unit_alloc(goabt_stream *s)
 {
     goabt_unit *u;
@@ -205,7 +223,8 @@ static goabt_unit *unit_alloc(goabt_stream *s)
         return u;
     }
     u = global_take_batch();
-    if (u == NULL) return goabt_unit_get(); /* the slow path: core.Units */
+    if (u == NULL && s != NULL) u = go_take_batch(); /* the slow path: core.Units */
+    if (u == NULL) return goabt_unit_get();
     if (s != NULL) { /* the rest of the batch becomes the stream's cache, which is empty */
         s->free_units = u->free_next;
         s->free_count = u->batch_len - 1;
@@ -244,22 +263,28 @@ static void global_cache_drain(void)
 
 /* Gives u a stack of at least size usable bytes below its top, with a guard page under it. The
  * hot path keeps the stack the cached descriptor already has; the slow path, a stack of another
- * size, goes to the Go core (core.Stacks). Returns the stack's top, or NULL. */
+ * size, goes to the Go core (core.Stacks). Returns the stack's top, or NULL.
+ *
+ * The mapping has one page more than the stack needs, and the top is moved down into it by one
+ * of 64 "colours" (cache lines), picked from the descriptor's address. Page-aligned tops would
+ * all fall in the same set of the L1 cache: with 32 ULTs per stream on two streams, every
+ * create and first run missed it (200 ns per unit instead of 80). */
 static void *unit_map_stack(goabt_unit *u, size_t size)
 {
     size_t page = page_size();
     size_t usable = size < GOABT_CTX_MIN_STACK ? GOABT_CTX_MIN_STACK : size;
     usable = (usable + page - 1) & ~(page - 1);
-    if (u->mapping == NULL || u->mapping_size != usable + page) {
+    if (u->mapping == NULL || u->mapping_size != usable + 2 * page) {
         unit_unmap_stack(u);
         size_t mapped = 0;
-        void *m = goabt_stack_get(size, &mapped);
+        void *m = goabt_stack_get(usable + page, &mapped);
         if (m == NULL) return NULL;
         u->mapping = m;
         u->mapping_size = mapped;
     }
+    size_t colour = ((uintptr_t)u >> 6) & 63;
+    void *top = (char *)u->mapping + u->mapping_size - colour * 64;
     /* Report the top `size` bytes, where the ULT actually runs: the mapping may be larger. */
-    void *top = (char *)u->mapping + u->mapping_size;
     u->stack = (char *)top - size;
     u->stacksize = size;
     return top;
@@ -584,7 +609,7 @@ static goabt_stream *all_streams[4096]; /* by slot; rt.lock guards it */
 
 goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
 {
-    goabt_stream *s = calloc(1, sizeof *s);
+    goabt_stream *s = goabt_alloc_lines(sizeof *s);
     if (s == NULL) return NULL;
     int registered = 0;
     pthread_mutex_lock(&goabt_rt.lock);

@@ -10,6 +10,7 @@
 extern int goabt_go_runtime_init(size_t unit_size, size_t *stacksize, int *max_xstreams,
                                  int *affinity);
 extern void *goabt_go_unit_get(void);
+extern int goabt_go_units_get(void **out, int n);
 extern void goabt_go_unit_put(void *unit);
 extern void goabt_go_runtime_finalize(void);
 extern int goabt_go_rank_take(int rank);
@@ -62,6 +63,25 @@ static inline void *goabt_unit_get(void)
     void *u = NULL;
     goabt_gate(goabt_unit_get_gated, &u);
     return u;
+}
+
+struct goabt_units_call {
+    void **out;
+    int n;
+};
+
+static void goabt_units_get_gated(void *p)
+{
+    struct goabt_units_call *c = p;
+    c->n = goabt_go_units_get(c->out, c->n);
+}
+
+/* Up to n zeroed unit descriptors from the Go core, contiguous in memory; how many. */
+static inline int goabt_units_get(void **out, int n)
+{
+    struct goabt_units_call c = {out, n};
+    goabt_gate(goabt_units_get_gated, &c);
+    return c.n;
 }
 
 static inline void goabt_unit_put(void *u) { goabt_gate(goabt_unit_put_gated, u); }

@@ -21,7 +21,7 @@ static inline void spin_unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE
 
 goabt_pool *goabt_pool_new(int kind, int access, int automatic)
 {
-    goabt_pool *p = calloc(1, sizeof *p);
+    goabt_pool *p = goabt_alloc_lines(sizeof *p);
     if (!p) return NULL;
     p->kind = kind;
     p->access = access;

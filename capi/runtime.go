@@ -101,6 +101,18 @@ func goabt_go_unit_get() unsafe.Pointer {
 	return p
 }
 
+// goabt_go_units_get fills out[0:n] with zeroed unit descriptors adjacent in memory (a stream's
+// cache refill: see core.Blocks.GetRun); it returns how many, 0 when memory runs out.
+//
+//export goabt_go_units_get
+func goabt_go_units_get(out *unsafe.Pointer, n C.int) C.int {
+	run, err := rt.Units.GetRun(unsafe.Slice(out, int(n)))
+	if err != nil {
+		return 0
+	}
+	return C.int(run)
+}
+
 // goabt_go_unit_put takes a unit descriptor back.
 //
 //export goabt_go_unit_put

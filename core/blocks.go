@@ -17,6 +17,7 @@ type Blocks struct {
 	free  []unsafe.Pointer // blocks given back
 	slabs [][]byte         // every slab mapped since the last Drain
 	out   int              // blocks handed out and not given back
+	fresh []byte           // the unused end of the newest slab: blocks never handed out
 }
 
 // blockSlabSize is how much one slab maps at least; a bigger block gets a slab of its own.
@@ -49,15 +50,8 @@ func (b *Blocks) Get() (unsafe.Pointer, error) {
 		return nil, errors.New("block size not set")
 	}
 	if len(b.free) == 0 {
-		slabSize := max(uintptr(blockSlabSize), b.size)
-		slab, err := syscall.Mmap(-1, 0, int(slabSize), syscall.PROT_READ|syscall.PROT_WRITE,
-			syscall.MAP_PRIVATE|syscall.MAP_ANON)
-		if err != nil {
+		if err := b.carve(1); err != nil {
 			return nil, err
-		}
-		b.slabs = append(b.slabs, slab) // fresh anonymous memory is zero
-		for off := uintptr(0); off+b.size <= slabSize; off += b.size {
-			b.free = append(b.free, unsafe.Pointer(&slab[off]))
 		}
 	}
 	p := b.free[len(b.free)-1]
@@ -65,6 +59,67 @@ func (b *Blocks) Get() (unsafe.Pointer, error) {
 	clear(unsafe.Slice((*byte)(p), b.size))
 	b.out++
 	return p, nil
+}
+
+// GetRun fills out with zeroed blocks and returns how many: blocks given back earlier if there
+// are enough of them (they were mostly given back together by one stream), otherwise a run of
+// fresh blocks next to each other, starting on a page of their own. A run is what one stream
+// caches: the hardware prefetchers move neighbouring lines between cores, so streams whose
+// blocks share pages slow each other down.
+func (b *Blocks) GetRun(out []unsafe.Pointer) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.size == 0 {
+		return 0, errors.New("block size not set")
+	}
+	n := len(out)
+	if len(b.free) < n {
+		b.alignFresh()
+		if err := b.carve(n); err != nil {
+			return 0, err
+		}
+	}
+	for i := range out {
+		p := b.free[len(b.free)-1]
+		b.free = b.free[:len(b.free)-1]
+		clear(unsafe.Slice((*byte)(p), b.size))
+		out[i] = p
+	}
+	b.out += n
+	return n, nil
+}
+
+// alignFresh moves the fresh region to a page boundary; the blocks skipped go to the free list.
+func (b *Blocks) alignFresh() {
+	for len(b.fresh) >= int(b.size) && uintptr(unsafe.Pointer(&b.fresh[0]))%4096 != 0 {
+		b.free = append(b.free, unsafe.Pointer(&b.fresh[0]))
+		b.fresh = b.fresh[b.size:]
+	}
+}
+
+// carve moves n fresh blocks, adjacent and in address order, to the top of the free list
+// (the end Get and GetRun take from), mapping a slab if the fresh region is too short.
+func (b *Blocks) carve(n int) error {
+	if len(b.fresh) < n*int(b.size) {
+		for len(b.fresh) >= int(b.size) { // keep the rest for Get
+			b.free = append(b.free, unsafe.Pointer(&b.fresh[0]))
+			b.fresh = b.fresh[b.size:]
+		}
+		slabSize := max(uintptr(blockSlabSize), b.size*uintptr(n))
+		slab, err := syscall.Mmap(-1, 0, int(slabSize), syscall.PROT_READ|syscall.PROT_WRITE,
+			syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		if err != nil {
+			return err
+		}
+		b.slabs = append(b.slabs, slab) // fresh anonymous memory is zero
+		b.fresh = slab
+	}
+	// Pushed in reverse, so that taking from the top yields ascending addresses.
+	for i := n - 1; i >= 0; i-- {
+		b.free = append(b.free, unsafe.Pointer(&b.fresh[uintptr(i)*b.size]))
+	}
+	b.fresh = b.fresh[uintptr(n)*b.size:]
+	return nil
 }
 
 // Put takes a block back.
@@ -91,5 +146,5 @@ func (b *Blocks) Drain() {
 		b.slabs[i] = nil
 	}
 	// Keep the slices' arrays: a program cycling ABT_init/ABT_finalize makes no Go garbage here.
-	b.slabs, b.free, b.out = b.slabs[:0], b.free[:0], 0
+	b.slabs, b.free, b.out, b.fresh = b.slabs[:0], b.free[:0], 0, nil
 }

@@ -84,3 +84,39 @@ func TestBlocksLargerThanASlab(t *testing.T) {
 	require.Equal(t, 2, slabs, "one slab per block that does not fit a shared one")
 	b.Drain()
 }
+
+func TestBlocksGetRunIsContiguousAndOnItsOwnPages(t *testing.T) {
+	var b Blocks
+	require.NoError(t, b.SetSize(152)) // rounded to 192, as a unit descriptor
+	_, err := b.Get()                  // leaves the fresh region off a page boundary
+	require.NoError(t, err)
+	var first, second [64]unsafe.Pointer
+	n, err := b.GetRun(first[:])
+	require.NoError(t, err)
+	require.Equal(t, 64, n)
+	n, err = b.GetRun(second[:])
+	require.NoError(t, err)
+	require.Equal(t, 64, n)
+	for _, run := range [][64]unsafe.Pointer{first, second} {
+		require.Zero(t, uintptr(run[0])%4096, "a run starts a page")
+		for i := 1; i < len(run); i++ {
+			require.Equal(t, uintptr(run[i-1])+192, uintptr(run[i]), "adjacent, ascending")
+		}
+	}
+	lastPage := (uintptr(first[63]) + 191) / 4096
+	require.Less(t, lastPage, uintptr(second[0])/4096, "two runs share no page")
+	out, _ := b.Out()
+	require.Equal(t, 129, out)
+
+	// Blocks given back come back in runs before fresh memory is mapped.
+	for _, p := range first {
+		b.Put(p)
+	}
+	_, slabsBefore := b.Out()
+	n, err = b.GetRun(first[:])
+	require.NoError(t, err)
+	require.Equal(t, 64, n)
+	_, slabsAfter := b.Out()
+	require.Equal(t, slabsBefore, slabsAfter)
+	b.Drain()
+}
