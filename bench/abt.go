@@ -117,7 +117,7 @@ func keyRecorded() map[string]float64 {
 }
 
 // keysSuite is work-unit-specific data: the key operations of bench/c/abt_bench.c, ns per
-// operation measured differentially (with minus without the accesses), against native Argobots
+// operation timed inside the units (with minus without the accesses), against native Argobots
 // 1.2 figures recorded earlier, as abtSuite.
 func keysSuite(root string) suite {
 	rows := keyRows()
@@ -138,13 +138,14 @@ func keysSuite(root string) suite {
 		threads: "streams",
 		rows:    rows,
 		notes: []string{
-			"ns per key operation, measured differentially: each stream forks and joins rounds of 256 units",
-			"  (ULTs, or tasklets in the tasklet rows) as ult_2 does, each unit doing 16 accesses to one",
-			"  work unit's data, and by turns the same rounds without the 16 accesses; a run's figure is",
-			"  the median over its pairs of rounds of (with - without) / (256 x 16). With 2 streams, each",
-			"  stream times its own rounds: ns per access as its unit sees it (mean of the streams).",
+			"ns per key operation: each stream forks and joins rounds of 256 units (ULTs, or tasklets in",
+			"  the tasklet rows) as ult_2 does; each unit times its own 16 accesses to one work unit's data",
+			"  (clock_gettime around the loop, so create, switch and join stay out), and by turns the same",
+			"  rounds time an empty loop; a run's figure is the median over its pairs of rounds of",
+			"  (with - without) / (256 x 16). With 2 streams: ns per access as a unit sees it (mean of the streams).",
 			"later: the unit (or target) already has a value for the key. first: 16 sets, each into one",
-			"  of 16 keys it has no value for yet (so making and freeing its table are included).",
+			"  of 16 keys it has no value for yet (making its table is included; freeing it, at the unit's",
+			"  free, is not).",
 			"other ULT: every unit has a target ULT of its own, created and joined, not freed; for first,",
 			"  a fresh target per unit every round. What gets read is summed and checked, and every unit",
 			"  reads one value back after its sets: a broken implementation fails instead of a figure.",

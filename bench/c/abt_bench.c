@@ -32,13 +32,16 @@
  * workload is 256 units on 1 stream (ops ending in _1), 2048 per stream in 8 rounds on 2 streams
  * (_2, 4096 in all), repeated as the calibration says. Each unit does a short prologue, then 16
  * accesses to its own data (or another ULT's), then a check (gets: the sum of the values read;
- * sets: one value read back). The figure is differential, so that creating, joining and freeing
- * the units drops out: the rounds come in pairs, one with the 16 accesses and one with the
- * prologue and the check only (which first, by turns), each timed on its own; a run's figure is
- * the median over its pairs of (time with - time without) / (256 x 16), and the printed figure
- * the median of five runs. On 2 streams each stream times its own rounds, and the figure is the
- * mean of the streams': the cost of one access as its unit sees it. The line also gives base=:
- * ns per unit without accesses.
+ * sets: one value read back). Each unit times its 16 accesses itself (clock_gettime around the
+ * loop), so that creating, switching to, joining and freeing it stay out of the figure: their
+ * cost varies from round to round by more than 16 accesses cost, and an earlier version that
+ * subtracted whole rounds' wall times read the same ULT code at 2.5 to 6.8 ns from run to run.
+ * The rounds come in pairs, one with the 16 accesses and one whose units time an empty loop
+ * (which first, by turns); a run's figure is the median over its pairs of (units' time with -
+ * units' time without) / (256 x 16), and the printed figure the median of five runs. On 2
+ * streams each stream sums its own units, and the figure is the mean of the streams': the cost
+ * of one access as its unit sees it. The line also gives base=: ns per unit spent in the empty
+ * loop's timing.
  *   key_get_N                   prologue ABT_key_set(k); 16 ABT_key_get(k), values summed and
  *                               checked
  *   key_set_N                   prologue ABT_key_set(k) (so the unit has a value: "later" sets);
@@ -287,6 +290,7 @@ typedef struct {
 typedef struct {
     _Alignas(64) uint64_t n;
     uint64_t bad;
+    uint64_t ns; /* time its units spent in their access loops (or in empty ones) */
 } key_count_t;
 
 static ABT_key keys[KEY_OPS]; /* keys[0] for the "later" operations, all 16 for "first" */
@@ -314,83 +318,105 @@ static inline __attribute__((always_inline)) void key_work(key_unit_t *u, const 
     ABT_thread me = ABT_THREAD_NULL, other = u->target;
     void *v = NULL;
     uintptr_t got = 0, want = 0;
+    key_count_t *c = &key_counts[u->stream];
+    uint64_t t0 = 0;
+/* Times the access loop from inside the unit: the accesses alone, not the unit's create, switch
+ * and join around them (whose cost varies more from round to round than 16 accesses cost). */
+#define TIMED(loop)                                                                                \
+    do {                                                                                           \
+        t0 = now_ns();                                                                             \
+        loop;                                                                                      \
+        c->ns += now_ns() - t0;                                                                    \
+    } while (0)
     switch (key_op) {
     case KEY_GET:
         CHECK(ABT_key_set(k, u));
-        for (int j = 0; j < n; j++) {
-            CHECK(ABT_key_get(k, &v));
-            got += (uintptr_t)v;
-        }
+        TIMED(
+            for (int j = 0; j < n; j++) {
+                CHECK(ABT_key_get(k, &v));
+                got += (uintptr_t)v;
+            }
+        );
         want = (uintptr_t)n * mine;
         break;
     case KEY_SET:
         CHECK(ABT_key_set(k, u));
-        for (int j = 1; j <= n; j++) CHECK(ABT_key_set(k, (void *)(mine + j)));
+        TIMED(for (int j = 1; j <= n; j++) CHECK(ABT_key_set(k, (void *)(mine + j))));
         CHECK(ABT_key_get(k, &v));
         got = (uintptr_t)v, want = mine + n;
         break;
     case KEY_SET_FIRST:
-        for (int j = 0; j < n; j++) CHECK(ABT_key_set(keys[j], (void *)(mine + j)));
+        TIMED(for (int j = 0; j < n; j++) CHECK(ABT_key_set(keys[j], (void *)(mine + j))));
         CHECK(ABT_key_get(keys[KEY_OPS - 1], &v));
         got = (uintptr_t)v, want = n ? mine + KEY_OPS - 1 : 0;
         break;
     case SELF_GET:
         CHECK(ABT_self_set_specific(k, u));
-        for (int j = 0; j < n; j++) {
-            CHECK(ABT_self_get_specific(k, &v));
-            got += (uintptr_t)v;
-        }
+        TIMED(
+            for (int j = 0; j < n; j++) {
+                CHECK(ABT_self_get_specific(k, &v));
+                got += (uintptr_t)v;
+            }
+        );
         want = (uintptr_t)n * mine;
         break;
     case SELF_SET:
         CHECK(ABT_self_set_specific(k, u));
-        for (int j = 1; j <= n; j++) CHECK(ABT_self_set_specific(k, (void *)(mine + j)));
+        TIMED(for (int j = 1; j <= n; j++) CHECK(ABT_self_set_specific(k, (void *)(mine + j))));
         CHECK(ABT_self_get_specific(k, &v));
         got = (uintptr_t)v, want = mine + n;
         break;
     case THREAD_GET_SELF:
         CHECK(key_tasklets ? ABT_self_get_thread(&me) : ABT_thread_self(&me));
         CHECK(ABT_key_set(k, u));
-        for (int j = 0; j < n; j++) {
-            CHECK(ABT_thread_get_specific(me, k, &v));
-            got += (uintptr_t)v;
-        }
+        TIMED(
+            for (int j = 0; j < n; j++) {
+                CHECK(ABT_thread_get_specific(me, k, &v));
+                got += (uintptr_t)v;
+            }
+        );
         want = (uintptr_t)n * mine;
         break;
     case THREAD_SET_SELF:
         CHECK(key_tasklets ? ABT_self_get_thread(&me) : ABT_thread_self(&me));
         CHECK(ABT_key_set(k, u));
-        for (int j = 1; j <= n; j++) CHECK(ABT_thread_set_specific(me, k, (void *)(mine + j)));
+        TIMED(for (int j = 1; j <= n; j++) CHECK(ABT_thread_set_specific(me, k, (void *)(mine + j))));
         CHECK(ABT_key_get(k, &v));
         got = (uintptr_t)v, want = mine + n;
         break;
     case THREAD_GET_OTHER:
         CHECK(ABT_thread_set_specific(other, k, u));
-        for (int j = 0; j < n; j++) {
-            CHECK(ABT_thread_get_specific(other, k, &v));
-            got += (uintptr_t)v;
-        }
+        TIMED(
+            for (int j = 0; j < n; j++) {
+                CHECK(ABT_thread_get_specific(other, k, &v));
+                got += (uintptr_t)v;
+            }
+        );
         want = (uintptr_t)n * mine;
         break;
     case THREAD_SET_OTHER:
         CHECK(ABT_thread_set_specific(other, k, u));
-        for (int j = 1; j <= n; j++) {
-            CHECK(ABT_thread_set_specific(other, k, (void *)(mine + j)));
-        }
+        TIMED(
+            for (int j = 1; j <= n; j++) {
+                CHECK(ABT_thread_set_specific(other, k, (void *)(mine + j)));
+            }
+        );
         CHECK(ABT_thread_get_specific(other, k, &v));
         got = (uintptr_t)v, want = mine + n;
         break;
     case THREAD_SET_OTHER_FIRST:
-        for (int j = 0; j < n; j++) {
-            CHECK(ABT_thread_set_specific(other, keys[j], (void *)(mine + j)));
-        }
+        TIMED(
+            for (int j = 0; j < n; j++) {
+                CHECK(ABT_thread_set_specific(other, keys[j], (void *)(mine + j)));
+            }
+        );
         CHECK(ABT_thread_get_specific(other, keys[KEY_OPS - 1], &v));
         got = (uintptr_t)v, want = n ? mine + KEY_OPS - 1 : 0;
         break;
     case KEY_NONE:
         break;
     }
-    key_count_t *c = &key_counts[u->stream];
+#undef TIMED
     c->n++;
     c->bad += got != want;
 }
@@ -425,7 +451,7 @@ typedef struct {
 static uint64_t key_round(int s, int with)
 {
     void (*body)(void *) = with ? key_body_timed : key_body_base;
-    const uint64_t t0 = now_ns();
+    const uint64_t ns0 = key_counts[s].ns;
     if (key_fresh) make_targets(s);
     for (int i = 0; i < BATCH; i++) {
         if (key_tasklets) {
@@ -440,7 +466,7 @@ static uint64_t key_round(int s, int with)
         CHECK(key_tasklets ? ABT_task_free(h) : ABT_thread_free(h));
     }
     if (key_fresh) free_targets(s);
-    return now_ns() - t0;
+    return key_counts[s].ns - ns0;
 }
 
 /* What one stream's driver does: pairs of rounds, one with and one without the accesses (which
