@@ -7,6 +7,8 @@ package main
 import "C"
 
 import (
+	"fmt"
+	"os"
 	"unsafe"
 
 	"github.com/goabt/goabt/core"
@@ -34,10 +36,22 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 	return 0
 }
 
-// goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize.
+// goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize; with
+// GOABT_CHECK_LEAKS set it first reports what the C engine did not give back.
 //
 //export goabt_go_runtime_finalize
-func goabt_go_runtime_finalize() { rt.Finalize() }
+func goabt_go_runtime_finalize() {
+	if rt.Config.CheckLeaks {
+		units, tables, chunks := rt.Outstanding()
+		if units+tables+chunks > 0 {
+			fmt.Fprintf(os.Stderr, "goabt: at finalize, not given back: %d unit descriptors, "+
+				"%d key tables, %d key chunks\n", units, tables, chunks)
+		} else {
+			fmt.Fprintln(os.Stderr, "goabt: at finalize, every unit descriptor, key table and key chunk was given back")
+		}
+	}
+	rt.Finalize()
+}
 
 // goabt_go_rank_take takes a stream rank (rank < 0: the lowest free one); -1 if taken.
 //

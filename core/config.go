@@ -16,6 +16,10 @@ type Config struct {
 	// bound streams measured no faster here, ran up to 9 times slower beside busy threads of other
 	// programs, and threads the program creates after ABT_init inherit the main thread's binding.
 	Affinity bool
+	// CheckLeaks makes the last ABT_finalize report, on stderr, unit descriptors, key tables and
+	// key chunks the C engine did not give back (GOABT_CHECK_LEAKS set to anything but 0): the
+	// tests' way to see that racing table creation loses nothing.
+	CheckLeaks bool
 }
 
 const (
@@ -44,6 +48,9 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 	case "", "n", "no", "false", "off":
 	default:
 		c.Affinity = true // yes, or a CPU list (taken as yes: CPUs go by rank)
+	}
+	if v := strings.TrimSpace(getenv("GOABT_CHECK_LEAKS")); v != "" && v != "0" {
+		c.CheckLeaks = true
 	}
 	if v := lookupEnv(getenv, "THREAD_STACKSIZE"); v != "" {
 		if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {

@@ -199,6 +199,16 @@ func (t *KeyTables) PutChunk(k uint32, p unsafe.Pointer) {
 	}
 }
 
+// Out returns how many tables, and chunks, are handed out and not given back.
+func (t *KeyTables) Out() (tables, chunks int) {
+	tables, _ = t.tables.Out()
+	for k := range t.chunks {
+		n, _ := t.chunks[k].Out()
+		chunks += n
+	}
+	return tables, chunks
+}
+
 // Drain unmaps every table and chunk (at finalize, with the unit descriptors that hold them).
 func (t *KeyTables) Drain() {
 	t.tables.Drain()

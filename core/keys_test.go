@@ -113,3 +113,18 @@ func TestKeyTablesGrowAndDrain(t *testing.T) {
 	kt.PutTable(tbl)
 	kt.Drain()
 }
+
+func TestKeyTablesOutCountsWhatIsNotGivenBack(t *testing.T) {
+	var kt KeyTables
+	tbl, err := kt.GetTable()
+	require.NoError(t, err)
+	c, err := kt.GetChunk(3)
+	require.NoError(t, err)
+	tables, chunks := kt.Out()
+	require.Equal(t, [2]int{1, 1}, [2]int{tables, chunks})
+	kt.PutChunk(3, c)
+	kt.PutTable(tbl)
+	tables, chunks = kt.Out()
+	require.Equal(t, [2]int{0, 0}, [2]int{tables, chunks})
+	kt.Drain()
+}

@@ -41,6 +41,14 @@ func (r *Runtime) TakeRank(rank int) int {
 	return got
 }
 
+// Outstanding counts the unit descriptors, key tables and key chunks handed out to C and not
+// given back: all zero at finalize once the program has freed every unit it made.
+func (r *Runtime) Outstanding() (units, tables, chunks int) {
+	units, _ = r.Units.Out()
+	tables, chunks = r.KeyTables.Out()
+	return units, tables, chunks
+}
+
 // Finalize forgets the runtime's state after the last ABT_finalize.
 func (r *Runtime) Finalize() {
 	r.Ranks.Reset()

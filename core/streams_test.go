@@ -78,6 +78,11 @@ func TestConfigFromEnv(t *testing.T) {
 		env["ABT_SET_AFFINITY"] = on
 		require.True(t, ConfigFromEnv(getenv, 2).Affinity, on)
 	}
+	require.False(t, ConfigFromEnv(getenv, 2).CheckLeaks, "off by default")
+	env["GOABT_CHECK_LEAKS"] = "0"
+	require.False(t, ConfigFromEnv(getenv, 2).CheckLeaks)
+	env["GOABT_CHECK_LEAKS"] = "1"
+	require.True(t, ConfigFromEnv(getenv, 2).CheckLeaks)
 }
 
 func TestEnsureProcsNeverLowers(t *testing.T) {
