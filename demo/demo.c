@@ -1,5 +1,7 @@
 /* goabt demo: what works today.
- *  - Argobots: execution streams, ULTs that yield in the middle of C code, tasklets, joins.
+ *  - Argobots: execution streams, ULTs that yield in the middle of C code, tasklets, joins, and
+ *    work-unit-specific data set on another unit (a ULT that has not started yet) from ULTs
+ *    on several streams at once.
  *  - OPAL: a small class hierarchy, reference counting with and without threads, an immortal
  *    object, and class re-initialization after opal_class_finalize. */
 #include <pthread.h>
@@ -64,6 +66,59 @@ static void count_tasklet(void *arg)
     __atomic_add_fetch(&tasklets_run, 1, __ATOMIC_RELAXED);
 }
 
+/* Keys: every ULT of every stream leaves a value on `reader` under its own key before `reader`
+ * has run; `reader` then reads them all as its own data. */
+enum { KEY_STREAMS = 4, KEY_WRITERS = 32 };
+static ABT_key writer_keys[KEY_WRITERS];
+static ABT_thread reader;
+static int values_freed;
+
+static void write_to_reader(void *arg)
+{
+    long i = (long)arg;
+    ABT_thread_set_specific(reader, writer_keys[i], (void *)(i + 1));
+}
+
+static void read_own_data(void *arg)
+{
+    long *sum = arg;
+    for (int i = 0; i < KEY_WRITERS; i++) {
+        void *v = NULL;
+        ABT_key_get(writer_keys[i], &v);
+        *sum += (long)v;
+    }
+}
+
+static void value_freed(void *v)
+{
+    (void)v;
+    values_freed++;
+}
+
+static void keys_demo(ABT_pool *pools)
+{
+    ABT_pool later; /* no scheduler runs it yet: reader waits there, not started */
+    ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_TRUE, &later);
+    long sum = 0;
+    ABT_thread_create(later, read_own_data, &sum, ABT_THREAD_ATTR_NULL, &reader);
+    ABT_thread writers[KEY_WRITERS];
+    for (long i = 0; i < KEY_WRITERS; i++) {
+        ABT_key_create(value_freed, &writer_keys[i]);
+        ABT_thread_create(pools[i % KEY_STREAMS], write_to_reader, (void *)i, ABT_THREAD_ATTR_NULL,
+                          &writers[i]);
+    }
+    for (int i = 0; i < KEY_WRITERS; i++) ABT_thread_free(&writers[i]);
+    ABT_xstream runner;
+    ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &later, ABT_SCHED_CONFIG_NULL, &runner);
+    ABT_thread_free(&reader); /* joins, then runs the destructor of each value */
+    ABT_xstream_free(&runner);
+    for (int i = 0; i < KEY_WRITERS; i++) ABT_key_free(&writer_keys[i]);
+    printf("Argobots keys: %d ULTs on %d streams set data on a ULT before it ran; it read "
+           "sum %ld (%s); %d destructor calls at its free\n",
+           KEY_WRITERS, KEY_STREAMS, sum, sum == KEY_WRITERS * (KEY_WRITERS + 1) / 2 ? "right" : "WRONG",
+           values_freed);
+}
+
 static void argobots_demo(void)
 {
     enum { STREAMS = 4, ULTS = 16 };
@@ -89,6 +144,7 @@ static void argobots_demo(void)
         total += shares[i].sum;
         if (shares[i].rank_seen >= 0 && shares[i].rank_seen < STREAMS) ran_on[shares[i].rank_seen]++;
     }
+    keys_demo(pools);
     for (int i = 1; i < STREAMS; i++) ABT_xstream_free(&xs[i]);
     ABT_finalize(); /* runs what is left on the primary, the tasklets included */
     printf("Argobots: %d ULTs on %d streams summed 0..%ld = %ld (%s); ULTs per stream:", ULTS,
