@@ -74,13 +74,16 @@ void goabt_wake_idle(void)
     futex_wake_all(&goabt_rt.wake_epoch);
 }
 
-/* Whether a scheduler has something to do: a queued unit, a join request, or (primary) the
- * main ULT handed back. */
+/* Whether a scheduler about to sleep has something to do: a queued unit, a join request, or
+ * (primary) the main ULT handed back. Pool sizes are read under the pools' locks, the other
+ * half of the no-fence handshake with goabt_pool_push (see goabt_pool_sleepers_add): either
+ * this look comes after a push's locked section and sees its unit, or it comes before, and
+ * that push sees this scheduler registered and wakes it. */
 static int stream_has_news(goabt_stream *s)
 {
     goabt_sched *sc = s->sched;
     for (int i = 0; i < sc->num_pools; i++) {
-        if (__atomic_load_n(&sc->pools[i]->size, __ATOMIC_SEQ_CST) > 0) return 1;
+        if (goabt_pool_size_locked(sc->pools[i]) > 0) return 1;
     }
     if (__atomic_load_n(&s->request, __ATOMIC_SEQ_CST) & GOABT_REQ_FINISH) return 1;
     return s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_SEQ_CST);
@@ -103,7 +106,7 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
     int epoch = __atomic_load_n(&goabt_rt.wake_epoch, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&goabt_rt.sleepers, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < sc->num_pools; i++) {
-        __atomic_add_fetch(&sc->pools[i]->sleepers, 1, __ATOMIC_SEQ_CST);
+        goabt_pool_sleepers_add(sc->pools[i], 1);
     }
     __atomic_store_n(&goabt_rt.wake_pending, 0, __ATOMIC_SEQ_CST);
     if (!stream_has_news(s)) {
@@ -111,7 +114,7 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
         syscall(SYS_futex, &goabt_rt.wake_epoch, FUTEX_WAIT_PRIVATE, epoch, &limit, NULL, 0);
     }
     for (int i = 0; i < sc->num_pools; i++) {
-        __atomic_sub_fetch(&sc->pools[i]->sleepers, 1, __ATOMIC_SEQ_CST);
+        goabt_pool_sleepers_add(sc->pools[i], -1);
     }
     __atomic_sub_fetch(&goabt_rt.sleepers, 1, __ATOMIC_SEQ_CST);
 }

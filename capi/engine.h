@@ -139,7 +139,7 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     goabt_unit *head, *tail;
     size_t size;       /* queued units, atomic reads */
     long num_blocked;  /* ULTs of this pool blocked in join, atomic */
-    int sleepers;      /* idle schedulers of this pool asleep, atomic: a push wakes them */
+    int sleepers;      /* idle schedulers of this pool asleep, changed under lock: a push wakes them */
     pthread_mutex_t wait_mutex; /* FIFO_WAIT: pop_wait sleeps here */
     pthread_cond_t wait_cond;
 };
@@ -217,7 +217,7 @@ static inline void cpu_relax(void)
 }
 
 /* Wakes the idle schedulers, if any sleeps. Call after making work visible, with a full
- * barrier between the two (goabt_pool_push's locked size update is one). */
+ * barrier between the two (a sequentially consistent read-modify-write is one). */
 void goabt_wake_idle(void) GOABT_HIDDEN;
 static inline void goabt_wake_idle_if_sleeping(void)
 {
@@ -292,6 +292,11 @@ void goabt_pool_push(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
 goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if u was queued in p */
 void goabt_pool_release(goabt_pool *p) GOABT_HIDDEN; /* a scheduler stops using p */
+/* An idle scheduler of p goes to sleep (delta 1) or wakes (-1); under p's lock, which is what
+ * lets goabt_pool_push see it without a fence. */
+void goabt_pool_sleepers_add(goabt_pool *p, int delta) GOABT_HIDDEN;
+/* p's size read under its lock (a scheduler's last look before it sleeps). */
+size_t goabt_pool_size_locked(goabt_pool *p) GOABT_HIDDEN;
 
 /* Schedulers (sched.c). */
 goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)

@@ -60,15 +60,33 @@ void goabt_pool_push(goabt_pool *p, goabt_unit *u)
         p->head = u;
     }
     p->tail = u;
-    /* A locked add: the full barrier orders the push before the sleepers check below. */
-    __atomic_add_fetch(&p->size, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
+    /* Sleepers register under this lock (goabt_pool_sleepers_add), so no fence is needed: a
+     * scheduler that registered before this push is seen here, one that registers after it sees
+     * the unit when it looks for work. */
+    int wake = __atomic_load_n(&p->sleepers, __ATOMIC_RELAXED) > 0;
     spin_unlock(&p->lock);
-    if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0) goabt_wake_idle();
+    if (wake) goabt_wake_idle();
     if (p->kind == ABT_POOL_FIFO_WAIT) {
         pthread_mutex_lock(&p->wait_mutex);
         pthread_cond_signal(&p->wait_cond);
         pthread_mutex_unlock(&p->wait_mutex);
     }
+}
+
+void goabt_pool_sleepers_add(goabt_pool *p, int delta)
+{
+    spin_lock(&p->lock);
+    __atomic_store_n(&p->sleepers, p->sleepers + delta, __ATOMIC_RELAXED);
+    spin_unlock(&p->lock);
+}
+
+size_t goabt_pool_size_locked(goabt_pool *p)
+{
+    spin_lock(&p->lock);
+    size_t n = p->size;
+    spin_unlock(&p->lock);
+    return n;
 }
 
 goabt_unit *goabt_pool_pop(goabt_pool *p)
