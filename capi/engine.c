@@ -123,7 +123,7 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
 
 /* Freed descriptors keep their stack (and key table) and wait in a cache for the next create: a
  * stream's own cache (no lock: only that stream's thread touches it), then a global one, then
- * the Go core (core.Units for descriptors, core.Stacks for stacks). Streams and the global
+ * the Go core (core.Runtime.Units for descriptors, core.Stacks for stacks). Streams and the global
  * cache trade descriptors in batches of CACHE_BATCH, one lock per batch: a stream that forks
  * thousands of units before joining them would otherwise take the global lock for every unit,
  * against the other streams doing the same (2048 live ULTs per stream on 2 streams: 235 ns per
@@ -226,7 +226,7 @@ static goabt_unit *unit_alloc(goabt_stream *s)
         return u;
     }
     u = global_take_batch();
-    if (u == NULL && s != NULL) u = go_take_batch(); /* the slow path: core.Units */
+    if (u == NULL && s != NULL) u = go_take_batch(); /* the slow path: core.Runtime.Units */
     if (u == NULL) return goabt_unit_get();
     if (s != NULL) { /* the rest of the batch becomes the stream's cache, which is empty */
         s->free_units = u->free_next;

@@ -24,7 +24,7 @@
  * The hot paths (create, run, yield, join of a finished unit, self queries) are C over these
  * structures; Go (core/, through the Go files in capi/) keeps the slow paths: configuration from
  * the environment, stream ranks and GOMAXPROCS sizing (core.Runtime), and the memory of units:
- * the C descriptor caches (per stream, then global) take descriptors from core.Units and stacks
+ * the C descriptor caches (per stream, then global) take descriptors from core.Runtime.Units (a core.Blocks) and stacks
  * from core.Stacks when they miss, and give them back when they overflow or at finalize. Queues
  * and wake-ups stay C: every create and every yield goes through them.
  *

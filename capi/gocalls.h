@@ -57,7 +57,7 @@ static inline void *goabt_stack_get(size_t size, size_t *mapped)
 static void goabt_unit_get_gated(void *p) { *(void **)p = goabt_go_unit_get(); }
 static void goabt_unit_put_gated(void *p) { goabt_go_unit_put(p); }
 
-/* A zeroed unit descriptor from the Go core (core.Units), or NULL. */
+/* A zeroed unit descriptor from the Go core (core.Runtime.Units), or NULL. */
 static inline void *goabt_unit_get(void)
 {
     void *u = NULL;
