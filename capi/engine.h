@@ -24,9 +24,10 @@
  * The hot paths (create, run, yield, join of a finished unit, self queries) are C over these
  * structures; Go (core/, through the Go files in capi/) keeps the slow paths: configuration from
  * the environment, stream ranks and GOMAXPROCS sizing (core.Runtime), and the memory of units:
- * the C descriptor caches (per stream, then global) take descriptors from core.Runtime.Units (a core.Blocks) and stacks
- * from core.Stacks when they miss, and give them back when they overflow or at finalize. Queues
- * and wake-ups stay C: every create and every yield goes through them.
+ * the C descriptor caches (per stream, then global) take descriptors from core.Runtime.Units
+ * (a core.Blocks) and stacks from core.Stacks when they miss, and give them back when they
+ * overflow or at finalize. Queues and wake-ups stay C: every create and every yield goes through
+ * them.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
  * descriptors on pages of their own (core.Blocks.GetRun), trades them with the global cache in
