@@ -580,6 +580,38 @@ static void test_queries(void)
     }
 }
 
+/* The whole reported stack is usable: goabt moves each ULT's stack top by one of 64 cache-line
+ * colours, into room of its own; a colour taken out of the stack instead would run these ULTs,
+ * which use all but 3 KiB of it, into the guard page. 128 ULTs cover every colour. */
+static void deep_probe(void *arg)
+{
+    struct stack_probe *p = arg;
+    ABT_thread me;
+    p->rc = ABT_thread_self(&me);
+    if (p->rc == ABT_SUCCESS) p->rc = ABT_thread_get_stack(me, &p->stack, &p->size);
+    /* recurse() takes a little over 1 KiB per level. */
+    int depth = (int)((p->size - 3072) / 1100);
+    p->recursion_sum = recurse(depth);
+    p->stacksize = (size_t)depth;
+}
+
+static void test_whole_stack_usable(void)
+{
+    enum { N = 128 };
+    static struct stack_probe p[N];
+    ABT_thread t[N];
+    int rc = 0;
+    for (int i = 0; i < N; i++) {
+        memset(&p[i], 0, sizeof p[i]);
+        rc |= ABT_thread_create(pools[i % NSTREAMS], deep_probe, &p[i], ABT_THREAD_ATTR_NULL, &t[i]);
+    }
+    for (int i = 0; i < N; i++) rc |= ABT_thread_free(&t[i]);
+    CHECK_INT(rc, ABT_SUCCESS);
+    int ok = 0;
+    for (int i = 0; i < N; i++) ok += p[i].rc == ABT_SUCCESS && p[i].size == 16384 && p[i].stacksize >= 11;
+    CHECK_INT(ok, N);
+}
+
 /* ---- User-provided stacks ----------------------------------------------------------------- */
 
 static void test_user_stacks(void)
@@ -910,6 +942,7 @@ int main(void)
     test_unnamed_and_on_xstream();
     test_many();
     test_queries();
+    test_whole_stack_usable();
     test_user_stacks();
     test_attrs();
     test_exit();
