@@ -1,6 +1,8 @@
 /* Work-unit-specific data keys (ABT_key_*), and the slow paths of keys.h: the first set of a
  * slot, a unit's first table, growth, and destruction when a unit is freed. The registry of keys
  * and the memory of tables are the Go core's (core.Keys, core.KeyTables). */
+#include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include "engine.h"
 #include "gocalls.h"
@@ -40,6 +42,23 @@ static goabt_key_slot *keys_chunk(goabt_keytable *t, uint32_t k)
     return c;
 }
 
+/* Keeps a value a freed key left behind until the unit is freed. Without memory for the note
+ * the value is destroyed now: earlier than Argobots would, but not lost. */
+static void keys_orphan(goabt_keytable *t, void *value, void (*destructor)(void *))
+{
+    goabt_key_orphan *o = malloc(sizeof *o);
+    if (o == NULL) {
+        destructor(value);
+        return;
+    }
+    o->destructor = destructor;
+    o->value = value;
+    o->next = __atomic_load_n(&t->orphans, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&t->orphans, &o->next, o, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
+    }
+}
+
 int goabt_keys_insert(goabt_unit *u, const goabt_key *k, void *value)
 {
     goabt_keytable *t = keys_table(u);
@@ -49,13 +68,19 @@ int goabt_keys_insert(goabt_unit *u, const goabt_key *k, void *value)
     /* Claim the slot: whoever swaps its serial to BUSY fills it; the others wait a few
      * instructions for the new serial and then store like any later set. */
     uint64_t seen = __atomic_load_n(&s->serial, __ATOMIC_ACQUIRE);
+    unsigned spins = 0;
     for (;;) {
         if (seen == k->serial) {
             __atomic_store_n(&s->value, value, __ATOMIC_RELEASE);
             return ABT_SUCCESS;
         }
         if (seen == GOABT_KEY_SLOT_BUSY) {
-            cpu_relax();
+            /* The claimer is a few stores from done, unless its thread was descheduled. */
+            if (++spins < 1000) {
+                cpu_relax();
+            } else {
+                sched_yield();
+            }
             seen = __atomic_load_n(&s->serial, __ATOMIC_ACQUIRE);
             continue;
         }
@@ -70,27 +95,43 @@ int goabt_keys_insert(goabt_unit *u, const goabt_key *k, void *value)
     s->destructor = k->destructor;
     __atomic_store_n(&s->value, value, __ATOMIC_RELAXED);
     __atomic_store_n(&s->serial, k->serial, __ATOMIC_RELEASE); /* publishes the two above */
-    /* The freed key's value would otherwise be lost: destroy it now rather than at the unit's
-     * free, the only difference from Argobots, whose tables keep every key ever set. */
-    if (seen != 0 && old != NULL && old_destructor != NULL) old_destructor(old);
+    /* The freed key's value is destroyed when the unit is freed, as in Argobots, whose tables
+     * keep every key ever set: the unit may still be using it. */
+    if (seen != 0 && old != NULL && old_destructor != NULL) keys_orphan(t, old, old_destructor);
     return ABT_SUCCESS;
 }
 
+/* Destructor rounds when freeing a unit, as POSIX does for thread keys
+ * (PTHREAD_DESTRUCTOR_ITERATIONS): a destructor may set values on the unit being freed. */
+#define KEYS_DESTROY_ROUNDS 4
+
 void goabt_keys_destroy(goabt_unit *u)
 {
-    goabt_keytable *t = u->keys;
+    goabt_keytable *t = __atomic_load_n(&u->keys, __ATOMIC_ACQUIRE);
     if (t == NULL) return;
     /* Argobots order: the value is cleared, then the destructor runs. Keys freed meanwhile are
-     * included: their destructors run too. */
-    for (uint32_t k = 0; k < GOABT_KEY_CHUNKS; k++) {
-        goabt_key_slot *c = t->chunks[k];
-        if (c == NULL) continue;
-        for (uint32_t i = 0; i < ((uint32_t)GOABT_KEY_CHUNK0_SLOTS << k); i++) {
-            void *v = c[i].value;
-            if (v != NULL && c[i].destructor != NULL) {
-                __atomic_store_n(&c[i].value, NULL, __ATOMIC_RELAXED);
-                c[i].destructor(v);
+     * included, and so are the values they left behind (orphans). */
+    for (int round = 0, more = 1; more && round < KEYS_DESTROY_ROUNDS; round++) {
+        more = 0;
+        for (uint32_t k = 0; k < GOABT_KEY_CHUNKS; k++) {
+            goabt_key_slot *c = t->chunks[k];
+            if (c == NULL) continue;
+            for (uint32_t i = 0; i < ((uint32_t)GOABT_KEY_CHUNK0_SLOTS << k); i++) {
+                void *v = __atomic_load_n(&c[i].value, __ATOMIC_ACQUIRE);
+                if (v != NULL && c[i].destructor != NULL) {
+                    __atomic_store_n(&c[i].value, NULL, __ATOMIC_RELAXED);
+                    c[i].destructor(v);
+                    more = 1;
+                }
             }
+        }
+        goabt_key_orphan *o = __atomic_exchange_n(&t->orphans, NULL, __ATOMIC_ACQUIRE);
+        while (o != NULL) {
+            goabt_key_orphan *next = o->next;
+            o->destructor(o->value);
+            free(o);
+            o = next;
+            more = 1;
         }
     }
     __atomic_store_n(&u->keys, NULL, __ATOMIC_RELEASE);

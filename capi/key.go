@@ -24,6 +24,8 @@ const (
 	_ = uint(unsafe.Sizeof(core.KeySlot{}) - unsafe.Sizeof(C.goabt_key_slot{}))
 	_ = uint(unsafe.Offsetof(C.struct_goabt_keytable{}.chunks) - unsafe.Offsetof(core.KeyTable{}.Chunks))
 	_ = uint(unsafe.Offsetof(core.KeyTable{}.Chunks) - unsafe.Offsetof(C.struct_goabt_keytable{}.chunks))
+	_ = uint(unsafe.Offsetof(C.struct_goabt_keytable{}.orphans) - unsafe.Offsetof(core.KeyTable{}.Orphans))
+	_ = uint(unsafe.Offsetof(core.KeyTable{}.Orphans) - unsafe.Offsetof(C.struct_goabt_keytable{}.orphans))
 	_ = uint(unsafe.Sizeof(C.struct_goabt_keytable{}) - unsafe.Sizeof(core.KeyTable{}))
 	_ = uint(unsafe.Sizeof(core.KeyTable{}) - unsafe.Sizeof(C.struct_goabt_keytable{}))
 	_ = uint(C.GOABT_KEY_CHUNKS - core.KeyChunks)

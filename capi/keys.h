@@ -14,7 +14,8 @@
  *     compare-and-swap: racing creators keep the winner's and give theirs back.
  * A slot names the key that filled it by serial, so a freed id that a newer key reuses reads as
  * unset; it keeps that key's destructor, which runs when the unit is freed even if the key was
- * freed first, as Argobots documents. */
+ * freed first, as Argobots documents. When a newer key takes over such a slot, the old value
+ * and its destructor move to the table's orphans, still destroyed only when the unit is freed. */
 #ifndef GOABT_KEYS_H
 #define GOABT_KEYS_H
 
@@ -45,10 +46,19 @@ typedef struct goabt_key_slot {
     void *value;                /* atomic */
 } goabt_key_slot;
 
+/* A value a freed key left in a slot that a newer key took over: kept, with its destructor,
+ * until the unit is freed (C memory, malloc'd: the path is rare). */
+typedef struct goabt_key_orphan {
+    struct goabt_key_orphan *next;
+    void (*destructor)(void *);
+    void *value;
+} goabt_key_orphan;
+
 /* core.KeyTable. */
 struct goabt_keytable {
     goabt_key_slot first[GOABT_KEY_CHUNK0_SLOTS]; /* chunk 0, at the start: one line less */
     goabt_key_slot *chunks[GOABT_KEY_CHUNKS]; /* chunk k holds 16<<k slots; chunks[0] == first */
+    goabt_key_orphan *orphans;                /* pushed with a CAS, taken when the unit is freed */
 };
 
 /* The key behind a handle, or NULL for ABT_KEY_NULL, a freed key or anything else. A freed

@@ -21,7 +21,8 @@ import (
 // chunk, and a plain store to an existing slot can never be lost to a resize. A slot remembers
 // the serial of the key that last filled it and that key's destructor: a freed id, reused by a
 // newer key, reads as unset (serials never repeat), and a value left by a freed key is still
-// destroyed (Argobots calls destructors of freed keys).
+// destroyed when the unit is freed (Argobots calls destructors of freed keys then, not before:
+// if a newer key takes the slot over, C keeps the old value in the table's Orphans).
 
 // Table shape.
 const (
@@ -52,8 +53,9 @@ type KeySlot struct {
 
 // KeyTable is a unit's table (what the unit's `keys` field points to).
 type KeyTable struct {
-	First  [KeyChunk0Slots]KeySlot   // chunk 0, first: C reaches it without loading Chunks[0]
-	Chunks [KeyChunks]unsafe.Pointer // chunk k, or nil; Chunks[0] points at First
+	First   [KeyChunk0Slots]KeySlot   // chunk 0, first: C reaches it without loading Chunks[0]
+	Chunks  [KeyChunks]unsafe.Pointer // chunk k, or nil; Chunks[0] points at First
+	Orphans unsafe.Pointer            // C's list of values freed keys left behind (C memory)
 }
 
 // KeySlotOf returns which chunk holds id's slot, and where in it.

@@ -1345,9 +1345,9 @@ ABT_API_PUBLIC int ABT_self_get_thread_func(void (**thread_func)(void *));
 ABT_API_PUBLIC int ABT_key_create(void (*destructor)(void *), ABT_key *newkey);
 
 /* Free the key *key and set *key to ABT_KEY_NULL. Its values can no longer be read; their
- * destructor still runs when their work units are freed (a unit that sets a newer key reusing
- * the freed key's slot runs it at that set instead). The freed key's id is reused by later keys;
- * its handle is refused with ABT_ERR_INV_KEY until then. ABT_ERR_INV_ARG when key is NULL. */
+ * destructor still runs when their work units are freed. The freed key's id is reused by later
+ * keys; its handle is refused with ABT_ERR_INV_KEY until then. ABT_ERR_INV_ARG when key is
+ * NULL. */
 ABT_API_PUBLIC int ABT_key_free(ABT_key *key);
 
 /* Set the value of key for the calling work unit (main ULT, ULT or tasklet); setting again

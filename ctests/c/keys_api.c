@@ -550,8 +550,8 @@ static void test_destructors(void)
 
 /* ---- Key ids reused after ABT_key_free ---------------------------------------------------- */
 
-/* Main-ULT values of the reuse test and of the cycles; their destructors are checked after
- * ABT_finalize (goabt may destroy a freed key's value when a newer key takes its slot). */
+/* Main-ULT values of the reuse test and of the cycles; their destructors run at ABT_finalize,
+ * when the main ULT is freed, and are checked after it. */
 static struct cell reuse_main_a, reuse_main_b;
 static ABT_key reuse_b;
 #define NCYCLES 10000
@@ -747,8 +747,8 @@ static void test_finalize(void)
     CHECK_INT(destroyed_once_by(&reuse_main_b, 1, 1), 1);
     CHECK_INT(calls(12), 5); /* ra[0..3] and reuse_main_a */
     CHECK_INT(calls(1) - before1, 1);
-    /* The cycles: every key's value was destroyed exactly once, some when the next key took the
-     * slot, the last at ABT_finalize. */
+    /* The cycles: every key's value was destroyed exactly once, all at ABT_finalize (when the
+     * main ULT is freed), also those whose slot the next key took over. */
     CHECK_INT(destroyed_once_by(cycle_cells, NCYCLES, 3), NCYCLES);
     CHECK_INT(calls(3), NCYCLES);
 
