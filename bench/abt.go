@@ -77,8 +77,10 @@ var keyOps = []struct{ op, label string }{
 	{"key_set_first", "ABT_key_set, first"},
 	{"self_get", "ABT_self_get_specific *"},
 	{"self_set", "ABT_self_set_specific, later *"},
+	{"self_set_first", "ABT_self_set_specific, first *"},
 	{"thread_get_self", "ABT_thread_get_specific, self"},
 	{"thread_set_self", "ABT_thread_set_specific, self, later"},
+	{"thread_set_self_first", "ABT_thread_set_specific, self, first"},
 	{"thread_get_other", "ABT_thread_get_specific, other ULT"},
 	{"thread_set_other", "ABT_thread_set_specific, other ULT, later"},
 	{"thread_set_other_first", "ABT_thread_set_specific, other ULT, first"},
@@ -108,8 +110,9 @@ func keyRecorded() map[string]float64 {
 		"key_get_1":                4.6,
 		"key_set_1":                6.5,
 		"key_set_first_1":          16.2,
-		"self_get_1":               4.6, // key_get_1's
-		"self_set_1":               6.5, // key_set_1's
+		"self_get_1":               4.6,  // key_get_1's
+		"self_set_1":               6.5,  // key_set_1's
+		"self_set_first_1":         16.2, // key_set_first_1's
 		"thread_get_other_1":       2.7,
 		"thread_set_other_1":       6.8,
 		"thread_set_other_first_1": 12.3,

@@ -48,9 +48,11 @@
  *                               16 ABT_key_set(k)
  *   key_set_first_N             no prologue; 16 ABT_key_set, each into another of 16 keys the
  *                               unit has no value for yet (its first sets: the table is made)
- *   self_get_N, self_set_N      key_get, key_set with ABT_self_get/set_specific
+ *   self_get_N, self_set_N,     key_get, key_set, key_set_first with ABT_self_get/set_specific
+ *   self_set_first_N
  *   thread_get_self_N,          ABT_thread_get/set_specific on the unit itself, its handle from
- *   thread_set_self_N           ABT_thread_self (tasklets: ABT_self_get_thread) in the prologue
+ *   thread_set_self_N,          ABT_thread_self (tasklets: ABT_self_get_thread) in the prologue;
+ *   thread_set_self_first_N     first: 16 sets into 16 keys it has no value for yet
  *   thread_get_other_N,         ABT_thread_get/set_specific on another ULT: each of the 256 unit
  *   thread_set_other_N          slots of a stream has its own target ULT, created in the
  *                               stream's pool and joined (finished, not freed) before the timing
@@ -62,10 +64,9 @@
  *                               the units (the runs without the accesses do the same)
  *   task_<op>                   each of the above with tasklets (ABT_task_create) as the units;
  *                               the targets of task_thread_*_other_* are still ULTs
- * Rounds stay at 256 units per stream, as in ult_2, also on 2 streams: at 1024 or 2048 live ULTs
- * per stream goabt's per-stream descriptor cache (512) overflows, both streams then meet on the
- * global cache's lock and the Go core, a unit costs 650-950 ns instead of ~115, and the runs'
- * times vary by +-10%, far more than 16 key accesses cost.
+ * Rounds stay at 256 units per stream, as in ult_2, also on 2 streams: more live ULTs per stream
+ * than goabt's per-stream descriptor cache holds (512) send descriptors through the global
+ * cache, which costs more per unit than 16 key accesses do, and varies.
  * The keys are made with ABT_key_create (no destructor) before the timing starts.
  *
  * Every unit's body counts its runs in a counter of its stream's own (no atomics, no shared cache
@@ -273,8 +274,10 @@ enum key_op {
     KEY_SET_FIRST,
     SELF_GET,
     SELF_SET,
+    SELF_SET_FIRST,
     THREAD_GET_SELF,
     THREAD_SET_SELF,
+    THREAD_SET_SELF_FIRST,
     THREAD_GET_OTHER,
     THREAD_SET_OTHER,
     THREAD_SET_OTHER_FIRST,
@@ -366,6 +369,11 @@ static inline __attribute__((always_inline)) void key_work(key_unit_t *u, const 
         CHECK(ABT_self_get_specific(k, &v));
         got = (uintptr_t)v, want = mine + n;
         break;
+    case SELF_SET_FIRST:
+        TIMED(for (int j = 0; j < n; j++) CHECK(ABT_self_set_specific(keys[j], (void *)(mine + j))));
+        CHECK(ABT_self_get_specific(keys[KEY_OPS - 1], &v));
+        got = (uintptr_t)v, want = n ? mine + KEY_OPS - 1 : 0;
+        break;
     case THREAD_GET_SELF:
         CHECK(key_tasklets ? ABT_self_get_thread(&me) : ABT_thread_self(&me));
         CHECK(ABT_key_set(k, u));
@@ -383,6 +391,12 @@ static inline __attribute__((always_inline)) void key_work(key_unit_t *u, const 
         TIMED(for (int j = 1; j <= n; j++) CHECK(ABT_thread_set_specific(me, k, (void *)(mine + j))));
         CHECK(ABT_key_get(k, &v));
         got = (uintptr_t)v, want = mine + n;
+        break;
+    case THREAD_SET_SELF_FIRST:
+        CHECK(key_tasklets ? ABT_self_get_thread(&me) : ABT_thread_self(&me));
+        TIMED(for (int j = 0; j < n; j++) CHECK(ABT_thread_set_specific(me, keys[j], (void *)(mine + j))));
+        CHECK(ABT_key_get(keys[KEY_OPS - 1], &v));
+        got = (uintptr_t)v, want = n ? mine + KEY_OPS - 1 : 0;
         break;
     case THREAD_GET_OTHER:
         CHECK(ABT_thread_set_specific(other, k, u));
@@ -650,7 +664,9 @@ static const struct {
 #define ALL_KEY_ROWS(ROWS)                                                                         \
     ROWS("key_get", KEY_GET), ROWS("key_set", KEY_SET), ROWS("key_set_first", KEY_SET_FIRST),      \
         ROWS("self_get", SELF_GET), ROWS("self_set", SELF_SET),                                    \
-        ROWS("thread_get_self", THREAD_GET_SELF), ROWS("thread_set_self", THREAD_SET_SELF),        \
+        ROWS("self_set_first", SELF_SET_FIRST), ROWS("thread_get_self", THREAD_GET_SELF),          \
+        ROWS("thread_set_self", THREAD_SET_SELF),                                                  \
+        ROWS("thread_set_self_first", THREAD_SET_SELF_FIRST),                                      \
         ROWS("thread_get_other", THREAD_GET_OTHER), ROWS("thread_set_other", THREAD_SET_OTHER),    \
         ROWS("thread_set_other_first", THREAD_SET_OTHER_FIRST)
     ALL_KEY_ROWS(KEY_ROWS),
