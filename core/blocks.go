@@ -44,21 +44,11 @@ func (b *Blocks) SetSize(size uintptr) error {
 
 // Get returns a zeroed block.
 func (b *Blocks) Get() (unsafe.Pointer, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.size == 0 {
-		return nil, errors.New("block size not set")
+	var one [1]unsafe.Pointer
+	if _, err := b.get(one[:], false); err != nil {
+		return nil, err
 	}
-	if len(b.free) == 0 {
-		if err := b.carve(1); err != nil {
-			return nil, err
-		}
-	}
-	p := b.free[len(b.free)-1]
-	b.free = b.free[:len(b.free)-1]
-	clear(unsafe.Slice((*byte)(p), b.size))
-	b.out++
-	return p, nil
+	return one[0], nil
 }
 
 // GetRun fills out with zeroed blocks and returns how many: blocks given back earlier if there
@@ -66,16 +56,17 @@ func (b *Blocks) Get() (unsafe.Pointer, error) {
 // fresh blocks next to each other, starting on a page of their own. A run is what one stream
 // caches: the hardware prefetchers move neighbouring lines between cores, so streams whose
 // blocks share pages slow each other down.
-func (b *Blocks) GetRun(out []unsafe.Pointer) (int, error) {
+func (b *Blocks) GetRun(out []unsafe.Pointer) (int, error) { return b.get(out, true) }
+
+// get fills out from the top of the free list, carving fresh blocks first if it is short.
+func (b *Blocks) get(out []unsafe.Pointer, pageAligned bool) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.size == 0 {
 		return 0, errors.New("block size not set")
 	}
-	n := len(out)
-	if len(b.free) < n {
-		b.alignFresh()
-		if err := b.carve(n); err != nil {
+	if len(b.free) < len(out) {
+		if err := b.carve(len(out), pageAligned); err != nil {
 			return 0, err
 		}
 	}
@@ -85,27 +76,23 @@ func (b *Blocks) GetRun(out []unsafe.Pointer) (int, error) {
 		clear(unsafe.Slice((*byte)(p), b.size))
 		out[i] = p
 	}
-	b.out += n
-	return n, nil
+	b.out += len(out)
+	return len(out), nil
 }
 
-// alignFresh moves the fresh region to a page boundary; the blocks skipped go to the free list.
-func (b *Blocks) alignFresh() {
-	for len(b.fresh) >= int(b.size) && uintptr(unsafe.Pointer(&b.fresh[0]))%4096 != 0 {
+// carve moves n fresh blocks, adjacent and in address order, to the top of the free list (the
+// end get takes from); with pageAligned the first starts a page. Fresh blocks skipped on the
+// way, too few for the run or short of the page, go to the free list, and a slab is mapped if
+// the fresh region runs out.
+func (b *Blocks) carve(n int, pageAligned bool) error {
+	run := uintptr(n) * b.size
+	for uintptr(len(b.fresh)) >= b.size && (uintptr(len(b.fresh)) < run ||
+		pageAligned && uintptr(unsafe.Pointer(&b.fresh[0]))%4096 != 0) {
 		b.free = append(b.free, unsafe.Pointer(&b.fresh[0]))
 		b.fresh = b.fresh[b.size:]
 	}
-}
-
-// carve moves n fresh blocks, adjacent and in address order, to the top of the free list
-// (the end Get and GetRun take from), mapping a slab if the fresh region is too short.
-func (b *Blocks) carve(n int) error {
-	if len(b.fresh) < n*int(b.size) {
-		for len(b.fresh) >= int(b.size) { // keep the rest for Get
-			b.free = append(b.free, unsafe.Pointer(&b.fresh[0]))
-			b.fresh = b.fresh[b.size:]
-		}
-		slabSize := max(uintptr(blockSlabSize), b.size*uintptr(n))
+	if uintptr(len(b.fresh)) < run {
+		slabSize := max(uintptr(blockSlabSize), run)
 		slab, err := syscall.Mmap(-1, 0, int(slabSize), syscall.PROT_READ|syscall.PROT_WRITE,
 			syscall.MAP_PRIVATE|syscall.MAP_ANON)
 		if err != nil {
@@ -118,7 +105,7 @@ func (b *Blocks) carve(n int) error {
 	for i := n - 1; i >= 0; i-- {
 		b.free = append(b.free, unsafe.Pointer(&b.fresh[uintptr(i)*b.size]))
 	}
-	b.fresh = b.fresh[uintptr(n)*b.size:]
+	b.fresh = b.fresh[run:]
 	return nil
 }
 
