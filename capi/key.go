@@ -11,29 +11,20 @@ import (
 	"github.com/goabt/goabt/core"
 )
 
-// The C structs in keys.h mirror core's key layout field for field: these constants only
-// compile while sizes and offsets agree (a negative array length or constant overflow otherwise).
-const (
-	_ = uint(unsafe.Sizeof(C.struct_ABT_key_opaque{}) - unsafe.Sizeof(core.KeyRecord{}))
-	_ = uint(unsafe.Sizeof(core.KeyRecord{}) - unsafe.Sizeof(C.struct_ABT_key_opaque{}))
-	_ = uint(unsafe.Offsetof(C.struct_ABT_key_opaque{}.serial) - unsafe.Offsetof(core.KeyRecord{}.Serial))
-	_ = uint(unsafe.Offsetof(core.KeyRecord{}.Serial) - unsafe.Offsetof(C.struct_ABT_key_opaque{}.serial))
-	_ = uint(unsafe.Offsetof(C.struct_ABT_key_opaque{}.chunk) - unsafe.Offsetof(core.KeyRecord{}.Chunk))
-	_ = uint(unsafe.Offsetof(core.KeyRecord{}.Chunk) - unsafe.Offsetof(C.struct_ABT_key_opaque{}.chunk))
-	_ = uint(unsafe.Sizeof(C.goabt_key_slot{}) - unsafe.Sizeof(core.KeySlot{}))
-	_ = uint(unsafe.Sizeof(core.KeySlot{}) - unsafe.Sizeof(C.goabt_key_slot{}))
-	_ = uint(unsafe.Offsetof(C.struct_goabt_keytable{}.chunks) - unsafe.Offsetof(core.KeyTable{}.Chunks))
-	_ = uint(unsafe.Offsetof(core.KeyTable{}.Chunks) - unsafe.Offsetof(C.struct_goabt_keytable{}.chunks))
-	_ = uint(unsafe.Offsetof(C.struct_goabt_keytable{}.orphans) - unsafe.Offsetof(core.KeyTable{}.Orphans))
-	_ = uint(unsafe.Offsetof(core.KeyTable{}.Orphans) - unsafe.Offsetof(C.struct_goabt_keytable{}.orphans))
-	_ = uint(unsafe.Sizeof(C.struct_goabt_keytable{}) - unsafe.Sizeof(core.KeyTable{}))
-	_ = uint(unsafe.Sizeof(core.KeyTable{}) - unsafe.Sizeof(C.struct_goabt_keytable{}))
-	_ = uint(C.GOABT_KEY_CHUNKS - core.KeyChunks)
-	_ = uint(core.KeyChunks - C.GOABT_KEY_CHUNKS)
-	_ = uint(C.GOABT_KEY_CHUNK0_SLOTS - core.KeyChunk0Slots)
-	_ = uint(core.KeyChunk0Slots - C.GOABT_KEY_CHUNK0_SLOTS)
-	_ = uint(C.GOABT_MAGIC_KEY - core.KeyMagic)
-	_ = uint(core.KeyMagic - C.GOABT_MAGIC_KEY)
+// The C structs in keys.h mirror core's key layout field for field. Each line indexes a
+// one-element array with C's figure minus core's: it compiles only when they are equal (a
+// larger C figure is an index out of range, a smaller one a constant overflow).
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_ABT_key_opaque{})-unsafe.Sizeof(core.KeyRecord{})]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_ABT_key_opaque{}.serial)-unsafe.Offsetof(core.KeyRecord{}.Serial)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_ABT_key_opaque{}.chunk)-unsafe.Offsetof(core.KeyRecord{}.Chunk)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.goabt_key_slot{})-unsafe.Sizeof(core.KeySlot{})]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_keytable{}.chunks)-unsafe.Offsetof(core.KeyTable{}.Chunks)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_keytable{}.orphans)-unsafe.Offsetof(core.KeyTable{}.Orphans)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_keytable{})-unsafe.Sizeof(core.KeyTable{})]
+	_ = [1]struct{}{}[C.GOABT_KEY_CHUNKS-core.KeyChunks]
+	_ = [1]struct{}{}[C.GOABT_KEY_CHUNK0_SLOTS-core.KeyChunk0Slots]
+	_ = [1]struct{}{}[C.GOABT_MAGIC_KEY-core.KeyMagic]
 )
 
 // goabt_go_key_create registers a key (ABT_key_create); NULL when no id or memory is left.
