@@ -237,6 +237,18 @@ static goabt_unit *unit_alloc(goabt_stream *s)
     return u;
 }
 
+/* Takes up to CACHE_BATCH descriptors off the top of s's cache for the global one. */
+static void cache_to_global(goabt_stream *s)
+{
+    goabt_unit *batch = s->free_units, *last = batch;
+    int len = 1;
+    while (len < CACHE_BATCH && last->free_next != NULL) last = last->free_next, len++;
+    s->free_units = last->free_next;
+    last->free_next = NULL;
+    s->free_count -= len;
+    global_put_batch(batch, len);
+}
+
 static void unit_release(goabt_stream *s, goabt_unit *u)
 {
     u->magic = 0;
@@ -247,14 +259,8 @@ static void unit_release(goabt_stream *s, goabt_unit *u)
     }
     u->free_next = s->free_units;
     s->free_units = u;
-    if (++s->free_count <= STREAM_CACHE_MAX) return;
     /* Overflow: the newest CACHE_BATCH go to the global cache (just freed, their links are hot). */
-    goabt_unit *batch = s->free_units, *last = batch;
-    for (int i = 1; i < CACHE_BATCH; i++) last = last->free_next;
-    s->free_units = last->free_next;
-    last->free_next = NULL;
-    s->free_count -= CACHE_BATCH;
-    global_put_batch(batch, CACHE_BATCH);
+    if (++s->free_count > STREAM_CACHE_MAX) cache_to_global(s);
 }
 
 /* Empties the global cache into the Go core (at finalize). */
@@ -420,11 +426,7 @@ static void handle_pending(goabt_stream *s)
             for (unsigned spins = 0;
                  __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED;
                  spins++) {
-                if (spins < 1000) {
-                    cpu_relax();
-                } else {
-                    sched_yield(); /* its stream may have been descheduled in between */
-                }
+                goabt_backoff(spins);
             }
             wake_joiner(u);
         }
@@ -711,15 +713,7 @@ void goabt_stream_delete(goabt_stream *s)
     sc->used = 0;
     if (sc->automatic) goabt_sched_delete(sc);
     /* The stream's cache goes to the global one, in batches, as far as it has room. */
-    while (s->free_units != NULL) {
-        goabt_unit *batch = s->free_units, *last = batch;
-        int len = 1;
-        while (len < CACHE_BATCH && last->free_next != NULL) last = last->free_next, len++;
-        s->free_units = last->free_next;
-        last->free_next = NULL;
-        global_put_batch(batch, len);
-    }
-    s->free_count = 0;
+    while (s->free_units != NULL) cache_to_global(s);
     s->magic = 0;
     free(s);
 }

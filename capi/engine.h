@@ -217,6 +217,17 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* One round of waiting for another thread that is a few instructions from done: spin, and after
+ * 1000 rounds give the CPU away, since that thread may have been descheduled in between. */
+static inline void goabt_backoff(unsigned spins)
+{
+    if (spins < 1000) {
+        cpu_relax();
+    } else {
+        sched_yield();
+    }
+}
+
 /* Wakes the idle schedulers, if any sleeps. Call after making work visible, with a full
  * barrier between the two (a sequentially consistent read-modify-write is one). */
 void goabt_wake_idle(void) GOABT_HIDDEN;

@@ -1,7 +1,6 @@
 /* Work-unit-specific data keys (ABT_key_*), and the slow paths of keys.h: the first set of a
  * slot, a unit's first table, growth, and destruction when a unit is freed. The registry of keys
  * and the memory of tables are the Go core's (core.Keys, core.KeyTables). */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
@@ -75,12 +74,7 @@ int goabt_keys_insert(goabt_unit *u, const goabt_key *k, void *value)
             return ABT_SUCCESS;
         }
         if (seen == GOABT_KEY_SLOT_BUSY) {
-            /* The claimer is a few stores from done, unless its thread was descheduled. */
-            if (++spins < 1000) {
-                cpu_relax();
-            } else {
-                sched_yield();
-            }
+            goabt_backoff(spins++); /* the claimer is a few stores from done */
             seen = __atomic_load_n(&s->serial, __ATOMIC_ACQUIRE);
             continue;
         }

@@ -7,13 +7,7 @@
 static inline void spin_lock(int *l)
 {
     while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
-        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
-#if defined(__x86_64__)
-            __builtin_ia32_pause();
-#elif defined(__aarch64__)
-            __asm__ __volatile__("yield");
-#endif
-        }
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) cpu_relax();
     }
 }
 
