@@ -205,15 +205,16 @@ static goabt_unit *global_take_batch(void)
  * of 85. */
 static goabt_unit *go_take_batch(void)
 {
-    void *fresh[CACHE_BATCH];
+    uintptr_t fresh[CACHE_BATCH]; /* integers: Go writes no pointer here (gocalls.h) */
     int n = goabt_units_get(fresh, CACHE_BATCH);
     if (n == 0) return NULL;
     for (int i = 0; i < n; i++) {
-        goabt_unit *u = fresh[i];
-        u->free_next = i + 1 < n ? fresh[i + 1] : NULL;
+        goabt_unit *u = (goabt_unit *)fresh[i];
+        u->free_next = i + 1 < n ? (goabt_unit *)fresh[i + 1] : NULL;
     }
-    ((goabt_unit *)fresh[0])->batch_len = n;
-    return fresh[0];
+    goabt_unit *first = (goabt_unit *)fresh[0];
+    first->batch_len = n;
+    return first;
 }
 
 static goabt_unit *unit_alloc(goabt_stream *s)

@@ -4,30 +4,32 @@
 #define GOABT_GOCALLS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "engine.h"
 
-/* Go exports (capi/runtime.go). */
+/* Go exports (capi/runtime.go, capi/key.go). C memory crosses as uintptr_t, never as a
+ * pointer type: Go then never stores a pointer into C memory (core.Addr, engine.md rule 11). */
 extern int goabt_go_runtime_init(size_t unit_size, size_t *stacksize, int *max_xstreams,
                                  int *affinity);
-extern void *goabt_go_unit_get(void);
-extern int goabt_go_units_get(void **out, int n);
-extern void goabt_go_unit_put(void *unit);
+extern uintptr_t goabt_go_unit_get(void);
+extern int goabt_go_units_get(uintptr_t *out, int n);
+extern void goabt_go_unit_put(uintptr_t unit);
 extern void goabt_go_runtime_finalize(void);
 extern int goabt_go_rank_take(int rank);
 extern void goabt_go_rank_release(int rank);
 extern int goabt_go_rank_move(int from, int to);
-extern int goabt_go_stack_get(size_t size, void **base, size_t *mapped);
-extern void goabt_go_stack_put(void *base, size_t mapped);
-extern void *goabt_go_key_create(void *destructor);
-extern int goabt_go_key_free(void *key);
-extern void *goabt_go_keytable_get(void);
-extern void goabt_go_keytable_put(void *table);
-extern void *goabt_go_keychunk_get(unsigned int k);
-extern void goabt_go_keychunk_put(unsigned int k, void *chunk);
+extern int goabt_go_stack_get(size_t size, uintptr_t *base, size_t *mapped);
+extern void goabt_go_stack_put(uintptr_t base, size_t mapped);
+extern uintptr_t goabt_go_key_create(uintptr_t destructor);
+extern int goabt_go_key_free(uintptr_t key);
+extern uintptr_t goabt_go_keytable_get(void);
+extern void goabt_go_keytable_put(uintptr_t table);
+extern uintptr_t goabt_go_keychunk_get(unsigned int k);
+extern void goabt_go_keychunk_put(unsigned int k, uintptr_t chunk);
 
 struct goabt_stack_call {
     size_t size;
-    void *base;
+    uintptr_t base;
     size_t mapped;
     int rc;
 };
@@ -48,25 +50,25 @@ static void goabt_stack_put_gated(void *p)
  * lowest page a guard; NULL if none could be made. */
 static inline void *goabt_stack_get(size_t size, size_t *mapped)
 {
-    struct goabt_stack_call c = {size, NULL, 0, 1};
+    struct goabt_stack_call c = {size, 0, 0, 1};
     goabt_gate(goabt_stack_get_gated, &c);
     *mapped = c.mapped;
-    return c.rc == 0 ? c.base : NULL;
+    return c.rc == 0 ? (void *)c.base : NULL;
 }
 
-static void goabt_unit_get_gated(void *p) { *(void **)p = goabt_go_unit_get(); }
-static void goabt_unit_put_gated(void *p) { goabt_go_unit_put(p); }
+static void goabt_unit_get_gated(void *p) { *(uintptr_t *)p = goabt_go_unit_get(); }
+static void goabt_unit_put_gated(void *p) { goabt_go_unit_put((uintptr_t)p); }
 
 /* A zeroed unit descriptor from the Go core (core.Runtime.Units), or NULL. */
 static inline void *goabt_unit_get(void)
 {
-    void *u = NULL;
+    uintptr_t u = 0;
     goabt_gate(goabt_unit_get_gated, &u);
-    return u;
+    return (void *)u;
 }
 
 struct goabt_units_call {
-    void **out;
+    uintptr_t *out;
     int n;
 };
 
@@ -76,8 +78,8 @@ static void goabt_units_get_gated(void *p)
     c->n = goabt_go_units_get(c->out, c->n);
 }
 
-/* Up to n zeroed unit descriptors from the Go core, contiguous in memory; how many. */
-static inline int goabt_units_get(void **out, int n)
+/* Up to n zeroed unit descriptors from the Go core, contiguous in memory, in out; how many. */
+static inline int goabt_units_get(uintptr_t *out, int n)
 {
     struct goabt_units_call c = {out, n};
     goabt_gate(goabt_units_get_gated, &c);
@@ -88,7 +90,7 @@ static inline void goabt_unit_put(void *u) { goabt_gate(goabt_unit_put_gated, u)
 
 static inline void goabt_stack_put(void *base, size_t mapped)
 {
-    struct goabt_stack_call c = {0, base, mapped, 0};
+    struct goabt_stack_call c = {0, (uintptr_t)base, mapped, 0};
     goabt_gate(goabt_stack_put_gated, &c);
 }
 
@@ -138,7 +140,7 @@ static inline int goabt_rank_move(int from, int to)
 
 /* Keys (capi/key.go, over core.Keys and core.KeyTables). */
 struct goabt_key_call {
-    void *p;
+    uintptr_t p;
     unsigned int k;
     int rc;
 };
@@ -155,8 +157,8 @@ static void goabt_key_free_gated(void *a)
     c->rc = goabt_go_key_free(c->p);
 }
 
-static void goabt_keytable_get_gated(void *a) { *(void **)a = goabt_go_keytable_get(); }
-static void goabt_keytable_put_gated(void *a) { goabt_go_keytable_put(a); }
+static void goabt_keytable_get_gated(void *a) { *(uintptr_t *)a = goabt_go_keytable_get(); }
+static void goabt_keytable_put_gated(void *a) { goabt_go_keytable_put((uintptr_t)a); }
 
 static void goabt_keychunk_get_gated(void *a)
 {
@@ -173,15 +175,15 @@ static void goabt_keychunk_put_gated(void *a)
 /* A new key's record, or NULL (core.Keys.Create). */
 static inline void *goabt_key_create(void (*destructor)(void *))
 {
-    struct goabt_key_call c = {(void *)(uintptr_t)destructor, 0, 0};
+    struct goabt_key_call c = {(uintptr_t)destructor, 0, 0};
     goabt_gate(goabt_key_create_gated, &c);
-    return c.p;
+    return (void *)c.p;
 }
 
 /* 0 if key was a live key and is now freed (core.Keys.Free). */
 static inline int goabt_key_free(void *key)
 {
-    struct goabt_key_call c = {key, 0, 0};
+    struct goabt_key_call c = {(uintptr_t)key, 0, 0};
     goabt_gate(goabt_key_free_gated, &c);
     return c.rc;
 }
@@ -189,9 +191,9 @@ static inline int goabt_key_free(void *key)
 /* An empty key table, or NULL (core.KeyTables.GetTable). */
 static inline void *goabt_keytable_get(void)
 {
-    void *t = NULL;
+    uintptr_t t = 0;
     goabt_gate(goabt_keytable_get_gated, &t);
-    return t;
+    return (void *)t;
 }
 
 static inline void goabt_keytable_put(void *t) { goabt_gate(goabt_keytable_put_gated, t); }
@@ -199,14 +201,14 @@ static inline void goabt_keytable_put(void *t) { goabt_gate(goabt_keytable_put_g
 /* An empty chunk k, or NULL (core.KeyTables.GetChunk). */
 static inline void *goabt_keychunk_get(unsigned int k)
 {
-    struct goabt_key_call c = {NULL, k, 0};
+    struct goabt_key_call c = {0, k, 0};
     goabt_gate(goabt_keychunk_get_gated, &c);
-    return c.p;
+    return (void *)c.p;
 }
 
 static inline void goabt_keychunk_put(unsigned int k, void *chunk)
 {
-    struct goabt_key_call c = {chunk, k, 0};
+    struct goabt_key_call c = {(uintptr_t)chunk, k, 0};
     goabt_gate(goabt_keychunk_put_gated, &c);
 }
 

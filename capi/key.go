@@ -27,56 +27,57 @@ var (
 	_ = [1]struct{}{}[C.GOABT_MAGIC_KEY-core.KeyMagic]
 )
 
-// goabt_go_key_create registers a key (ABT_key_create); NULL when no id or memory is left.
+// goabt_go_key_create registers a key (ABT_key_create); 0 when no id or memory is left.
 //
 //export goabt_go_key_create
-func goabt_go_key_create(destructor unsafe.Pointer) unsafe.Pointer {
+func goabt_go_key_create(destructor C.uintptr_t) C.uintptr_t {
 	r, err := rt.Keys.Create(uintptr(destructor))
 	if err != nil {
-		return nil
+		return 0
 	}
-	return unsafe.Pointer(r)
+	return C.uintptr_t(core.AddrOf(unsafe.Pointer(r)))
 }
 
 // goabt_go_key_free retires a key (ABT_key_free); 1 if it was not a live key.
 //
 //export goabt_go_key_free
-func goabt_go_key_free(key unsafe.Pointer) C.int {
-	if rt.Keys.Free((*core.KeyRecord)(key)) != nil {
+func goabt_go_key_free(key C.uintptr_t) C.int {
+	if rt.Keys.Free((*core.KeyRecord)(core.Addr(key).Pointer())) != nil {
 		return 1
 	}
 	return 0
 }
 
-// goabt_go_keytable_get hands out an empty key table (a unit's first); NULL when memory runs
-// out.
+// goabt_go_keytable_get hands out an empty key table (a unit's first); 0 when memory runs out.
 //
 //export goabt_go_keytable_get
-func goabt_go_keytable_get() unsafe.Pointer {
+func goabt_go_keytable_get() C.uintptr_t {
 	t, err := rt.KeyTables.GetTable()
 	if err != nil {
-		return nil
+		return 0
 	}
-	return unsafe.Pointer(t)
+	return C.uintptr_t(core.AddrOf(unsafe.Pointer(t)))
 }
 
 // goabt_go_keytable_put takes back a table whose chunks after the first are given back.
 //
 //export goabt_go_keytable_put
-func goabt_go_keytable_put(t unsafe.Pointer) { rt.KeyTables.PutTable((*core.KeyTable)(t)) }
+func goabt_go_keytable_put(t C.uintptr_t) {
+	rt.KeyTables.PutTable((*core.KeyTable)(core.Addr(t).Pointer()))
+}
 
-// goabt_go_keychunk_get hands out an empty chunk k of a key table; NULL when memory runs out.
+// goabt_go_keychunk_get hands out an empty chunk k of a key table; 0 when memory runs out.
 //
 //export goabt_go_keychunk_get
-func goabt_go_keychunk_get(k C.uint) unsafe.Pointer {
+func goabt_go_keychunk_get(k C.uint) C.uintptr_t {
 	p, err := rt.KeyTables.GetChunk(uint32(k))
 	if err != nil {
-		return nil
+		return 0
 	}
-	return p
+	return C.uintptr_t(p)
 }
 
 // goabt_go_keychunk_put takes back chunk k.
 //
 //export goabt_go_keychunk_put
-func goabt_go_keychunk_put(k C.uint, p unsafe.Pointer) { rt.KeyTables.PutChunk(uint32(k), p) }
+func goabt_go_keychunk_put(k C.uint, p C.uintptr_t) { rt.KeyTables.PutChunk(uint32(k), core.Addr(p)) }

@@ -9,14 +9,15 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/goabt/goabt/core"
 	"github.com/goabt/goabt/core/opal"
 )
 
 // cMemory gives core/opal memory that C code may keep and read: malloc and free.
 type cMemory struct{}
 
-func (cMemory) Alloc(size uintptr) unsafe.Pointer { return C.malloc(C.size_t(size)) }
-func (cMemory) Free(p unsafe.Pointer)             { C.free(p) }
+func (cMemory) Alloc(size uintptr) core.Addr { return core.AddrOf(C.malloc(C.size_t(size))) }
+func (cMemory) Free(p core.Addr)             { C.free(p.Pointer()) }
 
 // objects is the library's one object system, over the variables capi/opal.c defines.
 var objects = opal.NewSystem(

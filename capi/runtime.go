@@ -2,6 +2,7 @@ package main
 
 /*
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 */
 import "C"
@@ -83,44 +84,47 @@ func cGetenv(name string) string {
 	return ""
 }
 
+// C memory crosses into and out of Go as uintptr_t, never as a pointer type (core.Addr says
+// why): Go then never stores a pointer into C memory, not even a result slot.
+
 // goabt_go_stack_get maps a ULT stack of at least size usable bytes above a guard page (the
 // slow path of the engine's descriptor caches); 0 on success.
 //
 //export goabt_go_stack_get
-func goabt_go_stack_get(size C.size_t, base *unsafe.Pointer, mapped *C.size_t) C.int {
+func goabt_go_stack_get(size C.size_t, base *C.uintptr_t, mapped *C.size_t) C.int {
 	st, err := rt.Stacks.Get(uintptr(size))
 	if err != nil {
 		return 1
 	}
-	*base, *mapped = st.Base, C.size_t(st.Size)
+	*base, *mapped = C.uintptr_t(st.Base), C.size_t(st.Size)
 	return 0
 }
 
 // goabt_go_stack_put takes a stack back from the engine.
 //
 //export goabt_go_stack_put
-func goabt_go_stack_put(base unsafe.Pointer, mapped C.size_t) {
-	_ = rt.Stacks.Put(core.StackMapping{Base: base, Size: uintptr(mapped)})
+func goabt_go_stack_put(base C.uintptr_t, mapped C.size_t) {
+	_ = rt.Stacks.Put(core.StackMapping{Base: core.Addr(base), Size: uintptr(mapped)})
 }
 
 // goabt_go_unit_get hands out a zeroed unit descriptor (the slow path of the engine's
-// descriptor caches); NULL when memory runs out.
+// descriptor caches); 0 when memory runs out.
 //
 //export goabt_go_unit_get
-func goabt_go_unit_get() unsafe.Pointer {
+func goabt_go_unit_get() C.uintptr_t {
 	p, err := rt.Units.Get()
 	if err != nil {
-		return nil
+		return 0
 	}
-	return p
+	return C.uintptr_t(p)
 }
 
 // goabt_go_units_get fills out[0:n] with zeroed unit descriptors adjacent in memory (a stream's
 // cache refill: see core.Blocks.GetRun); it returns how many, 0 when memory runs out.
 //
 //export goabt_go_units_get
-func goabt_go_units_get(out *unsafe.Pointer, n C.int) C.int {
-	run, err := rt.Units.GetRun(unsafe.Slice(out, int(n)))
+func goabt_go_units_get(out *C.uintptr_t, n C.int) C.int {
+	run, err := rt.Units.GetRun(unsafe.Slice((*core.Addr)(unsafe.Pointer(out)), int(n)))
 	if err != nil {
 		return 0
 	}
@@ -130,4 +134,4 @@ func goabt_go_units_get(out *unsafe.Pointer, n C.int) C.int {
 // goabt_go_unit_put takes a unit descriptor back.
 //
 //export goabt_go_unit_put
-func goabt_go_unit_put(p unsafe.Pointer) { rt.Units.Put(p) }
+func goabt_go_unit_put(p C.uintptr_t) { rt.Units.Put(core.Addr(p)) }

@@ -13,11 +13,11 @@ import (
 // freed blocks on its hot paths and comes here only when those caches miss or overflow.
 type Blocks struct {
 	mu    sync.Mutex
-	size  uintptr          // block size: the C struct rounded up to a cache line
-	free  []unsafe.Pointer // blocks given back
-	slabs [][]byte         // every slab mapped since the last Drain
-	out   int              // blocks handed out and not given back
-	fresh []byte           // the unused end of the newest slab: blocks never handed out
+	size  uintptr  // block size: the C struct rounded up to a cache line
+	free  []Addr   // blocks given back
+	slabs [][]byte // every slab mapped since the last Drain
+	out   int      // blocks handed out and not given back
+	fresh []byte   // the unused end of the newest slab: blocks never handed out
 }
 
 // blockSlabSize is how much one slab maps at least; a bigger block gets a slab of its own.
@@ -43,10 +43,10 @@ func (b *Blocks) SetSize(size uintptr) error {
 }
 
 // Get returns a zeroed block.
-func (b *Blocks) Get() (unsafe.Pointer, error) {
-	var one [1]unsafe.Pointer
+func (b *Blocks) Get() (Addr, error) {
+	var one [1]Addr
 	if _, err := b.get(one[:], false); err != nil {
-		return nil, err
+		return 0, err
 	}
 	return one[0], nil
 }
@@ -56,10 +56,10 @@ func (b *Blocks) Get() (unsafe.Pointer, error) {
 // fresh blocks next to each other, starting on a page of their own. A run is what one stream
 // caches: the hardware prefetchers move neighbouring lines between cores, so streams whose
 // blocks share pages slow each other down.
-func (b *Blocks) GetRun(out []unsafe.Pointer) (int, error) { return b.get(out, true) }
+func (b *Blocks) GetRun(out []Addr) (int, error) { return b.get(out, true) }
 
 // get fills out from the top of the free list, carving fresh blocks first if it is short.
-func (b *Blocks) get(out []unsafe.Pointer, pageAligned bool) (int, error) {
+func (b *Blocks) get(out []Addr, pageAligned bool) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.size == 0 {
@@ -73,7 +73,7 @@ func (b *Blocks) get(out []unsafe.Pointer, pageAligned bool) (int, error) {
 	for i := range out {
 		p := b.free[len(b.free)-1]
 		b.free = b.free[:len(b.free)-1]
-		clear(unsafe.Slice((*byte)(p), b.size))
+		clear(p.Bytes(b.size))
 		out[i] = p
 	}
 	b.out += len(out)
@@ -88,7 +88,7 @@ func (b *Blocks) carve(n int, pageAligned bool) error {
 	run := uintptr(n) * b.size
 	for uintptr(len(b.fresh)) >= b.size && (uintptr(len(b.fresh)) < run ||
 		pageAligned && uintptr(unsafe.Pointer(&b.fresh[0]))%4096 != 0) {
-		b.free = append(b.free, unsafe.Pointer(&b.fresh[0]))
+		b.free = append(b.free, AddrOf(unsafe.Pointer(&b.fresh[0])))
 		b.fresh = b.fresh[b.size:]
 	}
 	if uintptr(len(b.fresh)) < run {
@@ -103,14 +103,14 @@ func (b *Blocks) carve(n int, pageAligned bool) error {
 	}
 	// Pushed in reverse, so that taking from the top yields ascending addresses.
 	for i := n - 1; i >= 0; i-- {
-		b.free = append(b.free, unsafe.Pointer(&b.fresh[uintptr(i)*b.size]))
+		b.free = append(b.free, AddrOf(unsafe.Pointer(&b.fresh[uintptr(i)*b.size])))
 	}
 	b.fresh = b.fresh[run:]
 	return nil
 }
 
 // Put takes a block back.
-func (b *Blocks) Put(p unsafe.Pointer) {
+func (b *Blocks) Put(p Addr) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.free = append(b.free, p)

@@ -3,7 +3,6 @@ package core
 import (
 	"sync"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,7 +16,7 @@ func TestBlocksGetPutDrain(t *testing.T) {
 	a, err := u.Get()
 	require.NoError(t, err)
 	require.Zero(t, uintptr(a)%64, "cache-line aligned")
-	block := unsafe.Slice((*byte)(a), 256)
+	block := a.Bytes(256)
 	for i := range block {
 		block[i] = 0xff
 	}
@@ -25,11 +24,11 @@ func TestBlocksGetPutDrain(t *testing.T) {
 	b, err := u.Get()
 	require.NoError(t, err)
 	require.Equal(t, a, b, "a freed block is reused")
-	for _, v := range unsafe.Slice((*byte)(b), 256) {
+	for _, v := range b.Bytes(256) {
 		require.Zero(t, v, "reused blocks come back zeroed")
 	}
 	// Blocks never overlap, even across slabs.
-	seen := map[unsafe.Pointer]bool{b: true}
+	seen := map[Addr]bool{b: true}
 	for i := 0; i < 1000; i++ {
 		p, err := u.Get()
 		require.NoError(t, err)
@@ -59,7 +58,7 @@ func TestBlocksConcurrent(t *testing.T) {
 				if !assert.NoError(t, err) {
 					return
 				}
-				*(*byte)(p) = 1
+				*(*byte)(p.Pointer()) = 1
 				u.Put(p)
 			}
 		}()
@@ -78,7 +77,7 @@ func TestBlocksLargerThanASlab(t *testing.T) {
 	q, err := b.Get()
 	require.NoError(t, err)
 	require.NotEqual(t, p, q)
-	last := unsafe.Slice((*byte)(p), 100<<10)
+	last := p.Bytes(100 << 10)
 	last[len(last)-1] = 1 // the whole block is mapped
 	_, slabs := b.Out()
 	require.Equal(t, 2, slabs, "one slab per block that does not fit a shared one")
@@ -90,14 +89,14 @@ func TestBlocksGetRunIsContiguousAndOnItsOwnPages(t *testing.T) {
 	require.NoError(t, b.SetSize(152)) // rounded to 192, as a unit descriptor
 	_, err := b.Get()                  // leaves the fresh region off a page boundary
 	require.NoError(t, err)
-	var first, second [64]unsafe.Pointer
+	var first, second [64]Addr
 	n, err := b.GetRun(first[:])
 	require.NoError(t, err)
 	require.Equal(t, 64, n)
 	n, err = b.GetRun(second[:])
 	require.NoError(t, err)
 	require.Equal(t, 64, n)
-	for _, run := range [][64]unsafe.Pointer{first, second} {
+	for _, run := range [][64]Addr{first, second} {
 		require.Zero(t, uintptr(run[0])%4096, "a run starts a page")
 		for i := 1; i < len(run); i++ {
 			require.Equal(t, uintptr(run[i-1])+192, uintptr(run[i]), "adjacent, ascending")
@@ -109,12 +108,12 @@ func TestBlocksGetRunIsContiguousAndOnItsOwnPages(t *testing.T) {
 	require.Equal(t, 129, out)
 
 	// Blocks given back come back in runs before fresh ones are carved.
-	given := map[unsafe.Pointer]bool{}
+	given := map[Addr]bool{}
 	for _, p := range first {
 		b.Put(p)
 		given[p] = true
 	}
-	var again [64]unsafe.Pointer
+	var again [64]Addr
 	n, err = b.GetRun(again[:])
 	require.NoError(t, err)
 	require.Equal(t, 64, n)

@@ -53,9 +53,9 @@ type KeySlot struct {
 
 // KeyTable is a unit's table (what the unit's `keys` field points to).
 type KeyTable struct {
-	First   [KeyChunk0Slots]KeySlot   // chunk 0, first: C reaches it without loading Chunks[0]
-	Chunks  [KeyChunks]unsafe.Pointer // chunk k, or nil; Chunks[0] points at First
-	Orphans unsafe.Pointer            // C's list of values freed keys left behind (C memory)
+	First   [KeyChunk0Slots]KeySlot // chunk 0, first: C reaches it without loading Chunks[0]
+	Chunks  [KeyChunks]Addr         // chunk k, or 0; Chunks[0] is First's address
+	Orphans Addr                    // C's list of values freed keys left behind (C memory)
 }
 
 // KeySlotOf returns which chunk holds id's slot, and where in it.
@@ -97,7 +97,7 @@ func (k *Keys) Create(destructor uintptr) (*KeyRecord, error) {
 		if err != nil {
 			return nil, err
 		}
-		r = (*KeyRecord)(p)
+		r = (*KeyRecord)(p.Pointer())
 		r.ID = uint32(len(k.records))
 		r.Chunk, r.Offset = KeySlotOf(r.ID)
 		k.records = append(k.records, r)
@@ -175,27 +175,27 @@ func (t *KeyTables) GetTable() (*KeyTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	tbl := (*KeyTable)(p)
-	tbl.Chunks[0] = unsafe.Pointer(&tbl.First)
+	tbl := (*KeyTable)(p.Pointer())
+	tbl.Chunks[0] = AddrOf(unsafe.Pointer(&tbl.First))
 	return tbl, nil
 }
 
 // PutTable takes a table back; the caller has given back its chunks.
-func (t *KeyTables) PutTable(tbl *KeyTable) { t.tables.Put(unsafe.Pointer(tbl)) }
+func (t *KeyTables) PutTable(tbl *KeyTable) { t.tables.Put(AddrOf(unsafe.Pointer(tbl))) }
 
 // GetChunk returns an empty chunk k (1 ≤ k < KeyChunks).
-func (t *KeyTables) GetChunk(k uint32) (unsafe.Pointer, error) {
+func (t *KeyTables) GetChunk(k uint32) (Addr, error) {
 	if k == 0 || k >= KeyChunks {
-		return nil, errors.New("no such key chunk")
+		return 0, errors.New("no such key chunk")
 	}
 	if err := t.init(); err != nil {
-		return nil, err
+		return 0, err
 	}
 	return t.chunks[k].Get()
 }
 
 // PutChunk takes chunk k back.
-func (t *KeyTables) PutChunk(k uint32, p unsafe.Pointer) {
+func (t *KeyTables) PutChunk(k uint32, p Addr) {
 	if k > 0 && k < KeyChunks {
 		t.chunks[k].Put(p)
 	}

@@ -92,14 +92,14 @@ func TestKeyTablesGrowAndDrain(t *testing.T) {
 	var kt KeyTables
 	tbl, err := kt.GetTable()
 	require.NoError(t, err)
-	require.Equal(t, unsafe.Pointer(&tbl.First), tbl.Chunks[0])
+	require.Equal(t, AddrOf(unsafe.Pointer(&tbl.First)), tbl.Chunks[0])
 	for k := uint32(1); k < KeyChunks; k++ {
-		require.Nil(t, tbl.Chunks[k])
+		require.Zero(t, tbl.Chunks[k])
 	}
 	for k := uint32(1); k < KeyChunks; k++ {
 		c, err := kt.GetChunk(k)
 		require.NoError(t, err)
-		slots := unsafe.Slice((*KeySlot)(c), KeyChunkSlots(k))
+		slots := unsafe.Slice((*KeySlot)(c.Pointer()), KeyChunkSlots(k))
 		slots[len(slots)-1].Value = 1 // the whole chunk is there
 		tbl.Chunks[k] = c
 	}

@@ -13,15 +13,15 @@ import (
 // miss or overflow; Stacks keeps returned mappings for reuse, by size, until Drain.
 type Stacks struct {
 	mu     sync.Mutex
-	live   map[unsafe.Pointer][]byte    // every mapping handed out or kept, by base address
-	spare  map[uintptr][]unsafe.Pointer // usable size -> bases of kept mappings
+	live   map[Addr][]byte    // every mapping handed out or kept, by base address
+	spare  map[uintptr][]Addr // usable size -> bases of kept mappings
 	nspare int
 }
 
 // StackMapping is one stack as C sees it: the mapping (guard page included) and its size.
 type StackMapping struct {
-	Base unsafe.Pointer // lowest address: the guard page
-	Size uintptr        // guard page included
+	Base Addr    // lowest address: the guard page
+	Size uintptr // guard page included
 }
 
 // maxKeptStacks bounds the mappings Stacks keeps for reuse; beyond it Put unmaps.
@@ -52,10 +52,10 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 		_ = syscall.Munmap(m)
 		return StackMapping{}, fmt.Errorf("guard page: %w", err)
 	}
-	base := unsafe.Pointer(&m[0]) // not Go heap: C may keep it
+	base := AddrOf(unsafe.Pointer(&m[0])) // not Go heap: C may keep it
 	s.mu.Lock()
 	if s.live == nil {
-		s.live = map[unsafe.Pointer][]byte{}
+		s.live = map[Addr][]byte{}
 	}
 	s.live[base] = m
 	s.mu.Unlock()
@@ -69,11 +69,11 @@ func (s *Stacks) Put(st StackMapping) error {
 	defer s.mu.Unlock()
 	m, ok := s.live[st.Base]
 	if !ok || uintptr(len(m)) != st.Size {
-		return fmt.Errorf("stack %p (%d bytes) was not handed out here", st.Base, st.Size)
+		return fmt.Errorf("stack %#x (%d bytes) was not handed out here", st.Base, st.Size)
 	}
 	if s.nspare < maxKeptStacks {
 		if s.spare == nil {
-			s.spare = map[uintptr][]unsafe.Pointer{}
+			s.spare = map[uintptr][]Addr{}
 		}
 		usable := st.Size - pageSize()
 		s.spare[usable] = append(s.spare[usable], st.Base)

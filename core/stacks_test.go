@@ -16,7 +16,7 @@ func TestStacksGetPutReuseDrain(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uintptr(16384)+page, a.Size)
 	// The usable part is writable.
-	usable := unsafe.Slice((*byte)(unsafe.Add(a.Base, page)), a.Size-page)
+	usable := unsafe.Slice((*byte)(unsafe.Add(a.Base.Pointer(), page)), a.Size-page)
 	usable[0], usable[len(usable)-1] = 1, 2
 
 	small, err := s.Get(100)
@@ -29,7 +29,7 @@ func TestStacksGetPutReuseDrain(t *testing.T) {
 	require.Equal(t, a, b, "a kept stack of the same size is reused")
 
 	var notOurs [16]byte
-	require.Error(t, s.Put(StackMapping{Base: unsafe.Pointer(&notOurs[0]), Size: 8192}), "not ours")
+	require.Error(t, s.Put(StackMapping{Base: AddrOf(unsafe.Pointer(&notOurs[0])), Size: 8192}), "not ours")
 	require.NoError(t, s.Put(b))
 	require.NoError(t, s.Put(small))
 	kept, mapped := s.Kept()
@@ -49,8 +49,8 @@ func TestStackGuardPageFaults(t *testing.T) {
 		if err != nil {
 			os.Exit(3)
 		}
-		*(*byte)(st.Base) = 1 // the guard page
-		os.Exit(0)            // not reached if the guard works
+		*(*byte)(st.Base.Pointer()) = 1 // the guard page
+		os.Exit(0)                      // not reached if the guard works
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=TestStackGuardPageFaults")
 	cmd.Env = append(os.Environ(), "GOABT_GUARD_CHILD=1")

@@ -7,7 +7,8 @@
 //	// ctest-variant: NAME [compiler flags...]
 //
 // (for example a plain and an OPAL debug build); without such a line it is built once.
-// Extra linker inputs go on a line "// ctest-libs: -lm".
+// Extra linker inputs go on a line "// ctest-libs: -lm", and environment variables the program
+// runs with on a line "// ctest-env: GOGC=1".
 package ctests
 
 import (
@@ -68,6 +69,7 @@ type program struct {
 	path     string
 	variants []variant
 	libs     []string
+	env      []string
 }
 
 func readProgram(t *testing.T, path string) program {
@@ -83,6 +85,9 @@ func readProgram(t *testing.T, path string) program {
 		if rest, ok := strings.CutPrefix(line, "// ctest-libs:"); ok {
 			p.libs = append(p.libs, strings.Fields(rest)...)
 		}
+		if rest, ok := strings.CutPrefix(line, "// ctest-env:"); ok {
+			p.env = append(p.env, strings.Fields(rest)...)
+		}
 	}
 	if len(p.variants) == 0 {
 		p.variants = []variant{{name: "default"}}
@@ -90,16 +95,25 @@ func readProgram(t *testing.T, path string) program {
 	return p
 }
 
-// compile builds one variant of a C test and returns the executable's path.
-func compile(t *testing.T, p program, v variant) string {
+// library is a build of libgoabt.so the C tests link: the plain one, or a checking build.
+type library struct {
+	dir    string   // holds libgoabt.so
+	suffix string   // added to executable names
+	flags  []string // extra compiler flags
+}
+
+var plainLibrary = library{dir: filepath.Join("build", "lib")}
+
+// compile builds one variant of a C test against lib and returns the executable's path.
+func compile(t *testing.T, p program, v variant, lib library) string {
 	base := strings.TrimSuffix(filepath.Base(p.path), ".c")
-	exe := filepath.Join(binDir, base+"."+v.name)
+	exe := filepath.Join(binDir, base+"."+v.name+lib.suffix)
+	libDir := filepath.Join(repoRoot, lib.dir)
 	args := []string{"-Wall", "-Wextra", "-Werror", "-O2", "-g",
 		"-I" + filepath.Join(repoRoot, "include"), "-I" + filepath.Join(repoRoot, "ctests", "c")}
+	args = append(args, lib.flags...)
 	args = append(args, v.flags...)
-	args = append(args, p.path, "-o", exe,
-		"-L"+filepath.Join(repoRoot, "build", "lib"), "-lgoabt",
-		"-Wl,-rpath,"+filepath.Join(repoRoot, "build", "lib"), "-lpthread")
+	args = append(args, p.path, "-o", exe, "-L"+libDir, "-lgoabt", "-Wl,-rpath,"+libDir, "-lpthread")
 	args = append(args, p.libs...)
 	out, err := exec.Command("gcc", args...).CombinedOutput()
 	require.NoError(t, err, "gcc %s\n%s", strings.Join(args, " "), out)
@@ -109,11 +123,12 @@ func compile(t *testing.T, p program, v variant) string {
 var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
 
 // run executes a C test and checks that it ended with a clean summary and exit status 0.
-func run(t *testing.T, exe string) {
+func run(t *testing.T, exe string, env []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Dir = binDir
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("%s timed out after %v\n%s", exe, programTimeout, out)
@@ -154,7 +169,11 @@ func failedLines(out []byte) string {
 }
 
 // TestC compiles and runs every ctests/c/*.c program, one subtest per program and variant.
-func TestC(t *testing.T) {
+func TestC(t *testing.T) { runAll(t, plainLibrary, nil) }
+
+// runAll runs every C test program against lib, with env added to each program's own, one
+// subtest per program and variant.
+func runAll(t *testing.T, lib library, env []string) {
 	sources, err := filepath.Glob(filepath.Join(repoRoot, "ctests", "c", "*.c"))
 	require.NoError(t, err)
 	require.NotEmpty(t, sources)
@@ -164,7 +183,7 @@ func TestC(t *testing.T) {
 			name := strings.TrimSuffix(filepath.Base(src), ".c") + "/" + v.name
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				run(t, compile(t, p, v))
+				run(t, compile(t, p, v, lib), append(append([]string{}, env...), p.env...))
 			})
 		}
 	}

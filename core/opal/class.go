@@ -15,10 +15,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/goabt/goabt/core"
 )
 
 // Class mirrors opal_class_t, field for field (include/opal_object.h; 64 bytes on 64-bit
 // targets). Classes live in C memory, usually as static variables made by OBJ_CLASS_INSTANCE.
+// Go only reads the pointer-typed fields; what it writes is integers (core.Addr rule: no
+// pointer-typed store into C memory).
 type Class struct {
 	Name      unsafe.Pointer // const char *cls_name
 	Parent    *Class         // cls_parent; NULL only for opal_object_t
@@ -27,16 +31,16 @@ type Class struct {
 	// Initialized holds the epoch in which the class was last initialized. C reads it without a
 	// lock (acquire) to decide whether to call InitializeClass; it is written last, atomically.
 	Initialized int32
-	Depth       int32           // classes from this one up to opal_object_t, both included
-	Constructs  *unsafe.Pointer // cls_construct_array: base class first, NULL-terminated
-	Destructs   *unsafe.Pointer // cls_destruct_array: most derived first, NULL-terminated
-	Size        uintptr         // cls_sizeof: what OBJ_NEW allocates
+	Depth       int32     // classes from this one up to opal_object_t, both included
+	Constructs  core.Addr // cls_construct_array: base class first, NULL-terminated
+	Destructs   core.Addr // cls_destruct_array: most derived first, NULL-terminated
+	Size        uintptr   // cls_sizeof: what OBJ_NEW allocates
 }
 
 // Memory is the C allocator: arrays that C code reads must not live in Go's heap.
 type Memory interface {
-	Alloc(size uintptr) unsafe.Pointer
-	Free(p unsafe.Pointer)
+	Alloc(size uintptr) core.Addr // 0 when memory runs out
+	Free(p core.Addr)
 }
 
 // System is the object system's shared state. capi makes one for the whole library.
@@ -45,8 +49,8 @@ type System struct {
 	epoch       *int32 // opal_class_init_epoch: C compares it with Class.Initialized
 	mem         Memory
 
-	mu     sync.Mutex       // serializes class initialization and finalization
-	arrays []unsafe.Pointer // one allocation per class initialized in the current epoch
+	mu     sync.Mutex  // serializes class initialization and finalization
+	arrays []core.Addr // one allocation per class initialized in the current epoch
 }
 
 // NewSystem makes the object system over the C variables that the header reads inline.
@@ -86,34 +90,35 @@ func (s *System) InitializeClass(c *Class) {
 	if atomic.LoadInt32(&c.Initialized) == epoch {
 		return
 	}
-	var constructs, destructs []unsafe.Pointer // both most derived first
+	var constructs, destructs []uintptr // both most derived first
 	depth := int32(0)
 	for k := c; k != nil; k = k.Parent {
 		depth++
 		if k.Construct != nil {
-			constructs = append(constructs, k.Construct)
+			constructs = append(constructs, uintptr(k.Construct))
 		}
 		if k.Destruct != nil {
-			destructs = append(destructs, k.Destruct)
+			destructs = append(destructs, uintptr(k.Destruct))
 		}
 	}
 	// One allocation holds both arrays: constructors, NULL, destructors, NULL.
 	n := len(constructs) + len(destructs) + 2
-	mem := s.mem.Alloc(uintptr(n) * unsafe.Sizeof(unsafe.Pointer(nil)))
-	if mem == nil {
+	size := unsafe.Sizeof(uintptr(0))
+	mem := s.mem.Alloc(uintptr(n) * size)
+	if mem == 0 {
 		panic("opal: out of memory initializing a class")
 	}
-	arr := unsafe.Slice((*unsafe.Pointer)(mem), n)
+	arr := unsafe.Slice((*uintptr)(mem.Pointer()), n) // malloc'd: integers only, see core.Addr
 	for i, f := range constructs {
 		arr[len(constructs)-1-i] = f
 	}
-	arr[len(constructs)] = nil
+	arr[len(constructs)] = 0
 	copy(arr[len(constructs)+1:], destructs)
-	arr[n-1] = nil
+	arr[n-1] = 0
 
 	c.Depth = depth
-	c.Constructs = &arr[0]
-	c.Destructs = &arr[len(constructs)+1]
+	c.Constructs = mem
+	c.Destructs = mem + core.Addr(uintptr(len(constructs)+1)*size)
 	s.arrays = append(s.arrays, mem)
 	atomic.StoreInt32(&c.Initialized, epoch) // publish: C may now use the arrays
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/goabt/goabt/core"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,16 +14,16 @@ import (
 // goMemory stands in for malloc: it keeps each block reachable until Free and counts calls.
 type goMemory struct {
 	mu     sync.Mutex
-	live   map[unsafe.Pointer][]unsafe.Pointer
+	live   map[core.Addr][]uintptr
 	allocs int
 	frees  int
 }
 
-func newGoMemory() *goMemory { return &goMemory{live: map[unsafe.Pointer][]unsafe.Pointer{}} }
+func newGoMemory() *goMemory { return &goMemory{live: map[core.Addr][]uintptr{}} }
 
-func (m *goMemory) Alloc(size uintptr) unsafe.Pointer {
-	block := make([]unsafe.Pointer, size/unsafe.Sizeof(unsafe.Pointer(nil)))
-	p := unsafe.Pointer(&block[0])
+func (m *goMemory) Alloc(size uintptr) core.Addr {
+	block := make([]uintptr, size/unsafe.Sizeof(uintptr(0)))
+	p := core.AddrOf(unsafe.Pointer(&block[0]))
 	m.mu.Lock()
 	m.live[p] = block
 	m.allocs++
@@ -30,7 +31,7 @@ func (m *goMemory) Alloc(size uintptr) unsafe.Pointer {
 	return p
 }
 
-func (m *goMemory) Free(p unsafe.Pointer) {
+func (m *goMemory) Free(p core.Addr) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.live[p]; !ok {
@@ -51,10 +52,10 @@ func newTestSystem() (*System, *goMemory, *bool, *int32) {
 func fn() unsafe.Pointer { return unsafe.Pointer(new(byte)) }
 
 // array reads a NULL-terminated array of function pointers.
-func array(p *unsafe.Pointer) []unsafe.Pointer {
+func array(p core.Addr) []unsafe.Pointer {
 	var out []unsafe.Pointer
-	for q := p; *q != nil; q = (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(q), unsafe.Sizeof(p))) {
-		out = append(out, *q)
+	for q := (*uintptr)(p.Pointer()); *q != 0; q = (*uintptr)(unsafe.Add(unsafe.Pointer(q), unsafe.Sizeof(*q))) {
+		out = append(out, core.Addr(*q).Pointer())
 	}
 	return out
 }
@@ -109,7 +110,7 @@ func TestInitializeTwiceDoesNothing(t *testing.T) {
 	s.InitializeClass(c)
 	first := c.Constructs
 	s.InitializeClass(c)
-	require.Same(t, first, c.Constructs)
+	require.Equal(t, first, c.Constructs)
 	require.Equal(t, 1, mem.allocs)
 	require.Equal(t, 1, s.InitializedClasses())
 }
