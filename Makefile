@@ -16,7 +16,10 @@ LDFLAGS_LIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt.so -Wl,-Bsymbolic-fu
 # Debian installs packages without asking and without a front end.
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -q
 
-.PHONY: all lib demo test test-deps bench bench-deps install clean
+# An AddressSanitizer build of the library, for ctests/asan_test.go.
+ASAN_LIB := $(BUILD)/asan/libgoabt.so
+
+.PHONY: all lib lib-asan demo test test-deps bench bench-deps install clean
 
 all: lib
 
@@ -30,6 +33,11 @@ lib:
 	@ln -sf libabt.so.1 $(LIBDIR)/libabt.so
 	@cp include/*.h $(INCDIR)/
 	@cp include/opal/class/*.h $(INCDIR)/opal/class/
+
+lib-asan:
+	@mkdir -p $(dir $(ASAN_LIB))
+	$(GO) build -asan -buildmode=c-shared -ldflags '$(LDFLAGS_LIB)' -o $(ASAN_LIB) ./capi
+	@rm -f $(BUILD)/asan/libgoabt.h
 
 demo: lib
 	@mkdir -p $(BUILD)/demo

@@ -788,6 +788,10 @@ void goabt_engine_finalize(void)
     goabt_unit *m = goabt_rt.main_unit;
     goabt_keys_destroy(m); /* the main ULT's values, as Argobots does at finalize */
     goabt_keys_release_spare(m);
+    /* From here the main thread is no stream's: the calls into Go below (ranks, caches) must not
+     * read the main ULT or the primary stream through the gate once they are freed. */
+    set_self_stream(NULL);
+    p->current = NULL;
     m->magic = 0;
     free(m);
     /* The primary's scheduler and its pools go, automatic or not, as in Argobots. */
@@ -799,7 +803,6 @@ void goabt_engine_finalize(void)
     global_cache_drain();
     goabt_rt.primary = NULL;
     goabt_rt.main_unit = NULL;
-    set_self_stream(NULL);
     /* The program's main thread gets back the CPUs it had before ABT_init. */
     if (goabt_rt.affinity) {
         pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
