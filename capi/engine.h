@@ -1,5 +1,5 @@
 /*
- * engine.h: the C side of the work-unit engine. Internal to libgoabt.so.
+ * engine.h: the C side of the work-unit engine, shared by the C files of libgoabt.so. Internal.
  *
  * Roles (fixed names, used everywhere):
  *   stream      an execution stream (ABT_xstream): one OS thread. The primary stream is the
@@ -14,26 +14,44 @@
  *   system stack  the stack a stream's scheduler runs on: the pthread's own stack, or, on the
  *               primary stream, the main stack below the suspended main ULT (an "activation").
  *   gate        how a ULT calls Go: move to the system stack, call, come back (goabt_gate).
+ *   waiter      one blocked caller of a synchronization object (wait.h): a parked ULT, or an OS
+ *               thread (external thread, tasklet) asleep on a futex.
  *
- * Switch protocol: a unit that gives up the processor (yield, block, terminate) records what
- * must happen to it in its stream's `pending` fields, then switches to the scheduler. The
- * scheduler acts on `pending` only after the switch, when the unit's context is saved: before
- * that, pushing the unit back to a pool would let another stream resume it twice (engine.md
- * rule 4). No Go frame is ever live across a switch.
+ * Who does what. Every hot path is C over memory whose layout is defined here: the context
+ * switch, the scheduler loop, queues, wake-ups, blocking, the synchronization objects, and the
+ * key and object fast paths (engine.md rule 9). The Go core (core/, reached from C through the
+ * gate, gocalls.h) owns memory (unit descriptors, stacks, key tables: the C caches go to it when
+ * they miss or overflow), registries (keys, OPAL classes), configuration, and every slow path.
  *
- * The hot paths (create, run, yield, join of a finished unit, self queries) are C over these
- * structures; Go (core/, through the Go files in capi/) keeps the slow paths: configuration from
- * the environment, stream ranks and GOMAXPROCS sizing (core.Runtime), and the memory of units:
- * the C descriptor caches (per stream, then global) take descriptors from core.Runtime.Units
- * (a core.Blocks) and stacks from core.Stacks when they miss, and give them back when they
- * overflow or at finalize. Queues and wake-ups stay C: every create and every yield goes through
- * them.
+ * Switching out. A unit that gives up the processor (yield, park, terminate) records in its
+ * stream what the scheduler must do with it once its context is saved (stream->after_fn), then
+ * switches to the scheduler, which runs that callback first thing (engine.md rule 4: before the
+ * context is saved, handing the unit to a pool or a wait list would let another stream resume it
+ * twice). No Go frame is ever live across a switch.
+ *
+ * Blocking. There is one way to block a ULT and one way to wake it (unit.c):
+ *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted in its pool's
+ *                              num_blocked, and fn(unit, arg) runs after its context is saved:
+ *                              fn publishes the unit where its waker will find it (typically it
+ *                              releases the spinlock of the wait list the unit is on);
+ *   goabt_unit_ready(unit)     makes a parked unit READY on the pool it belongs to.
+ * Join, stream join, and every synchronization object are built on these two through wait
+ * lists (wait.h), which also block OS threads and handle deadlines. Wake-ups are exact: a push
+ * wakes one idle stream among those asleep on that pool, a request wakes the stream it is for,
+ * and a safety timeout (GOABT_SAFETY_WAKEUP_MS, off in the tests) is never what correctness
+ * rests on.
+ *
+ * Files, one per kind: runtime.c (init, finalize, per-thread state, the gate), unit.c (units:
+ * descriptors, stacks, create, run, yield, join, park, ready), sched.c (the scheduler loop, idle
+ * sleep, schedulers), stream.c (stream threads), pool.c (pools), wait.c (wait lists, blocking
+ * and timers), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
+ * cond.c ...), their argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
  * descriptors on pages of their own (core.Blocks.GetRun), trades them with the global cache in
  * batches, ULT stack tops are spread over 64 cache-line colours, and stream and pool structs sit
  * on lines of their own. Two streams forking and joining side by side ran at 2-3x the cost of
- * one without this (engine.c, unit_map_stack and go_take_batch, says what each part bought).
+ * one without this (unit.c, unit_map_stack and go_take_batch, says what each part bought).
  */
 #ifndef GOABT_ENGINE_H
 #define GOABT_ENGINE_H
@@ -77,14 +95,13 @@ enum {
     GOABT_UNIT_MIGRATABLE = 0x8,
 };
 
-/* What a unit asks of the scheduler when it switches back (stream->pending_op). */
-enum {
-    GOABT_PENDING_NONE = 0,
-    GOABT_PENDING_YIELD,     /* push the unit back to its pool */
-    GOABT_PENDING_JOIN,      /* block the unit until pending_target terminates */
-    GOABT_PENDING_TERMINATE, /* the unit finished: wake its joiner, free it if unnamed */
-    GOABT_PENDING_PARK,      /* nothing: the main ULT waits for the primary to run dry */
-};
+/* What the scheduler does with a unit that switched to it, once its context is saved. */
+typedef void (*goabt_after_fn)(goabt_unit *u, void *arg);
+
+/* Joiners waiting for a unit or a stream (wait.h): a stack of waiters pushed with a CAS, or
+ * GOABT_JOIN_DONE once the unit or stream has finished. */
+typedef struct goabt_waiter goabt_waiter;
+#define GOABT_JOIN_DONE ((goabt_waiter *)1)
 
 /* A ULT attribute (ABT_thread_attr). */
 struct ABT_thread_attr_opaque {
@@ -116,15 +133,12 @@ struct ABT_thread_opaque {
     goabt_stream *last_stream;
     uint64_t id;            /* assigned on first query; 0 means not yet */
     goabt_unit *next, *prev; /* links while queued in a pool */
-    goabt_unit *joiner;     /* atomic: NULL, the ULT waiting in join, or GOABT_JOINER_DONE */
-    int external_waiters;   /* atomic: non-ULT callers sleeping on `state` in join */
+    goabt_waiter *joiners;  /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended */
     goabt_keytable *keys_spare; /* an emptied table kept with the cached descriptor, or NULL */
     goabt_unit *free_next;  /* link in a cache of free descriptors */
     goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
     int batch_len;          /* ... and how many descriptors its batch holds */
 };
-
-#define GOABT_JOINER_DONE ((goabt_unit *)1)
 
 /* A pool (ABT_pool): a FIFO queue of ready units under a spinlock. Aligned to a pair of cache
  * lines (and allocated so, goabt_alloc_lines): the adjacent-line prefetcher moves lines in
@@ -139,8 +153,11 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     int lock;        /* spinlock */
     goabt_unit *head, *tail;
     size_t size;       /* queued units, atomic reads */
-    long num_blocked;  /* ULTs of this pool blocked in join, atomic */
-    int sleepers;      /* idle schedulers of this pool asleep, changed under lock: a push wakes them */
+    long num_blocked;  /* parked ULTs that belong to this pool, atomic */
+    struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
+    /* Set (under lock) when the pool is retired while ULTs parked on it may still come back:
+     * pushes go there instead (xstream.c, replace_main_sched). */
+    goabt_pool *forward;
     pthread_mutex_t wait_mutex; /* FIFO_WAIT: pop_wait sleeps here */
     pthread_cond_t wait_cond;
 };
@@ -156,13 +173,20 @@ struct ABT_sched_opaque {
     goabt_pool *pools[GOABT_SCHED_MAX_POOLS];
 };
 
+/* An idle stream's entry in the sleeper list of one of its scheduler's pools. */
+typedef struct goabt_sleeper {
+    struct goabt_sleeper *next, *prev;
+    goabt_stream *stream;
+    int linked;
+} goabt_sleeper;
+
 /* Requests to a stream (stream->request bits). */
 enum { GOABT_REQ_FINISH = 0x1 };
 
 /* An execution stream (ABT_xstream). Aligned to a pair of cache lines (goabt_alloc_lines): its
  * thread writes it on every unit it runs, and a neighbouring stream in the same pair slows both
  * (two streams forking and joining 256 ULTs each in their own pools: 240 -> 170 ns per unit from
- * this alone; descriptor runs and stack colours, engine.c, did the rest). */
+ * this alone; descriptor runs and stack colours, unit.c, did the rest). */
 struct __attribute__((aligned(128))) ABT_xstream_opaque {
     uint32_t magic;
     int rank;
@@ -173,13 +197,18 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     pthread_t thread;
     goabt_ctx sched_ctx;  /* the scheduler's context while a ULT runs */
     goabt_unit *current;  /* the unit running now (NULL: the scheduler itself) */
-    /* What the unit that just switched back asks of the scheduler. */
-    int pending_op;
-    goabt_unit *pending_unit;
-    goabt_unit *pending_target;
+    /* What the scheduler does with the unit that just switched to it (engine.h, top). */
+    goabt_after_fn after_fn;
+    goabt_unit *after_unit;
+    void *after_arg;
     int main_handoff;     /* primary only, atomic: another stream popped the main ULT */
     goabt_unit *free_units; /* cache of free unit descriptors, owned by this stream */
     int free_count;
+    goabt_waiter *joiners; /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended */
+    /* Idle sleep: the stream sleeps on sleep_word, listed in each of its pools' sleepers. */
+    int sleep_word;        /* futex word: set to 1 to wake it */
+    int wakers;            /* atomic: wake-ups in flight; the stream is not freed before 0 */
+    goabt_sleeper sleep_nodes[GOABT_SCHED_MAX_POOLS];
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -196,14 +225,9 @@ struct goabt_runtime {
     int next_pool_id;         /* atomic; Argobots numbers every pool, its internal ones too */
     int num_streams;          /* streams alive (primary included), atomic */
     pthread_mutex_t lock;     /* stream creation and teardown */
-    /* Idle schedulers sleep on wake_epoch; whoever gives them work (a push, a join request, the
-     * main ULT's hand-off) bumps it and wakes them when sleepers is not zero. */
-    int sleepers;     /* atomic */
-    int wake_epoch;   /* atomic, futex word */
-    int wake_pending; /* atomic: a wake-up is on its way; further ones would only cost syscalls */
-    /* Threads that are not ULTs (external threads, tasklets) sleep here while they join a unit:
-     * a terminating unit bumps it instead of touching itself once it is TERMINATED. */
-    int join_epoch;   /* atomic, futex word */
+    /* Longest sleep of an idle stream or blocked thread before it looks again, in ns; 0: none.
+     * A safety net only: every wake-up is exact (GOABT_SAFETY_WAKEUP_MS, core.Config). */
+    long long safety_ns;
 };
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
@@ -228,13 +252,24 @@ static inline void goabt_backoff(unsigned spins)
     }
 }
 
-/* Wakes the idle schedulers, if any sleeps. Call after making work visible, with a full
- * barrier between the two (a sequentially consistent read-modify-write is one). */
-void goabt_wake_idle(void) GOABT_HIDDEN;
-static inline void goabt_wake_idle_if_sleeping(void)
+/* A spinlock: a word, 0 when free. Held for a few instructions at a time (queues, wait lists). */
+static inline void goabt_spin_lock(int *l)
 {
-    if (__atomic_load_n(&goabt_rt.sleepers, __ATOMIC_SEQ_CST) > 0) goabt_wake_idle();
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) cpu_relax();
+    }
 }
+
+static inline int goabt_spin_trylock(int *l)
+{
+    return __atomic_load_n(l, __ATOMIC_RELAXED) == 0 && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
+}
+
+static inline void goabt_spin_unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
+/* Futexes: how OS threads sleep (runtime.c). timeout_ns 0 waits without a limit. */
+void goabt_futex_wait(int *addr, int seen, long long timeout_ns) GOABT_HIDDEN;
+void goabt_futex_wake(int *addr, int n) GOABT_HIDDEN;
 
 /* The calling thread's stream (NULL on an external thread). Not inlined: a ULT may resume on
  * another thread, and a compiler could keep a thread-local address across a switch (rule 8). */
@@ -300,13 +335,19 @@ static inline goabt_attr *goabt_attr_of(ABT_thread_attr h)
 /* Pools (pool.c). */
 goabt_pool *goabt_pool_new(int kind, int access, int automatic) GOABT_HIDDEN;
 void goabt_pool_delete(goabt_pool *p) GOABT_HIDDEN;
+/* Queues u in p (or where p forwards to) and wakes one stream asleep on it, if any. */
 void goabt_pool_push(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
 goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if u was queued in p */
 void goabt_pool_release(goabt_pool *p) GOABT_HIDDEN; /* a scheduler stops using p */
-/* An idle scheduler of p goes to sleep (delta 1) or wakes (-1); under p's lock, which is what
- * lets goabt_pool_push see it without a fence. */
-void goabt_pool_sleepers_add(goabt_pool *p, int delta) GOABT_HIDDEN;
+/* Retires p (no scheduler uses it any more, ULTs parked on it may still come back): its queued
+ * units move to `to`, and so does every later push. p's memory is kept until finalize. */
+void goabt_pool_retire(goabt_pool *p, goabt_pool *to) GOABT_HIDDEN;
+void goabt_pools_free_retired(void) GOABT_HIDDEN;
+/* An idle stream lists itself in p's sleepers, or takes itself off (both under p's lock, which
+ * is what lets goabt_pool_push see a sleeper without a fence). */
+void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n) GOABT_HIDDEN;
+void goabt_pool_sleeper_remove(goabt_pool *p, goabt_sleeper *n) GOABT_HIDDEN;
 /* p's size read under its lock (a scheduler's last look before it sleeps). */
 size_t goabt_pool_size_locked(goabt_pool *p) GOABT_HIDDEN;
 
@@ -315,11 +356,22 @@ goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int 
     GOABT_HIDDEN;
 void goabt_sched_delete(goabt_sched *s) GOABT_HIDDEN;
 int goabt_sched_has_work(goabt_sched *s) GOABT_HIDDEN;
+/* Runs s's scheduler loop; returns on a secondary stream once asked to finish with no work
+ * left; on the primary it leaves by resuming the main ULT. */
+void goabt_sched_loop(goabt_stream *s) GOABT_HIDDEN;
+/* Runs what the unit that switched to s's scheduler asked for (engine.h, top). */
+static inline void goabt_sched_after_switch(goabt_stream *s)
+{
+    goabt_after_fn fn = s->after_fn;
+    if (fn == NULL) return;
+    s->after_fn = NULL;
+    fn(s->after_unit, s->after_arg);
+}
 
 /* The int a scheduler configuration stores at idx, or def (sched_config.c). */
 int goabt_sched_config_int(ABT_sched_config config, int idx, int def) GOABT_HIDDEN;
 
-/* Units and streams (engine.c). */
+/* Units (unit.c). */
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
                       goabt_attr *attr, int named, goabt_unit **out) GOABT_HIDDEN;
 void goabt_unit_free(goabt_unit *u) GOABT_HIDDEN;
@@ -328,13 +380,37 @@ void goabt_unit_yield(void) GOABT_HIDDEN;
 void goabt_unit_yield_to(goabt_unit *target) GOABT_HIDDEN;
 void goabt_unit_exit(void) __attribute__((noreturn)) GOABT_HIDDEN;
 uint64_t goabt_unit_id(goabt_unit *u) GOABT_HIDDEN;
+/* Blocking (engine.h, top): park the calling ULT (the main ULT included), ready a parked one. */
+void goabt_unit_park(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
+void goabt_unit_ready(goabt_unit *u) GOABT_HIDDEN;
+/* Gives the processor to s's scheduler, which runs fn(self, arg) first; returns when self
+ * runs again (possibly on another stream). */
+void goabt_unit_switch_out(goabt_stream *s, goabt_unit *self, goabt_after_fn fn, void *arg)
+    GOABT_HIDDEN;
+/* Runs u (popped from a pool) on s until it switches back, and then what it asked for. */
+void goabt_unit_run(goabt_stream *s, goabt_unit *u) GOABT_HIDDEN;
+/* Resumes the main ULT on the primary stream s. */
+void goabt_unit_resume_main(goabt_stream *s) __attribute__((noreturn)) GOABT_HIDDEN;
+/* Descriptor caches: s's cache goes to the global one (stream deletion); the global one goes
+ * to the Go core (finalize). */
+void goabt_units_cache_release(goabt_stream *s) GOABT_HIDDEN;
+void goabt_units_cache_drain(void) GOABT_HIDDEN;
+
+/* Streams (stream.c). */
+goabt_stream *goabt_stream_new(goabt_sched *sched, int rank) GOABT_HIDDEN;
 int goabt_stream_start(goabt_stream *s) GOABT_HIDDEN;
 /* Binds thread, which runs s, to the CPU s's rank picks, if affinity is on. */
 void goabt_stream_bind(goabt_stream *s, pthread_t thread) GOABT_HIDDEN;
 int goabt_stream_cpu(goabt_stream *s) GOABT_HIDDEN;   /* that CPU, or -1 */
-goabt_stream *goabt_stream_new(goabt_sched *sched, int rank) GOABT_HIDDEN;
 void goabt_stream_join(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
+/* Wakes s if it sleeps idle (after giving it news: a request, the main ULT's hand-off). */
+void goabt_stream_wake(goabt_stream *s) GOABT_HIDDEN;
+/* A secondary stream still registered, or NULL (finalize frees them). */
+goabt_stream *goabt_stream_any_secondary(void) GOABT_HIDDEN;
+
+/* The runtime (runtime.c). */
+void goabt_set_self_stream(goabt_stream *s) GOABT_HIDDEN;
 int goabt_engine_init(void) GOABT_HIDDEN;
 void goabt_engine_finalize(void) GOABT_HIDDEN;
 

@@ -10,7 +10,7 @@
 /* Go exports (capi/runtime.go, capi/key.go). C memory crosses as uintptr_t, never as a
  * pointer type: Go then never stores a pointer into C memory (core.Addr, engine.md rule 11). */
 extern int goabt_go_runtime_init(size_t unit_size, size_t *stacksize, int *max_xstreams,
-                                 int *affinity);
+                                 int *affinity, long long *safety_ns);
 extern uintptr_t goabt_go_unit_get(void);
 extern int goabt_go_units_get(uintptr_t *out, int n);
 extern void goabt_go_unit_put(uintptr_t unit);

@@ -3,6 +3,7 @@
  * and the memory of tables are the Go core's (core.Keys, core.KeyTables). */
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "engine.h"
 #include "gocalls.h"
 #include "keys.h"
@@ -164,18 +165,12 @@ int ABT_key_free(ABT_key *key)
     return ABT_SUCCESS;
 }
 
-/* The calling work unit, or the error Argobots gives: ABT_ERR_UNINITIALIZED, or
- * ABT_ERR_INV_XSTREAM from an external thread. */
-#define SELF_UNIT(u)                                                                          \
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                                   \
-    goabt_unit *u = goabt_self_unit();                                                        \
-    if (u == NULL) return ABT_ERR_INV_XSTREAM
-
 int ABT_key_set(ABT_key key, void *value)
 {
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
-    SELF_UNIT(u);
+    GOABT_SELF(s, u);
+    (void)s;
     return goabt_keys_set(u, k, value);
 }
 
@@ -184,7 +179,8 @@ int ABT_key_get(ABT_key key, void **value)
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     if (value == NULL) return ABT_ERR_INV_ARG;
-    SELF_UNIT(u);
+    GOABT_SELF(s, u);
+    (void)s;
     *value = goabt_keys_get(u, k);
     return ABT_SUCCESS;
 }

@@ -1,17 +1,12 @@
-/* Pools: FIFO queues of ready units under a spinlock (ABT_POOL_FIFO, ABT_POOL_FIFO_WAIT).
- * Access modes are hints, as in Argobots 1.2: every pool is safe for any producer and consumer. */
+/* pool.c: pools: FIFO queues of ready units under a spinlock (ABT_POOL_FIFO, ABT_POOL_FIFO_WAIT),
+ * and the idle streams asleep on each. Access modes are hints, as in Argobots 1.2: every pool is
+ * safe for any producer and consumer. */
 #include <sched.h>
 #include <stdlib.h>
 #include "engine.h"
 
-static inline void spin_lock(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
-        while (__atomic_load_n(l, __ATOMIC_RELAXED)) cpu_relax();
-    }
-}
-
-static inline void spin_unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+#define spin_lock goabt_spin_lock
+#define spin_unlock goabt_spin_unlock
 
 goabt_pool *goabt_pool_new(int kind, int access, int automatic)
 {
@@ -44,9 +39,15 @@ void goabt_pool_release(goabt_pool *p)
 
 void goabt_pool_push(goabt_pool *p, goabt_unit *u)
 {
+    spin_lock(&p->lock);
+    while (p->forward != NULL) { /* retired: its units live on elsewhere */
+        goabt_pool *to = p->forward;
+        spin_unlock(&p->lock);
+        p = to;
+        spin_lock(&p->lock);
+    }
     u->pool = p;
     u->next = NULL;
-    spin_lock(&p->lock);
     u->prev = p->tail;
     if (p->tail) {
         p->tail->next = u;
@@ -55,12 +56,23 @@ void goabt_pool_push(goabt_pool *p, goabt_unit *u)
     }
     p->tail = u;
     __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
-    /* Sleepers register under this lock (goabt_pool_sleepers_add), so no fence is needed: a
-     * scheduler that registered before this push is seen here, one that registers after it sees
-     * the unit when it looks for work. */
-    int wake = __atomic_load_n(&p->sleepers, __ATOMIC_RELAXED) > 0;
+    /* Sleepers register under this lock (goabt_pool_sleeper_add), so no fence is needed: a
+     * stream listed before this push is seen here, one listed after it sees the unit when it
+     * takes its last look. One is woken: one unit needs one stream. */
+    goabt_stream *wake = NULL;
+    goabt_sleeper *n = p->sleepers;
+    if (n != NULL) {
+        p->sleepers = n->next;
+        if (n->next) n->next->prev = NULL;
+        n->linked = 0;
+        wake = n->stream;
+        __atomic_add_fetch(&wake->wakers, 1, __ATOMIC_ACQ_REL); /* keeps it from being freed */
+    }
     spin_unlock(&p->lock);
-    if (wake) goabt_wake_idle();
+    if (wake != NULL) {
+        goabt_stream_wake(wake);
+        __atomic_sub_fetch(&wake->wakers, 1, __ATOMIC_RELEASE);
+    }
     if (p->kind == ABT_POOL_FIFO_WAIT) {
         pthread_mutex_lock(&p->wait_mutex);
         pthread_cond_signal(&p->wait_cond);
@@ -68,11 +80,71 @@ void goabt_pool_push(goabt_pool *p, goabt_unit *u)
     }
 }
 
-void goabt_pool_sleepers_add(goabt_pool *p, int delta)
+void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n)
+{
+    n->stream = goabt_self_stream();
+    spin_lock(&p->lock);
+    n->prev = NULL;
+    n->next = p->sleepers;
+    if (n->next) n->next->prev = n;
+    p->sleepers = n;
+    n->linked = 1;
+    spin_unlock(&p->lock);
+}
+
+void goabt_pool_sleeper_remove(goabt_pool *p, goabt_sleeper *n)
 {
     spin_lock(&p->lock);
-    __atomic_store_n(&p->sleepers, p->sleepers + delta, __ATOMIC_RELAXED);
+    if (n->linked) { /* else a push took it off to wake it */
+        if (n->prev) {
+            n->prev->next = n->next;
+        } else {
+            p->sleepers = n->next;
+        }
+        if (n->next) n->next->prev = n->prev;
+        n->linked = 0;
+    }
     spin_unlock(&p->lock);
+}
+
+/* Retired pools, kept until finalize: a parked ULT may still name one (goabt_pool_retire). */
+static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+static goabt_pool **retired;
+static int num_retired, cap_retired;
+
+void goabt_pool_retire(goabt_pool *p, goabt_pool *to)
+{
+    p->magic = 0; /* no longer a pool the program may use */
+    spin_lock(&p->lock);
+    p->forward = to;
+    goabt_unit *queued = p->head;
+    p->head = p->tail = NULL;
+    __atomic_store_n(&p->size, 0, __ATOMIC_RELAXED);
+    spin_unlock(&p->lock);
+    while (queued != NULL) {
+        goabt_unit *u = queued;
+        queued = u->next;
+        goabt_pool_push(to, u);
+    }
+    pthread_mutex_lock(&retired_lock);
+    if (num_retired == cap_retired) {
+        int cap = cap_retired ? 2 * cap_retired : 8;
+        goabt_pool **grown = realloc(retired, (size_t)cap * sizeof *grown);
+        if (grown != NULL) {
+            retired = grown;
+            cap_retired = cap;
+        }
+    }
+    if (num_retired < cap_retired) retired[num_retired++] = p; /* else leaked, never freed */
+    pthread_mutex_unlock(&retired_lock);
+}
+
+void goabt_pools_free_retired(void)
+{
+    pthread_mutex_lock(&retired_lock);
+    for (int i = 0; i < num_retired; i++) goabt_pool_delete(retired[i]);
+    num_retired = 0;
+    pthread_mutex_unlock(&retired_lock);
 }
 
 size_t goabt_pool_size_locked(goabt_pool *p)
@@ -123,43 +195,4 @@ int goabt_pool_remove(goabt_pool *p, goabt_unit *u)
     }
     spin_unlock(&p->lock);
     return queued;
-}
-
-/* Schedulers: pools in priority order, the first non-empty one wins. */
-
-goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)
-{
-    goabt_sched *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
-    s->predef = predef;
-    s->automatic = automatic;
-    s->num_pools = num_pools;
-    for (int i = 0; i < num_pools; i++) {
-        s->pools[i] = pools[i];
-        __atomic_add_fetch(&pools[i]->num_scheds, 1, __ATOMIC_ACQ_REL);
-    }
-    s->magic = GOABT_MAGIC_SCHED;
-    return s;
-}
-
-void goabt_sched_delete(goabt_sched *s)
-{
-    s->magic = 0;
-    for (int i = 0; i < s->num_pools; i++) goabt_pool_release(s->pools[i]);
-    free(s);
-}
-
-/* Whether the scheduler still has work: queued units, or ULTs blocked on a pool that only this
- * scheduler serves (they will come back to it). */
-int goabt_sched_has_work(goabt_sched *s)
-{
-    for (int i = 0; i < s->num_pools; i++) {
-        goabt_pool *p = s->pools[i];
-        if (__atomic_load_n(&p->size, __ATOMIC_ACQUIRE) > 0) return 1;
-        if (__atomic_load_n(&p->num_blocked, __ATOMIC_ACQUIRE) > 0 &&
-            __atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED) <= 1) {
-            return 1;
-        }
-    }
-    return 0;
 }

@@ -1,5 +1,6 @@
 /* Pools and schedulers as the API sees them (ABT_pool_*, ABT_sched_*); the queues themselves
  * are in pool.c. */
+#include "args.h"
 #include "engine.h"
 
 int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool automatic,
@@ -36,35 +37,31 @@ int ABT_pool_free(ABT_pool *pool)
     return ABT_SUCCESS;
 }
 
-#define RESOLVE(p, pool, out)                                                                 \
-    goabt_pool *p = goabt_pool_of(pool);                                                      \
-    if (p == NULL) return ABT_ERR_INV_POOL;                                                   \
-    if ((out) == NULL) return ABT_ERR_INV_ARG
 
 int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access)
 {
-    RESOLVE(p, pool, access);
+    GOABT_RESOLVE_POOL(p, pool, access);
     *access = (ABT_pool_access)p->access;
     return ABT_SUCCESS;
 }
 
 int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty)
 {
-    RESOLVE(p, pool, is_empty);
+    GOABT_RESOLVE_POOL(p, pool, is_empty);
     *is_empty = __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) == 0 ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
 
 int ABT_pool_get_size(ABT_pool pool, size_t *size)
 {
-    RESOLVE(p, pool, size);
+    GOABT_RESOLVE_POOL(p, pool, size);
     *size = __atomic_load_n(&p->size, __ATOMIC_ACQUIRE);
     return ABT_SUCCESS;
 }
 
 int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
 {
-    RESOLVE(p, pool, size);
+    GOABT_RESOLVE_POOL(p, pool, size);
     long blocked = __atomic_load_n(&p->num_blocked, __ATOMIC_ACQUIRE);
     *size = __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) + (size_t)(blocked > 0 ? blocked : 0);
     return ABT_SUCCESS;
@@ -72,7 +69,7 @@ int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
 
 int ABT_pool_get_id(ABT_pool pool, int *id)
 {
-    RESOLVE(p, pool, id);
+    GOABT_RESOLVE_POOL(p, pool, id);
     *id = p->id;
     return ABT_SUCCESS;
 }

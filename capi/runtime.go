@@ -15,15 +15,15 @@ import (
 	"github.com/goabt/goabt/core"
 )
 
-// rt is the Go side of the runtime the C engine (engine.c) runs.
+// rt is the Go side of the runtime the C engine (runtime.c and the files beside it) runs.
 var rt core.Runtime
 
 // goabt_go_runtime_init reads the configuration at the first ABT_init: the default ULT stack
-// size, the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports, and whether streams
-// are bound to CPUs.
+// size, the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports, whether streams
+// are bound to CPUs, and the safety timeout of sleeping streams and threads (0: none).
 //
 //export goabt_go_runtime_init
-func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int) C.int {
+func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong) C.int {
 	if rt.Units.SetSize(uintptr(unitSize)) != nil {
 		return 1
 	}
@@ -34,6 +34,7 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 	if c.Affinity {
 		*affinity = 1
 	}
+	*safetyNs = C.longlong(c.SafetyWakeup.Nanoseconds())
 	return 0
 }
 

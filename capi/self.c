@@ -1,18 +1,14 @@
 /* The calling work unit (ABT_self_*). From an external thread they answer ABT_ERR_INV_XSTREAM,
  * from a tasklet the ULT-only ones answer ABT_ERR_INV_THREAD, as Argobots 1.2 does. */
+#include "args.h"
 #include "engine.h"
 
 /* The caller's stream and unit, or the error that the caller's kind gets. */
-#define SELF(s, u)                                                                            \
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                                   \
-    goabt_stream *s = goabt_self_stream();                                                    \
-    if (s == NULL || s->current == NULL) return ABT_ERR_INV_XSTREAM;                          \
-    goabt_unit *u = s->current
 
 int ABT_self_get_xstream(ABT_xstream *xstream)
 {
     if (xstream != NULL) *xstream = ABT_XSTREAM_NULL;
-    SELF(s, u);
+    GOABT_SELF(s, u);
     (void)u;
     if (xstream == NULL) return ABT_ERR_INV_ARG;
     *xstream = s;
@@ -21,7 +17,7 @@ int ABT_self_get_xstream(ABT_xstream *xstream)
 
 int ABT_self_get_xstream_rank(int *rank)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     (void)u;
     if (rank == NULL) return ABT_ERR_INV_ARG;
     *rank = s->rank;
@@ -31,7 +27,7 @@ int ABT_self_get_xstream_rank(int *rank)
 int ABT_self_get_thread(ABT_thread *thread)
 {
     if (thread != NULL) *thread = ABT_THREAD_NULL;
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (thread == NULL) return ABT_ERR_INV_ARG;
     *thread = u;
     return ABT_SUCCESS;
@@ -39,7 +35,7 @@ int ABT_self_get_thread(ABT_thread *thread)
 
 int ABT_self_get_thread_id(ABT_unit_id *id)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (id == NULL) return ABT_ERR_INV_ARG;
     *id = goabt_unit_id(u);
     return ABT_SUCCESS;
@@ -48,7 +44,7 @@ int ABT_self_get_thread_id(ABT_unit_id *id)
 int ABT_self_get_type(ABT_unit_type *type)
 {
     if (type != NULL) *type = ABT_UNIT_TYPE_EXT;
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (type == NULL) return ABT_ERR_INV_ARG;
     *type = u->kind == GOABT_ULT ? ABT_UNIT_TYPE_THREAD : ABT_UNIT_TYPE_TASK;
     return ABT_SUCCESS;
@@ -57,7 +53,7 @@ int ABT_self_get_type(ABT_unit_type *type)
 int ABT_self_is_primary(ABT_bool *is_primary)
 {
     if (is_primary != NULL) *is_primary = ABT_FALSE;
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     if (is_primary == NULL) return ABT_ERR_INV_ARG;
     *is_primary = (u->flags & GOABT_UNIT_MAIN) ? ABT_TRUE : ABT_FALSE;
@@ -67,7 +63,7 @@ int ABT_self_is_primary(ABT_bool *is_primary)
 int ABT_self_on_primary_xstream(ABT_bool *on_primary)
 {
     if (on_primary != NULL) *on_primary = ABT_FALSE;
-    SELF(s, u);
+    GOABT_SELF(s, u);
     (void)u;
     if (on_primary == NULL) return ABT_ERR_INV_ARG;
     *on_primary = s->is_primary ? ABT_TRUE : ABT_FALSE;
@@ -76,7 +72,7 @@ int ABT_self_on_primary_xstream(ABT_bool *on_primary)
 
 int ABT_self_is_unnamed(ABT_bool *is_unnamed)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (is_unnamed == NULL) return ABT_ERR_INV_ARG;
     *is_unnamed = (u->flags & GOABT_UNIT_NAMED) ? ABT_FALSE : ABT_TRUE;
     return ABT_SUCCESS;
@@ -84,7 +80,7 @@ int ABT_self_is_unnamed(ABT_bool *is_unnamed)
 
 int ABT_self_get_last_pool(ABT_pool *pool)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (pool == NULL) return ABT_ERR_INV_ARG;
     *pool = u->pool != NULL ? u->pool : ABT_POOL_NULL;
     return ABT_SUCCESS;
@@ -93,7 +89,7 @@ int ABT_self_get_last_pool(ABT_pool *pool)
 int ABT_self_get_last_pool_id(int *pool_id)
 {
     if (pool_id != NULL) *pool_id = -1;
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (pool_id == NULL) return ABT_ERR_INV_ARG;
     *pool_id = u->pool != NULL ? u->pool->id : -1;
     return ABT_SUCCESS;
@@ -101,7 +97,7 @@ int ABT_self_get_last_pool_id(int *pool_id)
 
 int ABT_self_get_unit(ABT_unit *unit)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (unit == NULL) return ABT_ERR_INV_ARG;
     *unit = (ABT_unit)u;
     return ABT_SUCCESS;
@@ -109,7 +105,7 @@ int ABT_self_get_unit(ABT_unit *unit)
 
 int ABT_self_yield(void)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     goabt_unit_yield();
     return ABT_SUCCESS;
@@ -117,7 +113,7 @@ int ABT_self_yield(void)
 
 int ABT_self_yield_to(ABT_thread thread)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     goabt_unit *t = goabt_unit_of(thread);
     if (t == NULL || t->kind != GOABT_ULT || t == u) return ABT_ERR_INV_THREAD;
@@ -127,14 +123,14 @@ int ABT_self_yield_to(ABT_thread thread)
 
 int ABT_self_exit(void)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (u->kind != GOABT_ULT || (u->flags & GOABT_UNIT_MAIN)) return ABT_ERR_INV_THREAD;
     goabt_unit_exit();
 }
 
 int ABT_self_set_arg(void *arg)
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     u->arg = arg;
     return ABT_SUCCESS;
 }
@@ -142,7 +138,7 @@ int ABT_self_set_arg(void *arg)
 int ABT_self_get_arg(void **arg)
 {
     if (arg != NULL) *arg = NULL;
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (arg == NULL) return ABT_ERR_INV_ARG;
     *arg = u->arg;
     return ABT_SUCCESS;
@@ -150,7 +146,7 @@ int ABT_self_get_arg(void **arg)
 
 int ABT_self_get_thread_func(void (**thread_func)(void *))
 {
-    SELF(s, u);
+    GOABT_SELF(s, u);
     if (thread_func == NULL) return ABT_ERR_INV_ARG;
     *thread_func = u->func;
     return ABT_SUCCESS;

@@ -1,13 +1,10 @@
 /* ULTs (ABT_thread_*) and their attributes (ABT_thread_attr_*). In Argobots 1.2 a tasklet is an
  * ABT_thread too: the functions that make sense for one accept it. */
 #include <stdlib.h>
+#include "args.h"
 #include "engine.h"
 #include "keys.h"
 
-#define CHECK_INIT()                                                                          \
-    do {                                                                                      \
-        if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                               \
-    } while (0)
 
 /* ---- Creation ---------------------------------------------------------------------------- */
 
@@ -27,7 +24,7 @@ int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT
                       ABT_thread *newthread)
 {
     if (newthread != NULL) *newthread = ABT_THREAD_NULL;
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_pool *p = goabt_pool_of(pool);
     if (p == NULL) return ABT_ERR_INV_POOL;
     return create_ult(p, thread_func, arg, attr, newthread);
@@ -37,7 +34,7 @@ int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *
                                  ABT_thread_attr attr, ABT_thread *newthread)
 {
     if (newthread != NULL) *newthread = ABT_THREAD_NULL;
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *s = goabt_stream_of(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     return create_ult(s->sched->pools[0], thread_func, arg, attr, newthread);
@@ -46,7 +43,7 @@ int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *
 int ABT_thread_create_many(int num_threads, ABT_pool *pool_list, void (**thread_func_list)(void *),
                            void **arg_list, ABT_thread_attr attr, ABT_thread *newthread_list)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     if (num_threads < 0 || (num_threads > 0 && (pool_list == NULL || thread_func_list == NULL))) {
         return ABT_ERR_INV_ARG;
     }
@@ -81,7 +78,7 @@ static goabt_unit *joinable(ABT_thread thread, int *rc)
 
 int ABT_thread_join(ABT_thread thread)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     int rc;
     goabt_unit *u = joinable(thread, &rc);
     return u != NULL ? goabt_unit_join(u) : rc;
@@ -89,7 +86,7 @@ int ABT_thread_join(ABT_thread thread)
 
 int ABT_thread_join_many(int num_threads, ABT_thread *thread_list)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     if (num_threads < 0 || (num_threads > 0 && thread_list == NULL)) return ABT_ERR_INV_ARG;
     for (int i = 0; i < num_threads; i++) {
         if (thread_list[i] == ABT_THREAD_NULL) continue;
@@ -101,7 +98,7 @@ int ABT_thread_join_many(int num_threads, ABT_thread *thread_list)
 
 int ABT_thread_free(ABT_thread *thread)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     if (thread == NULL) return ABT_ERR_INV_THREAD;
     int rc;
     goabt_unit *u = joinable(*thread, &rc);
@@ -114,7 +111,7 @@ int ABT_thread_free(ABT_thread *thread)
 
 int ABT_thread_free_many(int num_threads, ABT_thread *thread_list)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     if (num_threads < 0 || (num_threads > 0 && thread_list == NULL)) return ABT_ERR_INV_ARG;
     for (int i = 0; i < num_threads; i++) {
         if (thread_list[i] == ABT_THREAD_NULL) continue;
@@ -146,7 +143,7 @@ int ABT_thread_yield_to(ABT_thread thread)
 
 int ABT_thread_exit(void)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     goabt_unit *self = s->current;
@@ -159,7 +156,7 @@ int ABT_thread_exit(void)
 int ABT_thread_self(ABT_thread *thread)
 {
     if (thread != NULL) *thread = ABT_THREAD_NULL;
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (s->current == NULL || s->current->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
@@ -170,7 +167,7 @@ int ABT_thread_self(ABT_thread *thread)
 
 int ABT_thread_self_id(ABT_unit_id *id)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (s->current == NULL || s->current->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
@@ -181,49 +178,45 @@ int ABT_thread_self_id(ABT_unit_id *id)
 
 /* ---- Queries on any unit ----------------------------------------------------------------- */
 
-#define RESOLVE(u, thread, out)                                                               \
-    goabt_unit *u = goabt_unit_of(thread);                                                    \
-    if (u == NULL) return ABT_ERR_INV_THREAD;                                                 \
-    if ((out) == NULL) return ABT_ERR_INV_ARG
 
 int ABT_thread_get_id(ABT_thread thread, ABT_unit_id *thread_id)
 {
-    RESOLVE(u, thread, thread_id);
+    GOABT_RESOLVE_UNIT(u, thread, thread_id);
     *thread_id = goabt_unit_id(u);
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state)
 {
-    RESOLVE(u, thread, state);
+    GOABT_RESOLVE_UNIT(u, thread, state);
     *state = (ABT_thread_state)__atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_last_pool(ABT_thread thread, ABT_pool *pool)
 {
-    RESOLVE(u, thread, pool);
+    GOABT_RESOLVE_UNIT(u, thread, pool);
     *pool = u->pool != NULL ? u->pool : ABT_POOL_NULL;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_last_pool_id(ABT_thread thread, int *id)
 {
-    RESOLVE(u, thread, id);
+    GOABT_RESOLVE_UNIT(u, thread, id);
     *id = u->pool != NULL ? u->pool->id : -1;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream)
 {
-    RESOLVE(u, thread, xstream);
+    GOABT_RESOLVE_UNIT(u, thread, xstream);
     *xstream = u->last_stream != NULL ? u->last_stream : ABT_XSTREAM_NULL;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit)
 {
-    RESOLVE(u, thread, unit);
+    GOABT_RESOLVE_UNIT(u, thread, unit);
     *unit = (ABT_unit)u; /* built-in pools hold the units themselves */
     return ABT_SUCCESS;
 }
@@ -240,14 +233,14 @@ int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
 
 int ABT_thread_is_primary(ABT_thread thread, ABT_bool *is_primary)
 {
-    RESOLVE(u, thread, is_primary);
+    GOABT_RESOLVE_UNIT(u, thread, is_primary);
     *is_primary = (u->flags & GOABT_UNIT_MAIN) ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed)
 {
-    RESOLVE(u, thread, is_unnamed);
+    GOABT_RESOLVE_UNIT(u, thread, is_unnamed);
     *is_unnamed = (u->flags & GOABT_UNIT_NAMED) ? ABT_FALSE : ABT_TRUE;
     return ABT_SUCCESS;
 }
@@ -263,7 +256,7 @@ int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_bool *result)
 
 int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize)
 {
-    RESOLVE(u, thread, stacksize);
+    GOABT_RESOLVE_UNIT(u, thread, stacksize);
     *stacksize = u->kind == GOABT_ULT ? u->stacksize : 0;
     return ABT_SUCCESS;
 }
@@ -288,14 +281,14 @@ int ABT_thread_set_arg(ABT_thread thread, void *arg)
 
 int ABT_thread_get_arg(ABT_thread thread, void **arg)
 {
-    RESOLVE(u, thread, arg);
+    GOABT_RESOLVE_UNIT(u, thread, arg);
     *arg = u->arg;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *))
 {
-    RESOLVE(u, thread, thread_func);
+    GOABT_RESOLVE_UNIT(u, thread, thread_func);
     *thread_func = u->func;
     return ABT_SUCCESS;
 }
@@ -315,14 +308,14 @@ int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable)
 
 int ABT_thread_is_migratable(ABT_thread thread, ABT_bool *is_migratable)
 {
-    RESOLVE(u, thread, is_migratable);
+    GOABT_RESOLVE_UNIT(u, thread, is_migratable);
     *is_migratable = (u->flags & GOABT_UNIT_MIGRATABLE) ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
 {
-    RESOLVE(u, thread, attr);
+    GOABT_RESOLVE_UNIT(u, thread, attr);
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     goabt_attr *a = calloc(1, sizeof *a);
     if (a == NULL) return ABT_ERR_MEM;
@@ -341,7 +334,7 @@ int ABT_thread_attr_create(ABT_thread_attr *newattr)
 {
     if (newattr == NULL) return ABT_ERR_INV_ARG;
     *newattr = ABT_THREAD_ATTR_NULL;
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_attr *a = calloc(1, sizeof *a);
     if (a == NULL) return ABT_ERR_MEM;
     a->migratable = ABT_TRUE;
@@ -424,7 +417,7 @@ int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
 
 int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_unit *u = goabt_unit_of(thread);
     if (u == NULL) return ABT_ERR_INV_THREAD;
     goabt_key *k = goabt_key_of(key);
@@ -434,7 +427,7 @@ int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 
 int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_unit *u = goabt_unit_of(thread);
     if (u == NULL) return ABT_ERR_INV_THREAD;
     goabt_key *k = goabt_key_of(key);

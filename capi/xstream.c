@@ -1,11 +1,8 @@
 /* Execution streams (ABT_xstream_*). */
+#include "args.h"
 #include "engine.h"
 #include "gocalls.h"
 
-#define CHECK_INIT()                                                                          \
-    do {                                                                                      \
-        if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                               \
-    } while (0)
 
 /* The scheduler a new stream runs: sched, or a new default one for ABT_SCHED_NULL. */
 static int stream_sched(ABT_sched sched, goabt_sched **out)
@@ -58,14 +55,14 @@ static int create_stream(ABT_sched sched, int rank, ABT_xstream *newxstream)
 int ABT_xstream_create(ABT_sched sched, ABT_xstream *newxstream)
 {
     if (newxstream != NULL) *newxstream = ABT_XSTREAM_NULL;
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     return create_stream(sched, -1, newxstream);
 }
 
 int ABT_xstream_create_with_rank(ABT_sched sched, int rank, ABT_xstream *newxstream)
 {
     if (newxstream != NULL) *newxstream = ABT_XSTREAM_NULL;
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     if (rank < 0) return ABT_ERR_INV_XSTREAM_RANK;
     return create_stream(sched, rank, newxstream);
 }
@@ -74,7 +71,7 @@ int ABT_xstream_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *p
                              ABT_sched_config config, ABT_xstream *newxstream)
 {
     if (newxstream != NULL) *newxstream = ABT_XSTREAM_NULL;
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     ABT_sched sched;
     int rc = ABT_sched_create_basic(predef, num_pools, pools, config, &sched);
     if (rc != ABT_SUCCESS) return rc;
@@ -93,7 +90,7 @@ static goabt_stream *joinable(ABT_xstream xstream)
 
 int ABT_xstream_join(ABT_xstream xstream)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *s = joinable(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     goabt_stream_join(s);
@@ -102,7 +99,7 @@ int ABT_xstream_join(ABT_xstream xstream)
 
 int ABT_xstream_free(ABT_xstream *xstream)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     if (xstream == NULL) return ABT_ERR_INV_XSTREAM;
     goabt_stream *s = joinable(*xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
@@ -116,7 +113,7 @@ int ABT_xstream_free(ABT_xstream *xstream)
 int ABT_xstream_self(ABT_xstream *xstream)
 {
     if (xstream != NULL) *xstream = ABT_XSTREAM_NULL;
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (xstream == NULL) return ABT_ERR_INV_ARG;
@@ -126,7 +123,7 @@ int ABT_xstream_self(ABT_xstream *xstream)
 
 int ABT_xstream_self_rank(int *rank)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (rank == NULL) return ABT_ERR_INV_ARG;
@@ -134,21 +131,17 @@ int ABT_xstream_self_rank(int *rank)
     return ABT_SUCCESS;
 }
 
-#define RESOLVE(s, xstream, out)                                                              \
-    goabt_stream *s = goabt_stream_of(xstream);                                               \
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;                                                \
-    if ((out) == NULL) return ABT_ERR_INV_ARG
 
 int ABT_xstream_get_rank(ABT_xstream xstream, int *rank)
 {
-    RESOLVE(s, xstream, rank);
+    GOABT_RESOLVE_STREAM(s, xstream, rank);
     *rank = s->rank;
     return ABT_SUCCESS;
 }
 
 int ABT_xstream_set_rank(ABT_xstream xstream, int rank)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *s = goabt_stream_of(xstream);
     if (s == NULL || s->is_primary) return ABT_ERR_INV_XSTREAM;
     if (rank < 0) return ABT_ERR_INV_XSTREAM_RANK;
@@ -171,21 +164,21 @@ int ABT_xstream_get_main_pools(ABT_xstream xstream, int max_pools, ABT_pool *poo
 
 int ABT_xstream_get_main_sched(ABT_xstream xstream, ABT_sched *sched)
 {
-    RESOLVE(s, xstream, sched);
+    GOABT_RESOLVE_STREAM(s, xstream, sched);
     *sched = s->sched;
     return ABT_SUCCESS;
 }
 
 int ABT_xstream_get_state(ABT_xstream xstream, ABT_xstream_state *state)
 {
-    RESOLVE(s, xstream, state);
+    GOABT_RESOLVE_STREAM(s, xstream, state);
     *state = (ABT_xstream_state)__atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
     return ABT_SUCCESS;
 }
 
 int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_primary)
 {
-    RESOLVE(s, xstream, is_primary);
+    GOABT_RESOLVE_STREAM(s, xstream, is_primary);
     *is_primary = s->is_primary ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
@@ -199,7 +192,7 @@ int ABT_xstream_equal(ABT_xstream xstream1, ABT_xstream xstream2, ABT_bool *resu
 
 int ABT_xstream_get_num(int *num_xstreams)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     if (num_xstreams == NULL) return ABT_ERR_INV_ARG;
     *num_xstreams = __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED);
     return ABT_SUCCESS;
@@ -231,8 +224,16 @@ static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *sel
     for (int i = 0; i < old->num_pools; i++) {
         goabt_pool *p = old->pools[i];
         if (p->automatic && __atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) == 1) {
-            goabt_unit *u;
-            while ((u = goabt_pool_pop(p)) != NULL) goabt_pool_push(first, u);
+            /* The pool goes with the old scheduler, but ULTs parked on it (in a join, on a
+             * mutex ...) still name it: it forwards them, and its queued units, to sc's first
+             * pool, and its memory stays until finalize. */
+            if (__atomic_load_n(&p->num_blocked, __ATOMIC_ACQUIRE) > 0) {
+                __atomic_add_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL); /* sched_delete skips it */
+                goabt_pool_retire(p, first);
+            } else {
+                goabt_unit *u;
+                while ((u = goabt_pool_pop(p)) != NULL) goabt_pool_push(first, u);
+            }
         }
     }
     goabt_sched_delete(old);
@@ -240,7 +241,7 @@ static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *sel
 
 int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     goabt_stream *self_stream = goabt_self_stream();
     if (self_stream == NULL) return ABT_ERR_INV_XSTREAM;
     goabt_unit *self = self_stream->current;
@@ -262,7 +263,7 @@ int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
 int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef predef, int num_pools,
                                      ABT_pool *pools)
 {
-    CHECK_INIT();
+    GOABT_CHECK_INIT();
     if (goabt_self_stream() == NULL) return ABT_ERR_INV_XSTREAM;
     ABT_sched sched;
     int rc = ABT_sched_create_basic(predef, num_pools, pools, ABT_SCHED_CONFIG_NULL, &sched);

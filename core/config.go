@@ -3,6 +3,7 @@ package core
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is what the runtime reads from the environment at the first ABT_init.
@@ -20,6 +21,11 @@ type Config struct {
 	// key chunks the C engine did not give back (GOABT_CHECK_LEAKS set to anything but 0): the
 	// tests' way to see that racing table creation loses nothing.
 	CheckLeaks bool
+	// SafetyWakeup bounds how long an idle stream, or an OS thread blocked in goabt, sleeps
+	// before it looks again by itself (GOABT_SAFETY_WAKEUP_MS; 0 or "off": never). Every
+	// wake-up is exact, so this only limits the damage of a lost one; the tests turn it off so
+	// that a lost wake-up hangs instead of hiding.
+	SafetyWakeup time.Duration
 }
 
 const (
@@ -29,6 +35,8 @@ const (
 	MinThreadStackSize = 8192
 	// maxThreadStackSize bounds what the environment may ask for (1 GiB).
 	maxThreadStackSize = 1 << 30
+	// DefaultSafetyWakeup is SafetyWakeup unless the environment says otherwise.
+	DefaultSafetyWakeup = 50 * time.Millisecond
 )
 
 // lookupEnv finds an Argobots variable as ABT_<name> or ABT_ENV_<name>, as Argobots does.
@@ -43,7 +51,8 @@ func lookupEnv(getenv func(string) string, name string) string {
 // parse keep their default; sizes are clamped to what goabt can run and rounded up to 64 bytes,
 // as Argobots rounds to the cache line.
 func ConfigFromEnv(getenv func(string) string, cpus int) Config {
-	c := Config{ThreadStackSize: DefaultThreadStackSize, MaxXstreams: max(cpus, 1)}
+	c := Config{ThreadStackSize: DefaultThreadStackSize, MaxXstreams: max(cpus, 1),
+		SafetyWakeup: DefaultSafetyWakeup}
 	switch v := strings.ToLower(strings.TrimSpace(lookupEnv(getenv, "SET_AFFINITY"))); v {
 	case "", "n", "no", "false", "off":
 	default:
@@ -51,6 +60,15 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 	}
 	if v := strings.TrimSpace(getenv("GOABT_CHECK_LEAKS")); v != "" && v != "0" {
 		c.CheckLeaks = true
+	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv("GOABT_SAFETY_WAKEUP_MS"))); v {
+	case "":
+	case "off", "no", "0":
+		c.SafetyWakeup = 0
+	default:
+		if n, err := strconv.ParseUint(v, 10, 32); err == nil {
+			c.SafetyWakeup = time.Duration(n) * time.Millisecond
+		}
 	}
 	if v := lookupEnv(getenv, "THREAD_STACKSIZE"); v != "" {
 		if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {

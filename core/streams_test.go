@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,6 +84,16 @@ func TestConfigFromEnv(t *testing.T) {
 	require.False(t, ConfigFromEnv(getenv, 2).CheckLeaks)
 	env["GOABT_CHECK_LEAKS"] = "1"
 	require.True(t, ConfigFromEnv(getenv, 2).CheckLeaks)
+
+	require.Equal(t, DefaultSafetyWakeup, ConfigFromEnv(getenv, 2).SafetyWakeup)
+	for _, off := range []string{"off", "0", "NO"} {
+		env["GOABT_SAFETY_WAKEUP_MS"] = off
+		require.Zero(t, ConfigFromEnv(getenv, 2).SafetyWakeup, off)
+	}
+	env["GOABT_SAFETY_WAKEUP_MS"] = "250"
+	require.Equal(t, 250*time.Millisecond, ConfigFromEnv(getenv, 2).SafetyWakeup)
+	env["GOABT_SAFETY_WAKEUP_MS"] = "soon"
+	require.Equal(t, DefaultSafetyWakeup, ConfigFromEnv(getenv, 2).SafetyWakeup, "unparsed: default")
 }
 
 func TestEnsureProcsNeverLowers(t *testing.T) {

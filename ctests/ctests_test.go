@@ -128,7 +128,8 @@ func run(t *testing.T, exe string, env []string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Dir = binDir
-	cmd.Env = append(os.Environ(), env...)
+	// The safety timeout off: a lost wake-up must hang (and fail) here, not cost 50 ms.
+	cmd.Env = append(append(os.Environ(), "GOABT_SAFETY_WAKEUP_MS=off"), env...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("%s timed out after %v\n%s", exe, programTimeout, out)

@@ -1,0 +1,43 @@
+/* args.h: the argument checks of the ABT_* entry points, shared by every API file. An entry
+ * checks in Argobots' order (initialized, then handles, then output pointers), and turns a
+ * handle into its object only through engine.h's goabt_*_of (the one place that does). */
+#ifndef GOABT_ARGS_H
+#define GOABT_ARGS_H
+
+#include "engine.h"
+
+/* Returns ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize. */
+#define GOABT_CHECK_INIT()                                                                    \
+    do {                                                                                      \
+        if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                               \
+    } while (0)
+
+/* Returns ABT_ERR_INV_ARG for a NULL output pointer. */
+#define GOABT_CHECK_OUT(out)                                                                  \
+    do {                                                                                      \
+        if ((out) == NULL) return ABT_ERR_INV_ARG;                                            \
+    } while (0)
+
+/* Declares `var`, the object of kind `type` behind handle `h` (resolved by `of`), returning
+ * `err` if h is not a live object of that kind, then ABT_ERR_INV_ARG if `out` is NULL. */
+#define GOABT_RESOLVE(type, var, of, h, err, out)                                             \
+    type *var = of(h);                                                                        \
+    if (var == NULL) return (err);                                                            \
+    GOABT_CHECK_OUT(out)
+
+#define GOABT_RESOLVE_UNIT(var, h, out)                                                       \
+    GOABT_RESOLVE(goabt_unit, var, goabt_unit_of, h, ABT_ERR_INV_THREAD, out)
+#define GOABT_RESOLVE_STREAM(var, h, out)                                                     \
+    GOABT_RESOLVE(goabt_stream, var, goabt_stream_of, h, ABT_ERR_INV_XSTREAM, out)
+#define GOABT_RESOLVE_POOL(var, h, out)                                                       \
+    GOABT_RESOLVE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL, out)
+
+/* Declares `s` and `u`, the calling stream and unit, returning ABT_ERR_UNINITIALIZED or, from
+ * an external thread, ABT_ERR_INV_XSTREAM. */
+#define GOABT_SELF(s, u)                                                                      \
+    GOABT_CHECK_INIT();                                                                       \
+    goabt_stream *s = goabt_self_stream();                                                    \
+    if (s == NULL || s->current == NULL) return ABT_ERR_INV_XSTREAM;                          \
+    goabt_unit *u = s->current
+
+#endif /* GOABT_ARGS_H */

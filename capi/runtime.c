@@ -1,0 +1,155 @@
+/* runtime.c: the runtime as a whole: per-thread state, the gate into Go, futexes, init and
+ * finalize. The engine's design is at the top of engine.h; the rules it follows are
+ * ../shared/design/engine.md's. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "engine.h"
+#include "gocalls.h"
+#include "keys.h"
+#include "wait.h"
+
+struct goabt_runtime goabt_rt = {
+    .thread_stacksize = 16384,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* ---- Per-thread state ------------------------------------------------------------------- */
+
+/* Initial-exec: read at a fixed offset from the thread pointer, not through __tls_get_addr
+ * (~2 ns on every self query, key get and yield). The Go runtime in this library already needs
+ * static TLS, so this adds no new constraint on loading it. */
+static __thread goabt_stream *tls_stream __attribute__((tls_model("initial-exec")));
+
+__attribute__((noinline, noipa)) goabt_stream *goabt_self_stream(void)
+{
+    return tls_stream;
+}
+
+__attribute__((noinline, noipa)) void goabt_set_self_stream(goabt_stream *s)
+{
+    tls_stream = s;
+}
+
+/* ---- The gate ----------------------------------------------------------------------------- */
+
+/* Below the scheduler's saved registers, with room to spare for its red zone. */
+#define GATE_MARGIN 256
+
+void goabt_gate(void (*fn)(void *), void *arg)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *u = s ? s->current : NULL;
+    if (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN)) {
+        goabt_gate_call(fn, arg, (char *)s->sched_ctx - GATE_MARGIN);
+    } else {
+        fn(arg);
+    }
+}
+
+/* ---- Futexes ------------------------------------------------------------------------------ */
+
+void goabt_futex_wait(int *addr, int seen, long long timeout_ns)
+{
+    struct timespec limit = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, seen, timeout_ns > 0 ? &limit : NULL, NULL, 0);
+}
+
+void goabt_futex_wake(int *addr, int n)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ---- Init and finalize -------------------------------------------------------------------- */
+
+int goabt_engine_init(void)
+{
+    goabt_rt.next_unit_id = 0;
+    goabt_rt.next_pool_id = 0;
+    if (goabt_go_runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
+                              &goabt_rt.max_xstreams, &goabt_rt.affinity,
+                              &goabt_rt.safety_ns) != 0) {
+        return ABT_ERR_OTHER;
+    }
+    if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
+    pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
+
+    goabt_pool *pool = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
+    if (pool == NULL) return ABT_ERR_MEM;
+    goabt_rt.next_pool_id++; /* Argobots numbers the primary's internal root pool 1 */
+    goabt_sched *sched = goabt_sched_new(ABT_SCHED_BASIC, 1, &pool, 1);
+    goabt_stream *s = sched ? goabt_stream_new(sched, goabt_rank_take(0)) : NULL;
+    goabt_unit *m = calloc(1, sizeof *m);
+    if (sched == NULL || s == NULL || m == NULL) return ABT_ERR_MEM;
+    s->is_primary = 1;
+    s->thread = 0; /* never joined */
+    m->kind = GOABT_ULT;
+    m->flags = GOABT_UNIT_MAIN | GOABT_UNIT_MIGRATABLE;
+    m->state = ABT_THREAD_STATE_RUNNING;
+    m->pool = pool;
+    m->last_stream = s;
+    m->magic = GOABT_MAGIC_UNIT;
+    goabt_rt.primary = s;
+    goabt_rt.main_unit = m;
+    s->current = m;
+    goabt_stream_bind(s, pthread_self());
+    goabt_set_self_stream(s);
+    return ABT_SUCCESS;
+}
+
+/* The main ULT waiting in ABT_finalize: it is in no pool and no wait list; the primary's
+ * scheduler resumes it once it finds no work (goabt_sched_loop). */
+static void finalize_parked(goabt_unit *u, void *arg)
+{
+    (void)u;
+    (void)arg;
+}
+
+void goabt_engine_finalize(void)
+{
+    goabt_stream *p = goabt_rt.primary;
+    /* Run what is left in the primary's pools (and wait for its parked ULTs): the main ULT
+     * steps aside, out of every pool, until the scheduler finds no work. */
+    if (goabt_sched_has_work(p->sched)) {
+        __atomic_or_fetch(&p->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
+        goabt_unit_switch_out(p, goabt_rt.main_unit, finalize_parked, NULL);
+    }
+    /* Argobots leaves streams the program did not free undefined; goabt joins and frees them. */
+    goabt_stream *s;
+    while ((s = goabt_stream_any_secondary()) != NULL) {
+        goabt_stream_join(s);
+        goabt_rank_release(s->rank);
+        goabt_stream_delete(s);
+    }
+    goabt_unit *m = goabt_rt.main_unit;
+    goabt_keys_destroy(m); /* the main ULT's values, as Argobots does at finalize */
+    goabt_keys_release_spare(m);
+    /* From here the main thread is no stream's: the calls into Go below (ranks, caches) must not
+     * read the main ULT or the primary stream through the gate once they are freed. */
+    goabt_set_self_stream(NULL);
+    p->current = NULL;
+    m->magic = 0;
+    free(m);
+    /* The primary's scheduler and its pools go, automatic or not, as in Argobots. */
+    goabt_sched *sc = p->sched;
+    for (int i = 0; i < sc->num_pools; i++) sc->pools[i]->automatic = 1;
+    sc->automatic = 1;
+    goabt_rank_release(p->rank);
+    goabt_stream_delete(p);
+    goabt_pools_free_retired();
+    goabt_units_cache_drain();
+    goabt_rt.primary = NULL;
+    goabt_rt.main_unit = NULL;
+    /* The program's main thread gets back the CPUs it had before ABT_init. */
+    if (goabt_rt.affinity) {
+        pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
+    }
+    goabt_go_runtime_finalize();
+}

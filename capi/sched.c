@@ -1,0 +1,132 @@
+/* sched.c: schedulers: the loop that runs units, how an idle stream sleeps, and scheduler
+ * objects (ABT_sched: pools in priority order). */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include "engine.h"
+#include "wait.h"
+
+/* ---- Scheduler objects -------------------------------------------------------------------- */
+
+goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)
+{
+    goabt_sched *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->predef = predef;
+    s->automatic = automatic;
+    s->num_pools = num_pools;
+    for (int i = 0; i < num_pools; i++) {
+        s->pools[i] = pools[i];
+        __atomic_add_fetch(&pools[i]->num_scheds, 1, __ATOMIC_ACQ_REL);
+    }
+    s->magic = GOABT_MAGIC_SCHED;
+    return s;
+}
+
+void goabt_sched_delete(goabt_sched *s)
+{
+    s->magic = 0;
+    for (int i = 0; i < s->num_pools; i++) goabt_pool_release(s->pools[i]);
+    free(s);
+}
+
+/* Whether the scheduler still has work: queued units, or ULTs blocked on a pool that only this
+ * scheduler serves (they will come back to it). */
+int goabt_sched_has_work(goabt_sched *s)
+{
+    for (int i = 0; i < s->num_pools; i++) {
+        goabt_pool *p = s->pools[i];
+        if (__atomic_load_n(&p->size, __ATOMIC_ACQUIRE) > 0) return 1;
+        if (__atomic_load_n(&p->num_blocked, __ATOMIC_ACQUIRE) > 0 &&
+            __atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED) <= 1) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- The loop ----------------------------------------------------------------------------- */
+
+/* Whether a scheduler about to sleep has something to do: a queued unit, a finish request,
+ * (primary) the main ULT handed back, or a deadline passed. Pool sizes are read under the
+ * pools' locks, the other half of the no-fence handshake with goabt_pool_push: either this
+ * look comes after a push's locked section and sees its unit, or it comes before, and that
+ * push finds this stream in the pool's sleepers and wakes it. */
+static int stream_has_news(goabt_stream *s)
+{
+    goabt_sched *sc = s->sched;
+    for (int i = 0; i < sc->num_pools; i++) {
+        if (goabt_pool_size_locked(sc->pools[i]) > 0) return 1;
+    }
+    if (__atomic_load_n(&s->request, __ATOMIC_SEQ_CST) & GOABT_REQ_FINISH) return 1;
+    if (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_SEQ_CST)) return 1;
+    return goabt_timers_due();
+}
+
+/* An idle scheduler spins briefly, then yields the CPU, then sleeps until someone gives it
+ * work: streams often outnumber cores, and a spinning idle stream would starve the busy ones.
+ * It sleeps listed in each of its pools' sleepers (a push wakes exactly one of them), until
+ * the earliest deadline of a parked ULT, and no longer than the safety timeout if one is set. */
+static void idle_wait(goabt_stream *s, unsigned rounds)
+{
+    if (rounds < 256) {
+        cpu_relax();
+        return;
+    }
+    if (rounds < 320) {
+        sched_yield();
+        return;
+    }
+    goabt_sched *sc = s->sched;
+    __atomic_store_n(&s->sleep_word, 0, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < sc->num_pools; i++) goabt_pool_sleeper_add(sc->pools[i], &s->sleep_nodes[i]);
+    if (!stream_has_news(s)) {
+        long long ns = goabt_rt.safety_ns;
+        uint64_t deadline = __atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE);
+        if (deadline != 0) {
+            uint64_t now = goabt_now_ns();
+            long long left = deadline > now ? (long long)(deadline - now) : 1;
+            if (ns == 0 || left < ns) ns = left;
+        }
+        goabt_futex_wait(&s->sleep_word, 0, ns);
+    }
+    for (int i = 0; i < sc->num_pools; i++) {
+        goabt_pool_sleeper_remove(sc->pools[i], &s->sleep_nodes[i]);
+    }
+}
+
+void goabt_sched_loop(goabt_stream *s)
+{
+    unsigned idle = 0;
+    for (;;) {
+        if (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&s->main_handoff, 0, __ATOMIC_RELAXED);
+            goabt_unit_resume_main(s);
+        }
+        if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 && goabt_timers_due()) {
+            goabt_timers_fire();
+        }
+        goabt_sched *sc = s->sched;
+        goabt_unit *u = NULL;
+        for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+        if (u != NULL) {
+            idle = 0;
+            if (u->flags & GOABT_UNIT_MAIN) {
+                /* The main ULT lives on the main thread's stack: only the primary runs it. */
+                if (s->is_primary) goabt_unit_resume_main(s);
+                __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_SEQ_CST);
+                goabt_stream_wake(goabt_rt.primary);
+                continue;
+            }
+            goabt_unit_run(s, u);
+            continue;
+        }
+        if ((__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) &&
+            !goabt_sched_has_work(sc)) {
+            if (!s->is_primary) return;
+            /* ABT_finalize parked the main ULT until the primary ran out of work. */
+            __atomic_and_fetch(&s->request, ~GOABT_REQ_FINISH, __ATOMIC_RELEASE);
+            goabt_unit_resume_main(s);
+        }
+        idle_wait(s, ++idle);
+    }
+}

@@ -1,0 +1,290 @@
+/* wait.c: wait lists, blocking and waking (parked ULTs and sleeping OS threads alike), joiner
+ * stacks, and the timer list of parked ULTs with deadlines. The design is at the top of wait.h. */
+#define _GNU_SOURCE
+#include <time.h>
+#include "engine.h"
+#include "wait.h"
+
+/* ---- Waiters and lists ------------------------------------------------------------------- */
+
+int goabt_caller_parks(void)
+{
+    goabt_unit *self = goabt_self_unit();
+    return self != NULL && self->kind == GOABT_ULT;
+}
+
+void goabt_waiter_init(goabt_waiter *w, uintptr_t tag, uint64_t deadline)
+{
+    memset(w, 0, sizeof *w);
+    goabt_unit *self = goabt_self_unit();
+    w->unit = self != NULL && self->kind == GOABT_ULT ? self : NULL;
+    w->tag = tag;
+    w->deadline = deadline;
+}
+
+void goabt_waitlist_push(goabt_waitlist *l, goabt_waiter *w)
+{
+    w->next = NULL;
+    w->prev = l->tail;
+    if (l->tail) {
+        l->tail->next = w;
+    } else {
+        l->head = w;
+    }
+    l->tail = w;
+    w->list = l;
+    w->linked = 1;
+}
+
+void goabt_waitlist_push_front(goabt_waitlist *l, goabt_waiter *w)
+{
+    w->prev = NULL;
+    w->next = l->head;
+    if (l->head) {
+        l->head->prev = w;
+    } else {
+        l->tail = w;
+    }
+    l->head = w;
+    w->list = l;
+    w->linked = 1;
+}
+
+void goabt_waitlist_remove(goabt_waitlist *l, goabt_waiter *w)
+{
+    if (w->prev) {
+        w->prev->next = w->next;
+    } else {
+        l->head = w->next;
+    }
+    if (w->next) {
+        w->next->prev = w->prev;
+    } else {
+        l->tail = w->prev;
+    }
+    w->next = w->prev = NULL;
+    w->linked = 0;
+}
+
+goabt_waiter *goabt_waitlist_pop(goabt_waitlist *l)
+{
+    goabt_waiter *w = l->head;
+    if (w != NULL) goabt_waitlist_remove(l, w);
+    return w;
+}
+
+/* ---- Time and the timer list ------------------------------------------------------------- */
+
+uint64_t goabt_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return goabt_timespec_ns(&t);
+}
+
+uint64_t goabt_timers_earliest;
+static int timers_lock;
+static goabt_waiter *timers; /* sorted by deadline, earliest first */
+
+static void timers_update_earliest(void)
+{
+    __atomic_store_n(&goabt_timers_earliest, timers ? timers->deadline : 0, __ATOMIC_RELEASE);
+}
+
+static void timer_arm(goabt_waiter *w)
+{
+    goabt_spin_lock(&timers_lock);
+    goabt_waiter **at = &timers, *prev = NULL;
+    while (*at != NULL && (*at)->deadline <= w->deadline) {
+        prev = *at;
+        at = &(*at)->tnext;
+    }
+    w->tnext = *at;
+    w->tprev = prev;
+    if (*at) (*at)->tprev = w;
+    *at = w;
+    w->timed = 1;
+    timers_update_earliest();
+    goabt_spin_unlock(&timers_lock);
+}
+
+static void timer_unlink(goabt_waiter *w)
+{
+    if (w->tprev) {
+        w->tprev->tnext = w->tnext;
+    } else {
+        timers = w->tnext;
+    }
+    if (w->tnext) w->tnext->tprev = w->tprev;
+    w->tnext = w->tprev = NULL;
+    w->timed = 0;
+}
+
+static void timer_disarm(goabt_waiter *w)
+{
+    goabt_spin_lock(&timers_lock);
+    if (w->timed) {
+        timer_unlink(w);
+        timers_update_earliest();
+    }
+    goabt_spin_unlock(&timers_lock);
+}
+
+/* A waiter that timed out leaves its object's list (if a waker has not taken it already). */
+static void waiter_leave_list(goabt_waiter *w)
+{
+    goabt_spin_lock(w->lock);
+    if (w->linked) goabt_waitlist_remove(w->list, w);
+    goabt_spin_unlock(w->lock);
+}
+
+void goabt_timers_fire(void)
+{
+    uint64_t now = goabt_now_ns();
+    goabt_waiter *expired = NULL;
+    /* The timer lock is taken inside object locks (wait_parked), never around them: expired
+     * waiters are collected here and handled after it is released. */
+    goabt_spin_lock(&timers_lock);
+    while (timers != NULL && timers->deadline <= now) {
+        goabt_waiter *w = timers;
+        timer_unlink(w);
+        int waiting = GOABT_WAIT_WAITING;
+        if (__atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_TIMEDOUT, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            w->tnext = expired; /* ours now: its unit stays parked until we ready it */
+            expired = w;
+        }
+    }
+    timers_update_earliest();
+    goabt_spin_unlock(&timers_lock);
+    while (expired != NULL) {
+        goabt_waiter *w = expired;
+        expired = w->tnext;
+        waiter_leave_list(w);
+        goabt_unit_ready(w->unit);
+    }
+}
+
+/* ---- Blocking and waking ----------------------------------------------------------------- */
+
+/* Runs on the scheduler once the waiting ULT's context is saved: from here a waker may see it. */
+static void wait_parked(goabt_unit *u, void *arg)
+{
+    (void)u;
+    goabt_waiter *w = arg;
+    if (w->deadline != 0) timer_arm(w);
+    goabt_spin_unlock(w->lock);
+}
+
+/* How long a sleeping thread waits before it looks again: until its deadline, at most the
+ * safety timeout; 0 for no limit. -1 if the deadline has passed. */
+static long long thread_sleep_ns(uint64_t deadline)
+{
+    long long limit = goabt_rt.safety_ns;
+    if (deadline == 0) return limit;
+    uint64_t now = goabt_now_ns();
+    if (now >= deadline) return -1;
+    long long left = (long long)(deadline - now);
+    return limit == 0 || left < limit ? left : limit;
+}
+
+int goabt_wait(goabt_waiter *w, int *lock)
+{
+    w->lock = lock;
+    if (w->deadline != 0 && goabt_now_ns() >= w->deadline) {
+        goabt_waitlist_remove(w->list, w);
+        goabt_spin_unlock(lock);
+        return GOABT_WAIT_TIMEDOUT;
+    }
+    if (w->unit != NULL) {
+        goabt_unit_park(wait_parked, w);
+        /* Woken (a waker readied it) or timed out (goabt_timers_fire did, after unlinking). */
+        if (w->deadline != 0) timer_disarm(w);
+        return __atomic_load_n(&w->status, __ATOMIC_ACQUIRE);
+    }
+    goabt_spin_unlock(lock);
+    for (;;) {
+        if (__atomic_load_n(&w->word, __ATOMIC_ACQUIRE)) return GOABT_WAIT_WOKEN;
+        long long ns = thread_sleep_ns(w->deadline);
+        if (ns < 0) {
+            int waiting = GOABT_WAIT_WAITING;
+            if (__atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_TIMEDOUT, 0,
+                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                waiter_leave_list(w);
+                return GOABT_WAIT_TIMEDOUT;
+            }
+            /* A waker got there first: its word store is a few instructions away. */
+            for (unsigned spins = 0; !__atomic_load_n(&w->word, __ATOMIC_ACQUIRE); spins++) {
+                goabt_backoff(spins);
+            }
+            return GOABT_WAIT_WOKEN;
+        }
+        goabt_futex_wait(&w->word, 0, ns);
+    }
+}
+
+int goabt_wake(goabt_waiter *w)
+{
+    int waiting = GOABT_WAIT_WAITING;
+    if (!__atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_WOKEN, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        return 0;
+    }
+    goabt_unit *u = w->unit;
+    if (u != NULL) {
+        goabt_unit_ready(u);
+    } else {
+        /* The thread may return as soon as the word is set, and its stack with w go: the wake
+         * is a syscall on the address only, harmless if it is reused (the sleeper re-checks). */
+        __atomic_store_n(&w->word, 1, __ATOMIC_RELEASE);
+        goabt_futex_wake(&w->word, 1);
+    }
+    return 1;
+}
+
+/* ---- Joiner stacks ------------------------------------------------------------------------ */
+
+/* A ULT joining: pushed once its context is saved; if the target finished meanwhile, it is
+ * ready again at once. */
+static void join_parked(goabt_unit *u, void *arg)
+{
+    goabt_waiter *w = arg;
+    goabt_waiter **joiners = (goabt_waiter **)w->tag;
+    goabt_waiter *head = __atomic_load_n(joiners, __ATOMIC_ACQUIRE);
+    do {
+        if (head == GOABT_JOIN_DONE) {
+            w->status = GOABT_WAIT_WOKEN;
+            goabt_unit_ready(u);
+            return;
+        }
+        w->next = head;
+    } while (!__atomic_compare_exchange_n(joiners, &head, w, 1, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+}
+
+void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
+{
+    w->tag = (uintptr_t)joiners;
+    if (w->unit != NULL) {
+        goabt_unit_park(join_parked, w);
+        return;
+    }
+    goabt_waiter *head = __atomic_load_n(joiners, __ATOMIC_ACQUIRE);
+    do {
+        if (head == GOABT_JOIN_DONE) return;
+        w->next = head;
+    } while (!__atomic_compare_exchange_n(joiners, &head, w, 1, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    while (!__atomic_load_n(&w->word, __ATOMIC_ACQUIRE)) {
+        goabt_futex_wait(&w->word, 0, goabt_rt.safety_ns);
+    }
+}
+
+void goabt_joiners_wake(goabt_waiter *list)
+{
+    while (list != NULL && list != GOABT_JOIN_DONE) {
+        goabt_waiter *w = list;
+        list = w->next; /* read before the wake: w may be gone after it */
+        goabt_wake(w);
+    }
+}
