@@ -5,6 +5,7 @@
 #define GOABT_ARGS_H
 
 #include "engine.h"
+#include "object.h"
 
 /* Returns ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize. */
 #define GOABT_CHECK_INIT()                                                                    \
@@ -31,6 +32,12 @@
     GOABT_RESOLVE(goabt_stream, var, goabt_stream_of, h, ABT_ERR_INV_XSTREAM, out)
 #define GOABT_RESOLVE_POOL(var, h, out)                                                       \
     GOABT_RESOLVE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL, out)
+
+/* Declares `var`, the synchronization object of C type `type` behind handle `h` (object.h):
+ * it must carry `magic`, or be static memory (magic 0) when `statics` is 1; else returns err. */
+#define GOABT_RESOLVE_OBJECT(type, var, h, magic, statics, err)                               \
+    type *var = goabt_object_of(h, magic, statics);                                           \
+    if (var == NULL) return (err)
 
 /* Declares `s` and `u`, the calling stream and unit, returning ABT_ERR_UNINITIALIZED or, from
  * an external thread, ABT_ERR_INV_XSTREAM. */

@@ -26,6 +26,7 @@ extern uintptr_t goabt_go_keytable_get(void);
 extern void goabt_go_keytable_put(uintptr_t table);
 extern uintptr_t goabt_go_keychunk_get(unsigned int k);
 extern void goabt_go_keychunk_put(unsigned int k, uintptr_t chunk);
+extern int goabt_go_objects_get(size_t size, uintptr_t *out, int n);
 
 struct goabt_stack_call {
     size_t size;
@@ -210,6 +211,27 @@ static inline void goabt_keychunk_put(unsigned int k, void *chunk)
 {
     struct goabt_key_call c = {(uintptr_t)chunk, k, 0};
     goabt_gate(goabt_keychunk_put_gated, &c);
+}
+
+/* Synchronization objects' memory (capi/runtime.go, over core.ObjectMemory). */
+struct goabt_objects_call {
+    size_t size;
+    uintptr_t *out;
+    int n;
+};
+
+static void goabt_objects_get_gated(void *a)
+{
+    struct goabt_objects_call *c = a;
+    c->n = goabt_go_objects_get(c->size, c->out, c->n);
+}
+
+/* Up to n zeroed blocks of at least size bytes in out (core.ObjectMemory); how many. */
+static inline int goabt_objects_get(size_t size, uintptr_t *out, int n)
+{
+    struct goabt_objects_call c = {size, out, n};
+    goabt_gate(goabt_objects_get_gated, &c);
+    return c.n;
 }
 
 #endif

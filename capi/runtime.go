@@ -136,3 +136,11 @@ func goabt_go_units_get(out *C.uintptr_t, n C.int) C.int {
 //
 //export goabt_go_unit_put
 func goabt_go_unit_put(p C.uintptr_t) { rt.Units.Put(core.Addr(p)) }
+
+// goabt_go_objects_get fills out[0:n] with zeroed blocks of at least size bytes for
+// synchronization objects (the slow path of object.c's cache); how many, 0 when none.
+//
+//export goabt_go_objects_get
+func goabt_go_objects_get(size C.size_t, out *C.uintptr_t, n C.int) C.int {
+	return C.int(rt.Objects.Get(uintptr(size), unsafe.Slice((*core.Addr)(unsafe.Pointer(out)), int(n))))
+}

@@ -51,6 +51,9 @@ func (b *Blocks) Get() (Addr, error) {
 	return one[0], nil
 }
 
+// GetMany fills out with zeroed blocks, wherever they are.
+func (b *Blocks) GetMany(out []Addr) (int, error) { return b.get(out, false) }
+
 // GetRun fills out with zeroed blocks and returns how many: blocks given back earlier if there
 // are enough of them (they were mostly given back together by one stream), otherwise a run of
 // fresh blocks next to each other, starting on a page of their own. A run is what one stream

@@ -122,3 +122,19 @@ func TestBlocksGetRunIsContiguousAndOnItsOwnPages(t *testing.T) {
 	}
 	b.Drain()
 }
+
+func TestObjectMemorySizeClasses(t *testing.T) {
+	var m ObjectMemory
+	var out [8]Addr
+	require.Equal(t, 8, m.Get(40, out[:]))
+	seen := map[Addr]bool{}
+	for _, a := range out {
+		require.Zero(t, uintptr(a)%64, "cache-line aligned")
+		require.False(t, seen[a])
+		seen[a] = true
+		a.Bytes(64)[63] = 1 // a whole 64-byte block
+	}
+	require.Equal(t, 8, m.Get(200, out[:]))
+	out[0].Bytes(256)[255] = 1
+	require.Zero(t, m.Get(257, out[:]), "no class that large")
+}

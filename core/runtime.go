@@ -17,6 +17,41 @@ type Runtime struct {
 	// KeyTables goes with the unit descriptors that hold the tables.
 	Keys      Keys
 	KeyTables KeyTables
+	// Objects is the memory of synchronization objects (mutexes, condition variables ...), by
+	// size class. Never drained: a handle stays readable after its object is freed (and after
+	// ABT_finalize), so a freed or stale handle is refused by its magic instead of read from
+	// unmapped memory.
+	Objects ObjectMemory
+}
+
+// ObjectMemory hands out blocks for the C engine's synchronization objects in size classes.
+type ObjectMemory struct {
+	once    sync.Once
+	classes [len(ObjectSizes)]Blocks
+}
+
+// ObjectSizes are the object size classes, in bytes: 64 holds the objects that also have a
+// static form (ABT_mutex_memory and friends are 64 bytes), 128 and 256 the others.
+var ObjectSizes = [...]uintptr{64, 128, 256}
+
+// Get fills out with zeroed blocks of at least size bytes; how many (0: size too large or no
+// memory).
+func (m *ObjectMemory) Get(size uintptr, out []Addr) int {
+	m.once.Do(func() {
+		for i, s := range ObjectSizes {
+			_ = m.classes[i].SetSize(s)
+		}
+	})
+	for i, s := range ObjectSizes {
+		if size <= s {
+			n, err := m.classes[i].GetMany(out)
+			if err != nil {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
 }
 
 // Init prepares the runtime for a first ABT_init: reads the environment through getenv and

@@ -1,0 +1,71 @@
+/* object.c: the memory of synchronization objects (object.h): per size class, a cache of free
+ * blocks under a spinlock, refilled from the Go core (core.ObjectMemory) in batches, so that a
+ * create and a free cost a few instructions, not a Go call each. */
+#include <string.h>
+#include "engine.h"
+#include "gocalls.h"
+#include "object.h"
+
+#define OBJECT_CLASSES 3
+#define OBJECT_BATCH 32
+
+static const size_t class_size[OBJECT_CLASSES] = {64, 128, 256};
+
+/* A free block: its header keeps GOABT_MAGIC_FREED (a stale handle still reads it), the link
+ * comes after it. */
+struct free_block {
+    goabt_object header;
+    struct free_block *next;
+};
+
+static struct {
+    int lock;
+    struct free_block *free;
+} classes[OBJECT_CLASSES];
+
+static int class_of(size_t size)
+{
+    for (int c = 0; c < OBJECT_CLASSES; c++) {
+        if (size <= class_size[c]) return c;
+    }
+    return -1;
+}
+
+void *goabt_object_new(size_t size, uint32_t magic)
+{
+    int c = class_of(size);
+    if (c < 0) return NULL;
+    goabt_spin_lock(&classes[c].lock);
+    struct free_block *b = classes[c].free;
+    if (b != NULL) classes[c].free = b->next;
+    goabt_spin_unlock(&classes[c].lock);
+    if (b == NULL) { /* the slow path: a batch from the Go core */
+        uintptr_t fresh[OBJECT_BATCH];
+        int n = goabt_objects_get(class_size[c], fresh, OBJECT_BATCH);
+        if (n == 0) return NULL;
+        b = (struct free_block *)fresh[0];
+        goabt_spin_lock(&classes[c].lock);
+        for (int i = 1; i < n; i++) {
+            struct free_block *extra = (struct free_block *)fresh[i];
+            extra->header.magic = GOABT_MAGIC_FREED;
+            extra->next = classes[c].free;
+            classes[c].free = extra;
+        }
+        goabt_spin_unlock(&classes[c].lock);
+    }
+    memset((char *)b + sizeof b->header, 0, class_size[c] - sizeof b->header);
+    b->header.flags = 0;
+    __atomic_store_n(&b->header.magic, magic, __ATOMIC_RELEASE);
+    return b;
+}
+
+void goabt_object_delete(void *obj, size_t size)
+{
+    int c = class_of(size);
+    struct free_block *b = obj;
+    __atomic_store_n(&b->header.magic, GOABT_MAGIC_FREED, __ATOMIC_RELEASE);
+    goabt_spin_lock(&classes[c].lock);
+    b->next = classes[c].free;
+    classes[c].free = b;
+    goabt_spin_unlock(&classes[c].lock);
+}

@@ -1,0 +1,54 @@
+/* object.h: what every synchronization object has in common: its memory, its header, and how
+ * a handle becomes one.
+ *
+ * Memory. Objects come from the Go core (core.ObjectMemory, size classes of 64, 128 and 256
+ * bytes, never unmapped) through a C cache (object.c): a freed object's memory stays readable,
+ * so a freed handle is refused by its magic, never read from unmapped or recycled-by-malloc
+ * memory. A handle to a freed object that was reused since names the new object, as in Argobots.
+ *
+ * Header. Every object starts with `uint32_t flags; uint32_t magic;`. Objects that also exist in
+ * static memory (ABT_mutex_memory, ABT_cond_memory, ABT_eventual_memory: 64 bytes, all zero but
+ * for the first int, which ABT_RECURSIVE_MUTEX_INITIALIZER sets to 1) must work from all-zero
+ * memory: magic 0 means "static", and their handles are accepted with magic 0 or their kind's
+ * magic. A freed object's magic is GOABT_MAGIC_FREED, which no kind accepts.
+ */
+#ifndef GOABT_OBJECT_H
+#define GOABT_OBJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "engine.h"
+
+enum {
+    GOABT_MAGIC_FREED = 0x46524545,           /* "FREE" */
+    GOABT_MAGIC_MUTEX = 0x4d555458,           /* "MUTX" */
+    GOABT_MAGIC_MUTEX_ATTR = 0x4d415452,      /* "MATR" */
+    GOABT_MAGIC_COND = 0x434f4e44,            /* "COND" */
+    GOABT_MAGIC_RWLOCK = 0x52574c4b,          /* "RWLK" */
+    GOABT_MAGIC_BARRIER = 0x42415252,         /* "BARR" */
+    GOABT_MAGIC_XSTREAM_BARRIER = 0x58424152, /* "XBAR" */
+    GOABT_MAGIC_EVENTUAL = 0x4556544c,        /* "EVTL" */
+    GOABT_MAGIC_FUTURE = 0x46555452,          /* "FUTR" */
+};
+
+/* The header every object starts with. */
+typedef struct goabt_object {
+    uint32_t flags;
+    uint32_t magic; /* atomic */
+} goabt_object;
+
+/* Zeroed memory for an object of size bytes (at most 256), or NULL; with its magic set. */
+void *goabt_object_new(size_t size, uint32_t magic) GOABT_HIDDEN;
+/* Marks the object freed and keeps its memory for the next object of its size class. */
+void goabt_object_delete(void *obj, size_t size) GOABT_HIDDEN;
+
+/* The object behind handle h if it carries magic (or, with statics, is static memory: magic 0),
+ * else NULL. NULL handles (every ABT_*_NULL is below 4096) are refused. */
+static inline void *goabt_object_of(const void *h, uint32_t magic, int statics)
+{
+    if ((uintptr_t)h < 4096) return NULL;
+    uint32_t m = __atomic_load_n(&((const goabt_object *)h)->magic, __ATOMIC_ACQUIRE);
+    return m == magic || (statics && m == 0) ? (void *)h : NULL;
+}
+
+#endif /* GOABT_OBJECT_H */
