@@ -69,9 +69,12 @@
 
 #define GOABT_HIDDEN __attribute__((visibility("hidden")))
 
-/* Magic words: a handle is accepted only if its object carries its kind's magic. Freed objects
- * have it cleared, so a freed handle is refused as long as its memory was not reused. */
+/* Magic words: a handle is accepted only if its object carries its kind's magic. Every object
+ * keeps it in its second 32-bit word, never 0 while the memory is ours (freed objects carry
+ * GOABT_MAGIC_FREED), so a freed handle is refused as long as its memory was not reused, and no
+ * object of ours looks like unused static memory (object.h). */
 enum {
+    GOABT_MAGIC_FREED = 0x46524545,  /* "FREE" */
     GOABT_MAGIC_UNIT = 0x554e4954,   /* "UNIT" */
     GOABT_MAGIC_STREAM = 0x5354524d, /* "STRM" */
     GOABT_MAGIC_POOL = 0x504f4f4c,   /* "POOL" */
@@ -105,8 +108,8 @@ typedef struct goabt_waiter goabt_waiter;
 
 /* A ULT attribute (ABT_thread_attr). */
 struct ABT_thread_attr_opaque {
-    uint32_t magic;
     ABT_bool migratable;
+    uint32_t magic;
     void *stack;      /* user-provided stack, or NULL: goabt allocates one */
     size_t stacksize; /* bytes */
     void (*callback)(ABT_thread, void *);
@@ -115,9 +118,9 @@ struct ABT_thread_attr_opaque {
 
 /* A work unit: what ABT_thread (and ABT_task) points to. */
 struct ABT_thread_opaque {
-    uint32_t magic;
     uint16_t kind;  /* GOABT_ULT or GOABT_TASKLET */
     uint16_t flags; /* GOABT_UNIT_* */
+    uint32_t magic;
     int state;      /* ABT_THREAD_STATE_*, atomic */
     /* Work-unit-specific data (keys.h), NULL until first set; atomic. Next to magic: a
      * get_specific on another unit then reads one line of its descriptor, not two. */
@@ -144,8 +147,8 @@ struct ABT_thread_opaque {
  * lines (and allocated so, goabt_alloc_lines): the adjacent-line prefetcher moves lines in
  * pairs, and two streams' pools must not share one. */
 struct __attribute__((aligned(128))) ABT_pool_opaque {
-    uint32_t magic;
     int kind;        /* ABT_POOL_FIFO or ABT_POOL_FIFO_WAIT */
+    uint32_t magic;
     int access;      /* ABT_pool_access (a hint, as in Argobots 1.2) */
     int automatic;   /* freed with the last scheduler that uses it */
     int id;
@@ -165,8 +168,8 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
 /* A scheduler (ABT_sched): pools in priority order. */
 #define GOABT_SCHED_MAX_POOLS 64
 struct ABT_sched_opaque {
-    uint32_t magic;
     int predef;      /* ABT_SCHED_BASIC or ABT_SCHED_BASIC_WAIT */
+    uint32_t magic;
     int automatic;   /* freed with the stream that uses it */
     int used;        /* is the main scheduler of a stream */
     int num_pools;
@@ -188,8 +191,8 @@ enum { GOABT_REQ_FINISH = 0x1 };
  * (two streams forking and joining 256 ULTs each in their own pools: 240 -> 170 ns per unit from
  * this alone; descriptor runs and stack colours, unit.c, did the rest). */
 struct __attribute__((aligned(128))) ABT_xstream_opaque {
-    uint32_t magic;
     int rank;
+    uint32_t magic;
     int is_primary;
     int state;         /* ABT_XSTREAM_STATE_*, atomic */
     int request;       /* GOABT_REQ_* bits, atomic */

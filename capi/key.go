@@ -16,6 +16,7 @@ import (
 // larger C figure is an index out of range, a smaller one a constant overflow).
 var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_ABT_key_opaque{})-unsafe.Sizeof(core.KeyRecord{})]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_ABT_key_opaque{}.magic)-unsafe.Offsetof(core.KeyRecord{}.Magic)]
 	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_ABT_key_opaque{}.serial)-unsafe.Offsetof(core.KeyRecord{}.Serial)]
 	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_ABT_key_opaque{}.chunk)-unsafe.Offsetof(core.KeyRecord{}.Chunk)]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.goabt_key_slot{})-unsafe.Sizeof(core.KeySlot{})]

@@ -30,8 +30,8 @@
 
 /* core.KeyRecord: what an ABT_key points to. */
 struct ABT_key_opaque {
-    uint32_t magic; /* GOABT_MAGIC_KEY while the key lives (atomic) */
     uint32_t id;
+    uint32_t magic; /* GOABT_MAGIC_KEY while the key lives (atomic) */
     uint64_t serial;
     void (*destructor)(void *);
     uint32_t chunk; /* where id's slot is in every table */

@@ -24,7 +24,7 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic)
 
 void goabt_pool_delete(goabt_pool *p)
 {
-    p->magic = 0;
+    p->magic = GOABT_MAGIC_FREED;
     pthread_mutex_destroy(&p->wait_mutex);
     pthread_cond_destroy(&p->wait_cond);
     free(p);
@@ -114,7 +114,7 @@ static int num_retired, cap_retired;
 
 void goabt_pool_retire(goabt_pool *p, goabt_pool *to)
 {
-    p->magic = 0; /* no longer a pool the program may use */
+    p->magic = GOABT_MAGIC_FREED; /* no longer a pool the program may use */
     spin_lock(&p->lock);
     p->forward = to;
     goabt_unit *queued = p->head;

@@ -135,7 +135,7 @@ void goabt_engine_finalize(void)
      * read the main ULT or the primary stream through the gate once they are freed. */
     goabt_set_self_stream(NULL);
     p->current = NULL;
-    m->magic = 0;
+    m->magic = GOABT_MAGIC_FREED;
     free(m);
     /* The primary's scheduler and its pools go, automatic or not, as in Argobots. */
     goabt_sched *sc = p->sched;

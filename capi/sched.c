@@ -24,7 +24,7 @@ goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int 
 
 void goabt_sched_delete(goabt_sched *s)
 {
-    s->magic = 0;
+    s->magic = GOABT_MAGIC_FREED;
     for (int i = 0; i < s->num_pools; i++) goabt_pool_release(s->pools[i]);
     free(s);
 }

@@ -20,8 +20,8 @@ struct config_entry {
 };
 
 struct ABT_sched_config_opaque {
-    uint32_t magic;
     int n;
+    uint32_t magic;
     struct config_entry entries[CONFIG_MAX_ENTRIES];
 };
 
@@ -124,7 +124,7 @@ int ABT_sched_config_free(ABT_sched_config *config)
     if (config == NULL) return ABT_ERR_INV_SCHED_CONFIG;
     struct ABT_sched_config_opaque *c = config_of(*config);
     if (c == NULL) return ABT_ERR_INV_SCHED_CONFIG;
-    c->magic = 0;
+    c->magic = GOABT_MAGIC_FREED;
     free(c);
     *config = ABT_SCHED_CONFIG_NULL;
     return ABT_SUCCESS;

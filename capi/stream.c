@@ -117,7 +117,7 @@ void goabt_stream_delete(goabt_stream *s)
     for (unsigned spins = 0; __atomic_load_n(&s->wakers, __ATOMIC_ACQUIRE) != 0; spins++) {
         goabt_backoff(spins);
     }
-    s->magic = 0;
+    s->magic = GOABT_MAGIC_FREED;
     free(s);
 }
 

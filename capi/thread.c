@@ -349,7 +349,7 @@ int ABT_thread_attr_free(ABT_thread_attr *attr)
     if (attr == NULL) return ABT_ERR_INV_THREAD_ATTR;
     goabt_attr *a = goabt_attr_of(*attr);
     if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
-    a->magic = 0;
+    a->magic = GOABT_MAGIC_FREED;
     free(a);
     *attr = ABT_THREAD_ATTR_NULL;
     return ABT_SUCCESS;

@@ -74,7 +74,8 @@ int ABT_timer_free(ABT_timer *timer)
 {
     if (timer == NULL || !timer_valid(*timer))
         return ABT_ERR_INV_TIMER;
-    (*timer)->magic = 0;
+    /* "FREE" in the second 32-bit word, which no live object of goabt leaves 0 (object.h). */
+    (*timer)->magic = 0x46524545ULL << 32;
     free(*timer);
     *timer = ABT_TIMER_NULL;
     return ABT_SUCCESS;

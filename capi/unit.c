@@ -142,7 +142,7 @@ static void cache_to_global(goabt_stream *s)
 
 static void unit_release(goabt_stream *s, goabt_unit *u)
 {
-    u->magic = 0;
+    u->magic = GOABT_MAGIC_FREED;
     if (s == NULL) {
         u->free_next = NULL;
         global_put_batch(u, 1);
@@ -409,9 +409,11 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
 void goabt_unit_ready(goabt_unit *u)
 {
     goabt_pool *p = u->pool;
-    __atomic_sub_fetch(&p->num_blocked, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     goabt_pool_push(p, u);
+    /* Uncounted only once queued: in between, a stream asked to finish would find neither the
+     * unit nor the count, stop, and leave it in a pool nobody serves. */
+    __atomic_sub_fetch(&p->num_blocked, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- Join --------------------------------------------------------------------------------- */

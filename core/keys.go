@@ -30,14 +30,17 @@ const (
 	KeyChunks      = 13                                  // chunks in a table
 	MaxKeys        = KeyChunk0Slots * (1<<KeyChunks - 1) // live keys at once: 131,056
 	KeyMagic       = 0x4b455920                          // "KEY ": a live key record
+	// KeyFreed marks a freed record: never 0, so that no record looks like unused static
+	// memory of a synchronization object (capi/object.h).
+	KeyFreed = 0x46524545 // "FREE"
 )
 
 // KeyRecord is what an ABT_key points to (struct ABT_key_opaque). Records are C memory that is
 // never unmapped: keys may outlive ABT_finalize. A record belongs to one id; a freed id's record
 // is reused by the next key that takes the id.
 type KeyRecord struct {
-	Magic      uint32  // KeyMagic while the key lives, 0 once freed (atomic)
 	ID         uint32  // the slot index in every table
+	Magic      uint32  // KeyMagic while the key lives, KeyFreed once freed (atomic)
 	Serial     uint64  // unique per ABT_key_create, never 0
 	Destructor uintptr // C function pointer, or 0
 	Chunk      uint32  // KeySlotOf(ID)
@@ -119,7 +122,7 @@ func (k *Keys) Free(r *KeyRecord) error {
 		atomic.LoadUint32(&r.Magic) != KeyMagic {
 		return errors.New("not a live key")
 	}
-	atomic.StoreUint32(&r.Magic, 0)
+	atomic.StoreUint32(&r.Magic, KeyFreed)
 	heap.Push(&k.free, r.ID)
 	k.live--
 	return nil
