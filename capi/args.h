@@ -34,7 +34,8 @@
     GOABT_RESOLVE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL, out)
 
 /* Declares `var`, the synchronization object of C type `type` behind handle `h` (object.h):
- * it must carry `magic`, or be static memory (magic 0) when `statics` is 1; else returns err. */
+ * it must carry `magic`, or be static memory of that kind when `statics` is 1; else returns
+ * err. */
 #define GOABT_RESOLVE_OBJECT(type, var, h, magic, statics, err)                               \
     type *var = goabt_object_of(h, magic, statics);                                           \
     if (var == NULL) return (err)

@@ -9,8 +9,11 @@
  * Header. Every object starts with `uint32_t flags; uint32_t magic;`. Objects that also exist in
  * static memory (ABT_mutex_memory, ABT_cond_memory, ABT_eventual_memory: 64 bytes, all zero but
  * for the first int, which ABT_RECURSIVE_MUTEX_INITIALIZER sets to 1) must work from all-zero
- * memory: magic 0 means "static", and their handles are accepted with magic 0 or their kind's
- * magic. A freed object's magic is GOABT_MAGIC_FREED, which no kind accepts.
+ * memory. Such memory is claimed by the first kind that uses it: its magic goes from 0 to the
+ * kind's static magic (GOABT_STATIC_MAGIC: the kind's magic in lower case) with one CAS, so a
+ * static mutex later passed as a condition variable is refused like any other wrong-kind handle
+ * instead of being read as one. Static objects are never freed. A freed object's magic is
+ * GOABT_MAGIC_FREED, which no kind accepts.
  */
 #ifndef GOABT_OBJECT_H
 #define GOABT_OBJECT_H
@@ -20,7 +23,6 @@
 #include "engine.h"
 
 enum {
-    GOABT_MAGIC_FREED = 0x46524545,           /* "FREE" */
     GOABT_MAGIC_MUTEX = 0x4d555458,           /* "MUTX" */
     GOABT_MAGIC_MUTEX_ATTR = 0x4d415452,      /* "MATR" */
     GOABT_MAGIC_COND = 0x434f4e44,            /* "COND" */
@@ -42,13 +44,22 @@ void *goabt_object_new(size_t size, uint32_t magic) GOABT_HIDDEN;
 /* Marks the object freed and keeps its memory for the next object of its size class. */
 void goabt_object_delete(void *obj, size_t size) GOABT_HIDDEN;
 
-/* The object behind handle h if it carries magic (or, with statics, is static memory: magic 0),
- * else NULL. NULL handles (every ABT_*_NULL is below 4096) are refused. */
-static inline void *goabt_object_of(const void *h, uint32_t magic, int statics)
+/* The magic static memory of a kind gets once a kind claims it. */
+#define GOABT_STATIC_MAGIC(magic) ((uint32_t)(magic) | 0x20202020u)
+
+/* The object behind handle h if it carries magic or, with statics, if it is static memory of
+ * that kind (claimed now if it was never used); else NULL. NULL handles (every ABT_*_NULL is
+ * below 4096) are refused. */
+static inline void *goabt_object_of(void *h, uint32_t magic, int statics)
 {
     if ((uintptr_t)h < 4096) return NULL;
-    uint32_t m = __atomic_load_n(&((const goabt_object *)h)->magic, __ATOMIC_ACQUIRE);
-    return m == magic || (statics && m == 0) ? (void *)h : NULL;
+    uint32_t *word = &((goabt_object *)h)->magic;
+    uint32_t m = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    if (m == magic) return h;
+    if (!statics) return NULL;
+    uint32_t mine = GOABT_STATIC_MAGIC(magic);
+    if (m == 0) __atomic_compare_exchange_n(word, &m, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return m == mine || m == 0 ? h : NULL;
 }
 
 #endif /* GOABT_OBJECT_H */

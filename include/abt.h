@@ -1363,10 +1363,16 @@ ABT_API_PUBLIC int ABT_key_get(ABT_key key, void **value);
 /* ---------------------------------------------------------------------------------------------
  * Mutexes
  *
- * A ULT waiting for a mutex lets other work units run on its execution stream. A mutex can also
- * live in static memory: an ABT_mutex_memory initialized with ABT_MUTEX_INITIALIZER (or
- * ABT_RECURSIVE_MUTEX_INITIALIZER) and turned into a handle with ABT_MUTEX_MEMORY_GET_HANDLE;
- * such a mutex is never freed.
+ * Who waits how: a ULT (the main ULT included) waiting for a mutex lets other work units run on
+ * its execution stream; an external thread or a tasklet sleeps (a tasklet's whole stream waits).
+ * An unlock hands the mutex straight to the longest-waiting caller: lock_high waiters first, then
+ * lock and spinlock waiters in arrival order, then lock_low waiters. The owner is the calling
+ * work unit (or OS thread): a recursive mutex may be relocked by its owner, on any stream.
+ * A mutex can also live in static memory: an ABT_mutex_memory initialized with
+ * ABT_MUTEX_INITIALIZER (or ABT_RECURSIVE_MUTEX_INITIALIZER) and turned into a handle with
+ * ABT_MUTEX_MEMORY_GET_HANDLE. Such a mutex works before ABT_init, after ABT_finalize and from
+ * any thread, and is never freed. Invalid handles (NULL, ABT_MUTEX_NULL, freed mutexes, objects
+ * of other kinds, a static memory area another kind already uses) give ABT_ERR_INV_MUTEX.
  * ------------------------------------------------------------------------------------------- */
 
 /* Storage for a statically allocated mutex; its content is private to the runtime. */
@@ -1378,79 +1384,88 @@ typedef struct {
 #define ABT_RECURSIVE_MUTEX_INITIALIZER { { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
 #define ABT_MUTEX_MEMORY_GET_HANDLE(p_mutex_memory) ((ABT_mutex)p_mutex_memory)
 
-/* Create a non-recursive mutex; a ULT waiting for it lets other work units run. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a non-recursive mutex in *newmutex. ABT_ERR_UNINITIALIZED outside ABT_init, then
+ * ABT_ERR_INV_ARG when newmutex is NULL, ABT_ERR_MEM; *newmutex is ABT_MUTEX_NULL on error. */
 ABT_API_PUBLIC int ABT_mutex_create(ABT_mutex *newmutex);
 
-/* Create a mutex with the properties of attr (ABT_MUTEX_ATTR_NULL: defaults). Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a mutex with the properties of attr (ABT_MUTEX_ATTR_NULL: defaults); later changes to
+ * attr do not affect it. Errors as ABT_mutex_create, and ABT_ERR_INV_MUTEX_ATTR. */
 ABT_API_PUBLIC int ABT_mutex_create_with_attr(ABT_mutex_attr attr, ABT_mutex *newmutex);
 
-/* Free the unlocked mutex *mutex and set *mutex to ABT_MUTEX_NULL. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Free *mutex and set it to ABT_MUTEX_NULL. ABT_ERR_INV_ARG when mutex is NULL,
+ * ABT_ERR_INV_MUTEX for an invalid handle or a static mutex (never freed). goabt: a mutex that
+ * work units are waiting for is not freed (ABT_ERR_MUTEX: they would wait forever); freeing a
+ * locked one nobody waits for is allowed. */
 ABT_API_PUBLIC int ABT_mutex_free(ABT_mutex *mutex);
 
-/* Lock mutex; a ULT waiting for it yields meanwhile, other callers wait in place. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Lock mutex, waiting while another holds it (see "who waits how" above). A recursive mutex's
+ * owner locks it again at once. ABT_ERR_INV_MUTEX for an invalid handle. */
 ABT_API_PUBLIC int ABT_mutex_lock(ABT_mutex mutex);
 
-/* Lock mutex with high priority: the caller takes precedence over waiters of ABT_mutex_lock_low.
- * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Lock mutex; if it must wait, the caller goes ahead of every lock and lock_low waiter.
+ * ABT_ERR_INV_MUTEX for an invalid handle. */
 ABT_API_PUBLIC int ABT_mutex_lock_high(ABT_mutex mutex);
 
-/* Lock mutex with low priority, giving way to other waiters. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Lock mutex; if it must wait, every lock and lock_high waiter goes first. ABT_ERR_INV_MUTEX for
+ * an invalid handle. */
 ABT_API_PUBLIC int ABT_mutex_lock_low(ABT_mutex mutex);
 
-/* Lock mutex if it is free; return ABT_ERR_MUTEX_LOCKED at once otherwise. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Lock mutex if it is free (or the caller owns it and it is recursive); ABT_ERR_MUTEX_LOCKED at
+ * once otherwise. ABT_ERR_INV_MUTEX for an invalid handle. */
 ABT_API_PUBLIC int ABT_mutex_trylock(ABT_mutex mutex);
 
-/* Lock mutex by busy-waiting, without yielding. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Lock mutex by spinning, without yielding. goabt: after about 4,000 rounds the caller waits like
+ * ABT_mutex_lock instead, so that a holder sharing its stream can finish. ABT_ERR_INV_MUTEX for an
+ * invalid handle. */
 ABT_API_PUBLIC int ABT_mutex_spinlock(ABT_mutex mutex);
 
-/* Unlock mutex, which the caller holds. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Unlock mutex (one level of a recursive one); the longest waiter, if any, gets it.
+ * ABT_ERR_INV_MUTEX for an invalid handle. Unlocking a mutex the caller does not hold is
+ * undefined in Argobots; goabt returns ABT_ERR_MUTEX for a mutex nobody holds, and otherwise
+ * unlocks it. */
 ABT_API_PUBLIC int ABT_mutex_unlock(ABT_mutex mutex);
 
-/* Unlock mutex and hand it preferably to a waiter on the same execution stream. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Unlock mutex as ABT_mutex_unlock does; when a waiter got the mutex and the caller is a ULT,
+ * the caller then yields so that the waiter can run soon. Errors as ABT_mutex_unlock. */
 ABT_API_PUBLIC int ABT_mutex_unlock_se(ABT_mutex mutex);
 
-/* Unlock mutex and hand it preferably to a waiter on a different execution stream. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Unlock mutex as ABT_mutex_unlock does (goabt hands the mutex to its longest waiter, wherever
+ * it runs). Errors as ABT_mutex_unlock. */
 ABT_API_PUBLIC int ABT_mutex_unlock_de(ABT_mutex mutex);
 
-/* Set *result to ABT_TRUE when mutex1 and mutex2 denote the same mutex, ABT_FALSE otherwise. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *result to ABT_TRUE when mutex1 and mutex2 are the same handle, ABT_FALSE otherwise.
+ * ABT_ERR_INV_ARG when result is NULL. */
 ABT_API_PUBLIC int ABT_mutex_equal(ABT_mutex mutex1, ABT_mutex mutex2, ABT_bool *result);
 
-/* Return in *attr a new attribute object describing mutex; free it with ABT_mutex_attr_free. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *attr a new attribute object describing mutex; free it with ABT_mutex_attr_free.
+ * ABT_ERR_INV_MUTEX for an invalid handle, then ABT_ERR_INV_ARG when attr is NULL, ABT_ERR_MEM. */
 ABT_API_PUBLIC int ABT_mutex_get_attr(ABT_mutex mutex, ABT_mutex_attr *attr);
 
-/* --- Mutex attributes. */
+/* --- Mutex attributes. Invalid handles give ABT_ERR_INV_MUTEX_ATTR. */
 
-/* Create a mutex attribute object with default values (not recursive). Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Create a mutex attribute object with default values (not recursive). ABT_ERR_UNINITIALIZED
+ * outside ABT_init, then ABT_ERR_INV_ARG when newattr is NULL, ABT_ERR_MEM. */
 ABT_API_PUBLIC int ABT_mutex_attr_create(ABT_mutex_attr *newattr);
 
-/* Free the attribute object *attr and set *attr to ABT_MUTEX_ATTR_NULL. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Free the attribute object *attr and set *attr to ABT_MUTEX_ATTR_NULL. ABT_ERR_INV_ARG when
+ * attr is NULL, ABT_ERR_INV_MUTEX_ATTR for an invalid handle. */
 ABT_API_PUBLIC int ABT_mutex_attr_free(ABT_mutex_attr *attr);
 
-/* Make mutexes created with attr recursive (ABT_TRUE) or not (ABT_FALSE). Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Make mutexes created with attr recursive (ABT_TRUE) or not (ABT_FALSE). */
 ABT_API_PUBLIC int ABT_mutex_attr_set_recursive(ABT_mutex_attr attr, ABT_bool recursive);
 
-/* Return in *recursive whether attr makes recursive mutexes. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return in *recursive whether attr makes recursive mutexes; ABT_ERR_INV_ARG when recursive is
+ * NULL. */
 ABT_API_PUBLIC int ABT_mutex_attr_get_recursive(ABT_mutex_attr attr, ABT_bool *recursive);
 
 /* ---------------------------------------------------------------------------------------------
  * Condition variables
  *
- * Used with an ABT_mutex. Like mutexes, they can live in static memory (ABT_cond_memory,
- * ABT_COND_INITIALIZER, ABT_COND_MEMORY_GET_HANDLE).
+ * Used with an ABT_mutex the caller holds; every waiter at one time must use the same mutex. A
+ * ULT waiting lets other work units run on its stream; an external thread sleeps. A wait returns
+ * only when signalled or (timed waits) at the deadline: never spuriously. Like mutexes, they can
+ * live in static memory (ABT_cond_memory, ABT_COND_INITIALIZER, ABT_COND_MEMORY_GET_HANDLE),
+ * usable from any thread, never freed. Invalid handles give ABT_ERR_INV_COND.
  * ------------------------------------------------------------------------------------------- */
 
 /* Storage for a statically allocated condition variable; its content is private. */
@@ -1461,26 +1476,32 @@ typedef struct {
 #define ABT_COND_INITIALIZER { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
 #define ABT_COND_MEMORY_GET_HANDLE(p_cond_memory) ((ABT_cond)p_cond_memory)
 
-/* Create a condition variable. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a condition variable in *newcond. ABT_ERR_UNINITIALIZED outside ABT_init, then
+ * ABT_ERR_INV_ARG when newcond is NULL, ABT_ERR_MEM; *newcond is ABT_COND_NULL on error. */
 ABT_API_PUBLIC int ABT_cond_create(ABT_cond *newcond);
 
-/* Free the condition variable *cond, which nobody waits on, and set *cond to ABT_COND_NULL. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Free *cond and set it to ABT_COND_NULL. ABT_ERR_INV_ARG when cond is NULL, ABT_ERR_INV_COND for
+ * an invalid handle or a static one, ABT_ERR_COND while work units wait on it (it stays
+ * usable). */
 ABT_API_PUBLIC int ABT_cond_free(ABT_cond *cond);
 
-/* Release mutex, block until cond is signaled, and lock mutex again before returning. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Release mutex, block until cond is signalled, and lock mutex again (all levels of a recursive
+ * one) before returning. ABT_ERR_INV_COND, then ABT_ERR_INV_MUTEX for an invalid mutex, one the
+ * caller does not hold, or one other than the current waiters'; ABT_ERR_COND from a tasklet (it
+ * would block its stream without end, as Argobots 1.x refuses). */
 ABT_API_PUBLIC int ABT_cond_wait(ABT_cond cond, ABT_mutex mutex);
 
 /* Like ABT_cond_wait, but give up at the absolute CLOCK_REALTIME time abstime with
- * ABT_ERR_COND_TIMEDOUT. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * ABT_ERR_COND_TIMEDOUT, the mutex locked again (a passed deadline times out at once). Tasklets
+ * may call it (their stream's thread sleeps). ABT_ERR_INV_ARG when abstime is NULL. */
 ABT_API_PUBLIC int ABT_cond_timedwait(ABT_cond cond, ABT_mutex mutex,
                                       const struct timespec *abstime);
 
-/* Wake one work unit waiting on cond, if any. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Wake the longest waiter on cond, if any (the caller need not hold the mutex).
+ * ABT_ERR_INV_COND for an invalid handle. */
 ABT_API_PUBLIC int ABT_cond_signal(ABT_cond cond);
 
-/* Wake every work unit waiting on cond. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Wake every work unit waiting on cond. ABT_ERR_INV_COND for an invalid handle. */
 ABT_API_PUBLIC int ABT_cond_broadcast(ABT_cond cond);
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,0 +1,137 @@
+/* cond.c: condition variables (ABT_cond_*).
+ *
+ * A condition variable is 64 bytes that work from all zero (ABT_cond_memory with
+ * ABT_COND_INITIALIZER). Waiters queue in a wait list under the spinlock `lock` (wait.h): a ULT
+ * parks, an external thread sleeps; a timed wait carries its deadline. A waiter is queued, under
+ * the lock, before it releases the mutex, so a signal sent by anyone who then takes the mutex
+ * finds it: no wake-up is lost, and none is spurious (a wait returns only when signalled or timed
+ * out). All waiters at once must use one mutex, as in Argobots: the cond remembers it while
+ * anyone waits. */
+#include "args.h"
+#include "engine.h"
+#include "mutex.h"
+#include "object.h"
+#include "wait.h"
+
+struct ABT_cond_opaque {
+    uint32_t flags;
+    uint32_t magic; /* GOABT_MAGIC_COND, or in static memory 0 then its static magic */
+    int lock;       /* spinlock over the fields below */
+    int pad;
+    goabt_mutex *mutex;     /* the mutex the current waiters use, NULL when none waits */
+    goabt_waitlist waiters; /* FIFO */
+};
+_Static_assert(sizeof(struct ABT_cond_opaque) <= sizeof(ABT_cond_memory),
+               "a condition variable must fit ABT_cond_memory");
+
+typedef struct ABT_cond_opaque goabt_cond;
+
+#define RESOLVE_COND(c, h)                                                                    \
+    GOABT_RESOLVE_OBJECT(goabt_cond, c, h, GOABT_MAGIC_COND, 1, ABT_ERR_INV_COND)
+
+int ABT_cond_create(ABT_cond *newcond)
+{
+    if (newcond != NULL) *newcond = ABT_COND_NULL;
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_OUT(newcond);
+    goabt_cond *c = goabt_object_new(sizeof *c, GOABT_MAGIC_COND);
+    if (c == NULL) return ABT_ERR_MEM;
+    *newcond = c;
+    return ABT_SUCCESS;
+}
+
+int ABT_cond_free(ABT_cond *cond)
+{
+    GOABT_CHECK_OUT(cond);
+    goabt_cond *c = goabt_object_of(*cond, GOABT_MAGIC_COND, 0);
+    if (c == NULL) return ABT_ERR_INV_COND; /* static memory is not freed */
+    goabt_spin_lock(&c->lock);
+    int waited = !goabt_waitlist_empty(&c->waiters);
+    goabt_spin_unlock(&c->lock);
+    if (waited) return ABT_ERR_COND; /* its waiters would never be woken */
+    goabt_object_delete(c, sizeof *c);
+    *cond = ABT_COND_NULL;
+    return ABT_SUCCESS;
+}
+
+/* Waits on c with m held, until signalled or (deadline != 0) the deadline. */
+static int cond_wait(ABT_cond cond, ABT_mutex mutex, uint64_t deadline)
+{
+    RESOLVE_COND(c, cond);
+    goabt_mutex *m = goabt_mutex_of(mutex);
+    if (m == NULL) return ABT_ERR_INV_MUTEX;
+    if (!goabt_mutex_held_by_caller(m)) return ABT_ERR_INV_MUTEX;
+    /* Argobots 1.x refuses an untimed wait from a tasklet: it would block its whole stream
+     * with no end in sight. A timed wait is allowed (the stream's thread sleeps). */
+    goabt_unit *self = goabt_self_unit();
+    if (deadline == 0 && self != NULL && self->kind == GOABT_TASKLET) return ABT_ERR_COND;
+    goabt_spin_lock(&c->lock);
+    if (c->mutex != NULL && c->mutex != m) {
+        goabt_spin_unlock(&c->lock);
+        return ABT_ERR_INV_MUTEX; /* other waiters use another mutex */
+    }
+    c->mutex = m;
+    goabt_waiter w;
+    goabt_waiter_init(&w, 0, deadline);
+    goabt_waitlist_push(&c->waiters, &w);
+    /* Queued first, then the mutex goes: a signaller that takes the mutex after this finds w. */
+    int nesting = goabt_mutex_release_all(m);
+    int status = goabt_wait(&w, &c->lock);
+    if (status == GOABT_WAIT_TIMEDOUT) {
+        goabt_spin_lock(&c->lock);
+        if (goabt_waitlist_empty(&c->waiters)) c->mutex = NULL;
+        goabt_spin_unlock(&c->lock);
+    }
+    goabt_mutex_retake(m, nesting);
+    return status == GOABT_WAIT_TIMEDOUT ? ABT_ERR_COND_TIMEDOUT : ABT_SUCCESS;
+}
+
+int ABT_cond_wait(ABT_cond cond, ABT_mutex mutex)
+{
+    return cond_wait(cond, mutex, 0);
+}
+
+int ABT_cond_timedwait(ABT_cond cond, ABT_mutex mutex, const struct timespec *abstime)
+{
+    if (abstime == NULL) return ABT_ERR_INV_ARG;
+    return cond_wait(cond, mutex, goabt_timespec_ns(abstime));
+}
+
+/* Wakes one waiter (all of them with all), skipping those whose deadline won meanwhile. The
+ * wake-ups happen after the lock is released: a woken waiter may return and its cond go (a
+ * static one on its stack, say) before a waker that still held the lock would release it. */
+static int cond_wake(ABT_cond cond, int all)
+{
+    RESOLVE_COND(c, cond);
+    for (;;) {
+        goabt_spin_lock(&c->lock);
+        goabt_waiter *taken = NULL, **tail = &taken, *w;
+        while ((w = goabt_waitlist_pop(&c->waiters)) != NULL) {
+            *tail = w; /* the list links are free once popped */
+            tail = &w->next;
+            if (!all) break;
+        }
+        *tail = NULL;
+        if (goabt_waitlist_empty(&c->waiters)) c->mutex = NULL;
+        goabt_spin_unlock(&c->lock);
+        if (taken == NULL) return ABT_SUCCESS;
+        int woken = 0;
+        while (taken != NULL) {
+            w = taken;
+            taken = w->next; /* read before the wake: w may be gone after it */
+            woken += goabt_wake(w);
+        }
+        if (all || woken) return ABT_SUCCESS;
+        /* The one taken had timed out: signal the next. */
+    }
+}
+
+int ABT_cond_signal(ABT_cond cond)
+{
+    return cond_wake(cond, 0);
+}
+
+int ABT_cond_broadcast(ABT_cond cond)
+{
+    return cond_wake(cond, 1);
+}

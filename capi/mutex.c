@@ -1,0 +1,358 @@
+/* mutex.c: mutexes (ABT_mutex_*) and their attributes (ABT_mutex_attr_*).
+ *
+ * A mutex is 64 bytes that work from all zero, so that ABT_mutex_memory initialized with
+ * ABT_MUTEX_INITIALIZER is a mutex as it is (ABT_RECURSIVE_MUTEX_INITIALIZER sets the first int,
+ * our flags, to GOABT_MUTEX_RECURSIVE). `locked` is taken with one compare-and-swap when it is
+ * free and given back with one store when nobody waits: the uncontended lock+unlock makes no
+ * call and takes no other lock. A caller that finds it held takes the spinlock `lock`, counts
+ * itself in `nwaiters` and waits in a wait list (wait.h): a ULT parks, an external thread or a
+ * tasklet sleeps. Unlock hands the mutex straight to the first waiter (`locked` stays 1), so a
+ * woken waiter never has to race for it and nobody starves: waiters of lock_high go first, then
+ * lock and spinlock waiters in arrival order, then those of lock_low.
+ *
+ * The owner is the calling unit, or the calling OS thread outside ULTs and tasklets: a
+ * recursive mutex counts its owner's extra locks in `nesting`; ownership belongs to the unit,
+ * whichever stream it runs on. */
+#include "args.h"
+#include "engine.h"
+#include "mutex.h"
+#include "object.h"
+#include "wait.h"
+
+enum { GOABT_MUTEX_RECURSIVE = 0x1 };
+
+/* What lock_* waiters are queued behind (wait.h tag). */
+enum { MUTEX_NORMAL = 0, MUTEX_HIGH = 1, MUTEX_LOW = 2 };
+
+struct ABT_mutex_opaque {
+    uint32_t flags; /* GOABT_MUTEX_RECURSIVE */
+    uint32_t magic; /* GOABT_MAGIC_MUTEX, or in static memory 0 then its static magic */
+    int locked;     /* 1 while held (atomic): the fast path's word */
+    int lock;       /* spinlock over nwaiters and the wait lists */
+    uintptr_t owner; /* the holder (caller_id), written by the holder only */
+    int nesting;     /* a recursive holder's locks beyond the first */
+    int nwaiters;    /* queued waiters (atomic reads; changed under lock) */
+    goabt_waitlist waiters; /* lock_high at the front, lock at the back */
+    goabt_waitlist low;     /* lock_low, served when waiters is empty */
+};
+_Static_assert(sizeof(struct ABT_mutex_opaque) <= sizeof(ABT_mutex_memory),
+               "a mutex must fit ABT_mutex_memory");
+
+struct ABT_mutex_attr_opaque {
+    uint32_t flags; /* GOABT_MUTEX_RECURSIVE */
+    uint32_t magic;
+};
+
+
+#define RESOLVE_MUTEX(m, h)                                                                   \
+    GOABT_RESOLVE_OBJECT(goabt_mutex, m, h, GOABT_MAGIC_MUTEX, 1, ABT_ERR_INV_MUTEX)
+#define RESOLVE_ATTR(a, h)                                                                    \
+    GOABT_RESOLVE_OBJECT(struct ABT_mutex_attr_opaque, a, h, GOABT_MAGIC_MUTEX_ATTR, 0,       \
+                         ABT_ERR_INV_MUTEX_ATTR)
+
+/* ---- Owners ------------------------------------------------------------------------------ */
+
+static __thread char thread_marker; /* its address names an OS thread that is not a unit */
+
+static uintptr_t caller_id(void)
+{
+    goabt_unit *u = goabt_self_unit();
+    return u != NULL ? (uintptr_t)u : (uintptr_t)&thread_marker;
+}
+
+/* ---- Locking (also cond.c's) ---------------------------------------------------------------- */
+
+/* The owner is read without the lock by callers checking whether it is themselves: only the
+ * owner can have stored its own id there. */
+static void set_owner(goabt_mutex *m, uintptr_t who) { __atomic_store_n(&m->owner, who, __ATOMIC_RELAXED); }
+static int owned_by(goabt_mutex *m, uintptr_t me) { return __atomic_load_n(&m->owner, __ATOMIC_RELAXED) == me; }
+
+static int try_take(goabt_mutex *m, uintptr_t me)
+{
+    int free_ = 0;
+    if (__atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        set_owner(m, me);
+        return 1;
+    }
+    return 0;
+}
+
+/* Takes m, waiting as `prio` if it is held; recursive owners just count. */
+static void mutex_lock(goabt_mutex *m, int prio)
+{
+    uintptr_t me = caller_id();
+    if (try_take(m, me)) return;
+    if ((m->flags & GOABT_MUTEX_RECURSIVE) && owned_by(m, me)) {
+        m->nesting++;
+        return;
+    }
+    goabt_spin_lock(&m->lock);
+    __atomic_add_fetch(&m->nwaiters, 1, __ATOMIC_SEQ_CST);
+    int free_ = 0;
+    if (__atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        __atomic_sub_fetch(&m->nwaiters, 1, __ATOMIC_RELAXED);
+        goabt_spin_unlock(&m->lock);
+        set_owner(m, me);
+        return;
+    }
+    goabt_waiter w;
+    goabt_waiter_init(&w, (uintptr_t)prio, 0);
+    if (prio == MUTEX_HIGH) {
+        goabt_waitlist_push_front(&m->waiters, &w);
+    } else {
+        goabt_waitlist_push(prio == MUTEX_LOW ? &m->low : &m->waiters, &w);
+    }
+    goabt_wait(&w, &m->lock);
+    /* Handed over: `locked` was never released in between. */
+    set_owner(m, me);
+}
+
+/* Gives m to its next waiter, or frees it; returns whether a waiter got it. The caller held it
+ * (a recursive one at its last unlock). */
+static int mutex_release(goabt_mutex *m)
+{
+    set_owner(m, 0);
+    if (__atomic_load_n(&m->nwaiters, __ATOMIC_SEQ_CST) == 0) {
+        __atomic_store_n(&m->locked, 0, __ATOMIC_SEQ_CST);
+        /* A waiter that counted itself after the first look found the mutex held and is
+         * queueing: hand it over, unless someone took the mutex meanwhile (its unlock will). */
+        if (__atomic_load_n(&m->nwaiters, __ATOMIC_SEQ_CST) == 0) return 0;
+        goabt_spin_lock(&m->lock);
+        int free_ = 0;
+        if (!__atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_RELAXED)) {
+            goabt_spin_unlock(&m->lock);
+            return 0;
+        }
+    } else {
+        goabt_spin_lock(&m->lock);
+    }
+    /* m is held (locked == 1) and its lock is ours: hand it to the first waiter. Mutex waits
+     * have no deadline, so the wake-up always lands. */
+    goabt_waiter *w = goabt_waitlist_pop(&m->waiters);
+    if (w == NULL) w = goabt_waitlist_pop(&m->low);
+    if (w == NULL) {
+        __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
+        goabt_spin_unlock(&m->lock);
+        return 0;
+    }
+    __atomic_sub_fetch(&m->nwaiters, 1, __ATOMIC_RELAXED);
+    goabt_spin_unlock(&m->lock);
+    goabt_wake(w);
+    return 1;
+}
+
+/* Unlocks m; *handed says whether a waiter got it. Argobots leaves unlocking a mutex the caller
+ * does not hold undefined: goabt refuses one nobody holds (ABT_ERR_MUTEX) and otherwise
+ * unlocks, whoever calls (a plain mutex may be unlocked by another unit than its locker). */
+static int mutex_unlock(goabt_mutex *m, int *handed)
+{
+    *handed = 0;
+    if (__atomic_load_n(&m->locked, __ATOMIC_ACQUIRE) == 0) return ABT_ERR_MUTEX;
+    if ((m->flags & GOABT_MUTEX_RECURSIVE) && m->nesting > 0 && owned_by(m, caller_id())) {
+        m->nesting--;
+        return ABT_SUCCESS;
+    }
+    *handed = mutex_release(m);
+    return ABT_SUCCESS;
+}
+
+/* ---- For condition variables (mutex.h) ---------------------------------------------------- */
+
+goabt_mutex *goabt_mutex_of(ABT_mutex h)
+{
+    return goabt_object_of(h, GOABT_MAGIC_MUTEX, 1);
+}
+
+int goabt_mutex_held_by_caller(goabt_mutex *m)
+{
+    return __atomic_load_n(&m->locked, __ATOMIC_ACQUIRE) && owned_by(m, caller_id());
+}
+
+int goabt_mutex_release_all(goabt_mutex *m)
+{
+    int nesting = m->nesting;
+    m->nesting = 0;
+    mutex_release(m);
+    return nesting;
+}
+
+void goabt_mutex_retake(goabt_mutex *m, int nesting)
+{
+    mutex_lock(m, MUTEX_NORMAL);
+    m->nesting = nesting;
+}
+
+/* ---- The API ------------------------------------------------------------------------------- */
+
+int ABT_mutex_create(ABT_mutex *newmutex)
+{
+    if (newmutex != NULL) *newmutex = ABT_MUTEX_NULL;
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_OUT(newmutex);
+    goabt_mutex *m = goabt_object_new(sizeof *m, GOABT_MAGIC_MUTEX);
+    if (m == NULL) return ABT_ERR_MEM;
+    *newmutex = m;
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_create_with_attr(ABT_mutex_attr attr, ABT_mutex *newmutex)
+{
+    if (newmutex != NULL) *newmutex = ABT_MUTEX_NULL;
+    GOABT_CHECK_INIT();
+    uint32_t flags = 0;
+    if (attr != ABT_MUTEX_ATTR_NULL) {
+        RESOLVE_ATTR(a, attr);
+        flags = a->flags;
+    }
+    GOABT_CHECK_OUT(newmutex);
+    goabt_mutex *m = goabt_object_new(sizeof *m, GOABT_MAGIC_MUTEX);
+    if (m == NULL) return ABT_ERR_MEM;
+    m->flags = flags;
+    *newmutex = m;
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_free(ABT_mutex *mutex)
+{
+    GOABT_CHECK_OUT(mutex);
+    goabt_mutex *m = goabt_object_of(*mutex, GOABT_MAGIC_MUTEX, 0);
+    if (m == NULL) return ABT_ERR_INV_MUTEX; /* static memory is not freed */
+    goabt_spin_lock(&m->lock);
+    int waited = m->nwaiters > 0;
+    goabt_spin_unlock(&m->lock);
+    if (waited) return ABT_ERR_MUTEX; /* they would sleep on freed memory forever */
+    goabt_object_delete(m, sizeof *m);
+    *mutex = ABT_MUTEX_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_lock(ABT_mutex mutex)
+{
+    RESOLVE_MUTEX(m, mutex);
+    mutex_lock(m, MUTEX_NORMAL);
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_lock_high(ABT_mutex mutex)
+{
+    RESOLVE_MUTEX(m, mutex);
+    mutex_lock(m, MUTEX_HIGH);
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_lock_low(ABT_mutex mutex)
+{
+    RESOLVE_MUTEX(m, mutex);
+    mutex_lock(m, MUTEX_LOW);
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_trylock(ABT_mutex mutex)
+{
+    RESOLVE_MUTEX(m, mutex);
+    uintptr_t me = caller_id();
+    if (try_take(m, me)) return ABT_SUCCESS;
+    if ((m->flags & GOABT_MUTEX_RECURSIVE) && owned_by(m, me)) {
+        m->nesting++;
+        return ABT_SUCCESS;
+    }
+    return ABT_ERR_MUTEX_LOCKED;
+}
+
+int ABT_mutex_spinlock(ABT_mutex mutex)
+{
+    RESOLVE_MUTEX(m, mutex);
+    uintptr_t me = caller_id();
+    if ((m->flags & GOABT_MUTEX_RECURSIVE) && owned_by(m, me) &&
+        __atomic_load_n(&m->locked, __ATOMIC_ACQUIRE)) {
+        m->nesting++;
+        return ABT_SUCCESS;
+    }
+    /* Spins without yielding, as its name says; after a while it queues like ABT_mutex_lock
+     * rather than burn the CPU its holder may need (the holder may share this stream). */
+    for (unsigned spins = 0; spins < 4096; spins++) {
+        if (__atomic_load_n(&m->locked, __ATOMIC_RELAXED) == 0 && try_take(m, me)) {
+            return ABT_SUCCESS;
+        }
+        cpu_relax();
+    }
+    mutex_lock(m, MUTEX_NORMAL);
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_unlock(ABT_mutex mutex)
+{
+    RESOLVE_MUTEX(m, mutex);
+    int handed;
+    return mutex_unlock(m, &handed);
+}
+
+int ABT_mutex_unlock_se(ABT_mutex mutex)
+{
+    RESOLVE_MUTEX(m, mutex);
+    int handed;
+    int rc = mutex_unlock(m, &handed);
+    /* Let the waiter that got the mutex run soon: a ULT caller yields. */
+    if (rc == ABT_SUCCESS && handed && goabt_caller_parks()) goabt_unit_yield();
+    return rc;
+}
+
+int ABT_mutex_unlock_de(ABT_mutex mutex)
+{
+    RESOLVE_MUTEX(m, mutex);
+    int handed;
+    return mutex_unlock(m, &handed);
+}
+
+int ABT_mutex_equal(ABT_mutex mutex1, ABT_mutex mutex2, ABT_bool *result)
+{
+    GOABT_CHECK_OUT(result);
+    *result = mutex1 == mutex2 ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_get_attr(ABT_mutex mutex, ABT_mutex_attr *attr)
+{
+    RESOLVE_MUTEX(m, mutex);
+    GOABT_CHECK_OUT(attr);
+    struct ABT_mutex_attr_opaque *a = goabt_object_new(sizeof *a, GOABT_MAGIC_MUTEX_ATTR);
+    if (a == NULL) return ABT_ERR_MEM;
+    a->flags = m->flags & GOABT_MUTEX_RECURSIVE;
+    *attr = a;
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_attr_create(ABT_mutex_attr *newattr)
+{
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_OUT(newattr);
+    struct ABT_mutex_attr_opaque *a = goabt_object_new(sizeof *a, GOABT_MAGIC_MUTEX_ATTR);
+    if (a == NULL) return ABT_ERR_MEM;
+    *newattr = a;
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_attr_free(ABT_mutex_attr *attr)
+{
+    GOABT_CHECK_OUT(attr);
+    RESOLVE_ATTR(a, *attr);
+    goabt_object_delete(a, sizeof *a);
+    *attr = ABT_MUTEX_ATTR_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_attr_set_recursive(ABT_mutex_attr attr, ABT_bool recursive)
+{
+    RESOLVE_ATTR(a, attr);
+    a->flags = recursive ? GOABT_MUTEX_RECURSIVE : 0;
+    return ABT_SUCCESS;
+}
+
+int ABT_mutex_attr_get_recursive(ABT_mutex_attr attr, ABT_bool *recursive)
+{
+    RESOLVE_ATTR(a, attr);
+    GOABT_CHECK_OUT(recursive);
+    *recursive = (a->flags & GOABT_MUTEX_RECURSIVE) ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
