@@ -9,8 +9,9 @@
  * Header. Every object starts with `uint32_t flags; uint32_t magic;`. Objects that also exist in
  * static memory (ABT_mutex_memory, ABT_cond_memory, ABT_eventual_memory: 64 bytes, all zero but
  * for the first int, which ABT_RECURSIVE_MUTEX_INITIALIZER sets to 1) must work from all-zero
- * memory: magic 0 means "static", and their handles are accepted with magic 0 or their kind's
- * magic. A freed object's magic is GOABT_MAGIC_FREED, which no kind accepts.
+ * memory: magic 0 means "static", and their handles are accepted with magic 0 (flags then stay
+ * below GOABT_STATIC_FLAGS_LIMIT) or their kind's magic. A freed object's magic is
+ * GOABT_MAGIC_FREED, which no kind accepts.
  */
 #ifndef GOABT_OBJECT_H
 #define GOABT_OBJECT_H
@@ -42,13 +43,26 @@ void *goabt_object_new(size_t size, uint32_t magic) GOABT_HIDDEN;
 /* Marks the object freed and keeps its memory for the next object of its size class. */
 void goabt_object_delete(void *obj, size_t size) GOABT_HIDDEN;
 
-/* The object behind handle h if it carries magic (or, with statics, is static memory: magic 0),
- * else NULL. NULL handles (every ABT_*_NULL is below 4096) are refused. */
+/* A static object keeps its flags below this. The engine's own structs (units, streams, pools,
+ * schedulers, attributes: engine.h) start with their magic, four ASCII letters, and their
+ * second word is often 0 (a FIFO pool's kind, the primary stream's rank): the first word tells
+ * such a handle from static memory. */
+#define GOABT_STATIC_FLAGS_LIMIT (1u << 24)
+
+/* The object behind handle h if it carries magic (or, with statics, is static memory: magic 0
+ * and flags below GOABT_STATIC_FLAGS_LIMIT), else NULL. NULL handles (every ABT_*_NULL is below
+ * 4096) are refused. */
 static inline void *goabt_object_of(const void *h, uint32_t magic, int statics)
 {
     if ((uintptr_t)h < 4096) return NULL;
-    uint32_t m = __atomic_load_n(&((const goabt_object *)h)->magic, __ATOMIC_ACQUIRE);
-    return m == magic || (statics && m == 0) ? (void *)h : NULL;
+    const goabt_object *o = h;
+    uint32_t m = __atomic_load_n(&o->magic, __ATOMIC_ACQUIRE);
+    if (m == magic) return (void *)h;
+    if (statics && m == 0 &&
+        __atomic_load_n(&o->flags, __ATOMIC_RELAXED) < GOABT_STATIC_FLAGS_LIMIT) {
+        return (void *)h;
+    }
+    return NULL;
 }
 
 #endif /* GOABT_OBJECT_H */
