@@ -1534,7 +1534,9 @@ ABT_API_PUBLIC int ABT_rwlock_unlock(ABT_rwlock rwlock);
  *
  * An eventual is a value set once and awaited by any number of work units. A statically
  * allocated one (ABT_eventual_memory, ABT_EVENTUAL_INITIALIZER, ABT_EVENTUAL_MEMORY_GET_HANDLE)
- * carries no value, only readiness.
+ * carries no value, only readiness, and is not freed. In goabt it also works from plain threads
+ * before ABT_init and after ABT_finalize (undefined in Argobots), as do created eventuals until
+ * they are freed.
  * ------------------------------------------------------------------------------------------- */
 
 /* Storage for a statically allocated eventual; its content is private. */
@@ -1545,33 +1547,42 @@ typedef struct {
 #define ABT_EVENTUAL_INITIALIZER { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
 #define ABT_EVENTUAL_MEMORY_GET_HANDLE(p_eventual_memory) ((ABT_eventual)p_eventual_memory)
 
-/* Create an eventual, a one-shot value of nbytes bytes (0: no value) that waiters block on until
- * it is set. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create an unready eventual with a buffer of nbytes bytes (0: no buffer, readiness only).
+ * Errors: ABT_ERR_INV_ARG (nbytes < 0, neweventual NULL), ABT_ERR_MEM, ABT_ERR_UNINITIALIZED. */
 ABT_API_PUBLIC int ABT_eventual_create(int nbytes, ABT_eventual *neweventual);
 
-/* Free the eventual *eventual and set *eventual to ABT_EVENTUAL_NULL. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Free the eventual *eventual, ready or not, with its buffer, and set *eventual to
+ * ABT_EVENTUAL_NULL. Errors: ABT_ERR_INV_EVENTUAL (eventual NULL, an invalid handle, or static
+ * memory). goabt refuses to free an eventual that callers are blocked on with ABT_ERR_EVENTUAL
+ * (undefined in Argobots). */
 ABT_API_PUBLIC int ABT_eventual_free(ABT_eventual *eventual);
 
-/* Block until eventual is set; then *value (if value is not NULL) points to its buffer. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Block until eventual is ready (return at once if it is); then, if value is not NULL, *value
+ * points to its buffer (NULL when it has none). ULTs, the main ULT included, are suspended and
+ * let their stream run other work; external threads sleep. Errors: ABT_ERR_INV_EVENTUAL;
+ * ABT_ERR_EVENTUAL from a tasklet, even on a ready eventual (Argobots 1.x). */
 ABT_API_PUBLIC int ABT_eventual_wait(ABT_eventual eventual, void **value);
 
-/* Like ABT_eventual_wait, but give up at the absolute CLOCK_REALTIME time abstime with
- * ABT_ERR_COND_TIMEDOUT. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_eventual_wait, but give up at the absolute CLOCK_REALTIME time abstime: then it
+ * returns ABT_ERR_COND_TIMEDOUT and leaves *value alone. A ready eventual returns ABT_SUCCESS
+ * even with a past deadline. Errors: ABT_ERR_INV_EVENTUAL, ABT_ERR_INV_ARG (abstime NULL),
+ * ABT_ERR_EVENTUAL from a tasklet (as ABT_eventual_wait). */
 ABT_API_PUBLIC int ABT_eventual_timedwait(ABT_eventual eventual, void **value,
                                           const struct timespec *abstime);
 
-/* Set *is_ready to whether eventual is set, without blocking; when set and value is not NULL,
- * *value points to its buffer. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *is_ready to whether eventual is ready, without blocking; when it is and value is not
+ * NULL, *value points to its buffer (left alone otherwise). Errors: ABT_ERR_INV_EVENTUAL,
+ * ABT_ERR_INV_ARG (is_ready NULL). */
 ABT_API_PUBLIC int ABT_eventual_test(ABT_eventual eventual, void **value, ABT_bool *is_ready);
 
-/* Copy nbytes bytes from value into eventual (at most its size), mark it ready and wake its
- * waiters. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Copy nbytes bytes from value into the buffer of eventual, make it ready and wake every caller
+ * blocked on it. Errors: ABT_ERR_INV_EVENTUAL (invalid handle, or nbytes larger than the buffer:
+ * Argobots 1.x), ABT_ERR_INV_ARG (nbytes < 0, or value NULL with nbytes > 0), ABT_ERR_EVENTUAL
+ * (already ready: the value stays as it was). Nothing changes on error. */
 ABT_API_PUBLIC int ABT_eventual_set(ABT_eventual eventual, void *value, int nbytes);
 
-/* Make the eventual not ready again so that it can be set once more. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Make eventual unready, whether it was ready or not, so that it can be set again; callers
+ * blocked on an unready eventual keep waiting for the next set. Errors: ABT_ERR_INV_EVENTUAL. */
 ABT_API_PUBLIC int ABT_eventual_reset(ABT_eventual eventual);
 
 /* ---------------------------------------------------------------------------------------------
@@ -1580,28 +1591,38 @@ ABT_API_PUBLIC int ABT_eventual_reset(ABT_eventual eventual);
  * A future has a fixed number of compartments; it becomes ready when all have been set.
  * ------------------------------------------------------------------------------------------- */
 
-/* Create a future that becomes ready after num_compartments ABT_future_set calls; cb_func (may
- * be NULL) then gets the array of set values. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create an unready future of num_compartments compartments (0: ready from the start). When a
+ * set fills the last compartment, cb_func (if not NULL) runs on that setter with the array of
+ * the values in set order, before the future becomes ready; goabt runs it without holding any
+ * lock, so it may block or call other functions. Errors: ABT_ERR_INV_ARG (newfuture NULL),
+ * ABT_ERR_MEM, ABT_ERR_UNINITIALIZED. */
 ABT_API_PUBLIC int ABT_future_create(uint32_t num_compartments, void (*cb_func)(void **),
                                      ABT_future *newfuture);
 
-/* Free the future *future and set *future to ABT_FUTURE_NULL. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Free the future *future, ready or not, and set *future to ABT_FUTURE_NULL. Errors:
+ * ABT_ERR_INV_FUTURE (future NULL or an invalid handle). goabt refuses with ABT_ERR_FUTURE
+ * while callers are blocked on it or its callback runs (undefined in Argobots). */
 ABT_API_PUBLIC int ABT_future_free(ABT_future *future);
 
-/* Block until future is ready. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Block until future is ready (return at once if it is). ULTs, the main ULT included, are
+ * suspended and let their stream run other work; external threads sleep. Errors:
+ * ABT_ERR_INV_FUTURE; ABT_ERR_FUTURE from a tasklet, ready or not (Argobots 1.x). */
 ABT_API_PUBLIC int ABT_future_wait(ABT_future future);
 
-/* Set *is_ready to whether future is ready, without blocking. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set *is_ready to whether future is ready, without blocking. Errors: ABT_ERR_INV_FUTURE,
+ * ABT_ERR_INV_ARG (is_ready NULL). */
 ABT_API_PUBLIC int ABT_future_test(ABT_future future, ABT_bool *is_ready);
 
-/* Store value in the next compartment of future; the last one makes it ready, runs its callback
- * and wakes waiters. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Store value in the next free compartment of future. The set that fills the last one runs the
+ * callback, then makes the future ready and wakes every caller blocked on it. Errors:
+ * ABT_ERR_INV_FUTURE; ABT_ERR_FUTURE when no compartment is free (ready, its callback still
+ * running, or no compartments at all). */
 ABT_API_PUBLIC int ABT_future_set(ABT_future future, void *value);
 
-/* Empty every compartment of future so that it can be filled again. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Empty every compartment of future so that it fills again; a future without compartments stays
+ * ready. Callers blocked on an unready future keep waiting. A reset made while the callback runs
+ * takes effect when that set completes (after its waiters are woken). Errors:
+ * ABT_ERR_INV_FUTURE. */
 ABT_API_PUBLIC int ABT_future_reset(ABT_future future);
 
 /* ---------------------------------------------------------------------------------------------
