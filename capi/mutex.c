@@ -98,7 +98,12 @@ static void mutex_lock(goabt_mutex *m, int prio)
     goabt_waiter w;
     goabt_waiter_init(&w, (uintptr_t)prio, 0);
     if (prio == MUTEX_HIGH) {
-        goabt_waitlist_push_front(&m->waiters, &w);
+        /* Ahead of every normal waiter, behind earlier high ones (a rare path: walk them). */
+        goabt_waiter *last_high = NULL;
+        for (goabt_waiter *q = m->waiters.head; q != NULL && q->tag == MUTEX_HIGH; q = q->next) {
+            last_high = q;
+        }
+        goabt_waitlist_insert_after(&m->waiters, last_high, &w);
     } else {
         goabt_waitlist_push(prio == MUTEX_LOW ? &m->low : &m->waiters, &w);
     }

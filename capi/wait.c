@@ -50,6 +50,24 @@ void goabt_waitlist_push_front(goabt_waitlist *l, goabt_waiter *w)
     w->linked = 1;
 }
 
+void goabt_waitlist_insert_after(goabt_waitlist *l, goabt_waiter *after, goabt_waiter *w)
+{
+    if (after == NULL) {
+        goabt_waitlist_push_front(l, w);
+        return;
+    }
+    w->prev = after;
+    w->next = after->next;
+    if (after->next) {
+        after->next->prev = w;
+    } else {
+        l->tail = w;
+    }
+    after->next = w;
+    w->list = l;
+    w->linked = 1;
+}
+
 void goabt_waitlist_remove(goabt_waitlist *l, goabt_waiter *w)
 {
     if (w->prev) {

@@ -59,6 +59,9 @@ int goabt_caller_parks(void) GOABT_HIDDEN;
 /* List operations; the caller holds the list's lock. */
 void goabt_waitlist_push(goabt_waitlist *l, goabt_waiter *w) GOABT_HIDDEN;
 void goabt_waitlist_push_front(goabt_waitlist *l, goabt_waiter *w) GOABT_HIDDEN;
+/* Inserts w after `after`, a waiter in l, or at the front when after is NULL. */
+void goabt_waitlist_insert_after(goabt_waitlist *l, goabt_waiter *after, goabt_waiter *w)
+    GOABT_HIDDEN;
 goabt_waiter *goabt_waitlist_pop(goabt_waitlist *l) GOABT_HIDDEN;
 void goabt_waitlist_remove(goabt_waitlist *l, goabt_waiter *w) GOABT_HIDDEN;
 static inline int goabt_waitlist_empty(const goabt_waitlist *l) { return l->head == NULL; }

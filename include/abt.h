@@ -1402,7 +1402,8 @@ ABT_API_PUBLIC int ABT_mutex_free(ABT_mutex *mutex);
  * owner locks it again at once. ABT_ERR_INV_MUTEX for an invalid handle. */
 ABT_API_PUBLIC int ABT_mutex_lock(ABT_mutex mutex);
 
-/* Lock mutex; if it must wait, the caller goes ahead of every lock and lock_low waiter.
+/* Lock mutex; if it must wait, the caller goes ahead of every lock and lock_low waiter (behind
+ * earlier lock_high ones).
  * ABT_ERR_INV_MUTEX for an invalid handle. */
 ABT_API_PUBLIC int ABT_mutex_lock_high(ABT_mutex mutex);
 

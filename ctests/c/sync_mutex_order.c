@@ -1,0 +1,97 @@
+/* The order in which a mutex passes to its waiters, as goabt documents it (abt.h: an unlock
+ * hands the mutex to the longest waiter: lock_high waiters first, then lock and spinlock waiters
+ * in arrival order, then lock_low waiters). Argobots only says priorities "might" be honoured;
+ * this is goabt's promise. One stream, so the arrival order is the creation order: the main ULT
+ * holds the mutex while ULTs queue with lock_low, lock, lock_high, lock, lock_low, lock_high,
+ * then unlocks; the order they got the mutex in is checked, for a dynamic and a static mutex, and
+ * again with an external pthread queued (with lock) between them. */
+#include <pthread.h>
+#include <unistd.h>
+#include <abt.h>
+#include "check.h"
+#include "abt_wait.h"
+
+enum { LOW, NORMAL, HIGH };
+#define N 6
+static const int kinds[N] = {LOW, NORMAL, HIGH, NORMAL, LOW, HIGH};
+/* The expected order of ids: highs by arrival, normals, lows. */
+static const int expected[N] = {2, 5, 1, 3, 0, 4};
+
+static ABT_mutex mutex;
+static int order[N + 1], got;
+static int ids[N + 1];
+
+static void locker(void *arg)
+{
+    int id = *(int *)arg;
+    int k = id < N ? kinds[id] : NORMAL;
+    int rc = k == LOW ? ABT_mutex_lock_low(mutex)
+           : k == HIGH ? ABT_mutex_lock_high(mutex) : ABT_mutex_lock(mutex);
+    CHECK_INT(rc, ABT_SUCCESS);
+    order[got++] = id;
+    CHECK_INT(ABT_mutex_unlock(mutex), ABT_SUCCESS);
+}
+
+static void *external_locker(void *arg)
+{
+    locker(arg);
+    return NULL;
+}
+
+/* Waits until u is BLOCKED (queued on the mutex). */
+static int wait_blocked(ABT_thread u)
+{
+    ABT_thread_state st = ABT_THREAD_STATE_READY;
+    for (double end = ABT_get_wtime() + 10; ABT_get_wtime() < end; ABT_thread_yield()) {
+        if (ABT_thread_get_state(u, &st) == ABT_SUCCESS && st == ABT_THREAD_STATE_BLOCKED) return 1;
+    }
+    return 0;
+}
+
+static void round_with(ABT_mutex m, ABT_pool pool, int with_external)
+{
+    mutex = m;
+    got = 0;
+    CHECK_INT(ABT_mutex_lock(m), ABT_SUCCESS);
+    ABT_thread t[N];
+    pthread_t ext;
+    for (int i = 0; i < N; i++) {
+        ids[i] = i;
+        CHECK_INT(ABT_thread_create(pool, locker, &ids[i], ABT_THREAD_ATTR_NULL, &t[i]), ABT_SUCCESS);
+        CHECK(wait_blocked(t[i]));
+        if (with_external && i == 1) {
+            /* A pthread queues with lock between ids 1 and 3: after 1 among the normals. */
+            ids[N] = N;
+            CHECK_INT(pthread_create(&ext, NULL, external_locker, &ids[N]), 0);
+            usleep(100000); /* time to queue: its state cannot be queried */
+        }
+    }
+    CHECK_INT(ABT_mutex_unlock(m), ABT_SUCCESS);
+    for (int i = 0; i < N; i++) CHECK_INT(ABT_thread_free(&t[i]), ABT_SUCCESS);
+    if (with_external) CHECK_INT(pthread_join(ext, NULL), 0);
+    CHECK_INT(got, N + (with_external ? 1 : 0));
+    int want[N + 1], n = 0;
+    for (int i = 0; i < N; i++) {
+        want[n++] = expected[i];
+        if (with_external && expected[i] == 1) want[n++] = N;
+    }
+    for (int i = 0; i < n; i++) CHECK_INT(order[i], want[i]);
+}
+
+int main(void)
+{
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    ABT_xstream self;
+    ABT_pool pool;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    ABT_mutex m;
+    CHECK_INT(ABT_mutex_create(&m), ABT_SUCCESS);
+    round_with(m, pool, 0);
+    round_with(m, pool, 1);
+    static ABT_mutex_memory mem = ABT_MUTEX_INITIALIZER;
+    round_with(ABT_MUTEX_MEMORY_GET_HANDLE(&mem), pool, 0);
+    CHECK_INT(ABT_mutex_free(&m), ABT_SUCCESS);
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
+    return check_summary();
+}
