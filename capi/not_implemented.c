@@ -63,24 +63,6 @@ int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, i
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_xstream_barrier_create(uint32_t num_waiters, ABT_xstream_barrier *newbarrier)
-{
-    UNUSED(num_waiters); UNUSED(newbarrier);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier)
-{
-    UNUSED(barrier);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_barrier_wait(ABT_xstream_barrier barrier)
-{
-    UNUSED(barrier);
-    return ABT_ERR_FEATURE_NA;
-}
-
 /* Schedulers */
 
 int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sched_config config,
@@ -482,70 +464,6 @@ int ABT_self_resume_exit_to(ABT_thread thread)
 int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
 {
     UNUSED(thread); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-/* Readers-writer locks */
-
-int ABT_rwlock_create(ABT_rwlock *newrwlock)
-{
-    UNUSED(newrwlock);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_rwlock_free(ABT_rwlock *rwlock)
-{
-    UNUSED(rwlock);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_rwlock_rdlock(ABT_rwlock rwlock)
-{
-    UNUSED(rwlock);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_rwlock_wrlock(ABT_rwlock rwlock)
-{
-    UNUSED(rwlock);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_rwlock_unlock(ABT_rwlock rwlock)
-{
-    UNUSED(rwlock);
-    return ABT_ERR_FEATURE_NA;
-}
-
-/* Barriers */
-
-int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
-{
-    UNUSED(num_waiters); UNUSED(newbarrier);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters)
-{
-    UNUSED(barrier); UNUSED(num_waiters);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_barrier_free(ABT_barrier *barrier)
-{
-    UNUSED(barrier);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_barrier_wait(ABT_barrier barrier)
-{
-    UNUSED(barrier);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters)
-{
-    UNUSED(barrier); UNUSED(num_waiters);
     return ABT_ERR_FEATURE_NA;
 }
 

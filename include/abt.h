@@ -382,17 +382,21 @@ ABT_API_PUBLIC int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids,
 
 /* --- Barriers of execution streams. */
 
-/* Create a barrier for num_waiters execution streams; a waiter blocks its whole execution
- * stream, not only its ULT. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create in *newbarrier a barrier that opens each time num_waiters callers wait on it; *newbarrier
+ * is ABT_XSTREAM_BARRIER_NULL on error. ABT_ERR_INV_ARG when num_waiters is 0 or newbarrier
+ * NULL, ABT_ERR_MEM when out of memory. */
 ABT_API_PUBLIC int ABT_xstream_barrier_create(uint32_t num_waiters,
                                               ABT_xstream_barrier *newbarrier);
 
-/* Free the execution-stream barrier *barrier and set *barrier to ABT_XSTREAM_BARRIER_NULL. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Free the execution-stream barrier *barrier and set *barrier to ABT_XSTREAM_BARRIER_NULL.
+ * ABT_ERR_INV_XSTREAM_BARRIER for an invalid handle, ABT_ERR_INV_ARG when barrier is NULL.
+ * While callers wait on it, goabt refuses with ABT_ERR_XSTREAM_BARRIER (undefined in Argobots). */
 ABT_API_PUBLIC int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier);
 
-/* Block the calling execution stream until num_waiters execution streams wait on barrier. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Wait until num_waiters callers wait on barrier, then return in all of them; the barrier is
+ * then ready for the next round. The caller blocks its whole execution stream, whether it is a
+ * ULT (the main ULT too) or a tasklet: the stream runs no other work unit meanwhile. External
+ * threads may wait too. ABT_ERR_INV_XSTREAM_BARRIER for an invalid handle. */
 ABT_API_PUBLIC int ABT_xstream_barrier_wait(ABT_xstream_barrier barrier);
 
 /* ---------------------------------------------------------------------------------------------
@@ -1511,23 +1515,30 @@ ABT_API_PUBLIC int ABT_cond_broadcast(ABT_cond cond);
  * Any number of readers or one writer at a time.
  * ------------------------------------------------------------------------------------------- */
 
-/* Create a readers-writer lock. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create an unlocked readers-writer lock in *newrwlock (ABT_RWLOCK_NULL on error).
+ * ABT_ERR_INV_ARG when newrwlock is NULL, ABT_ERR_MEM when out of memory. */
 ABT_API_PUBLIC int ABT_rwlock_create(ABT_rwlock *newrwlock);
 
-/* Free the unlocked readers-writer lock *rwlock and set *rwlock to ABT_RWLOCK_NULL. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Free the readers-writer lock *rwlock, locked or not, and set *rwlock to ABT_RWLOCK_NULL.
+ * ABT_ERR_INV_RWLOCK for an invalid handle, ABT_ERR_INV_ARG when rwlock is NULL. While callers
+ * wait for it, goabt refuses with ABT_ERR_RWLOCK (undefined in Argobots). */
 ABT_API_PUBLIC int ABT_rwlock_free(ABT_rwlock *rwlock);
 
-/* Lock rwlock for reading, shared with other readers. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Lock rwlock for reading, shared with other readers; call ABT_rwlock_unlock once per rdlock.
+ * Waits only while a writer holds it, not for writers waiting, as in Argobots: a waiting ULT
+ * lets its stream run other work units, an external thread sleeps. ABT_ERR_INV_RWLOCK for an
+ * invalid handle, ABT_ERR_RWLOCK when called from a tasklet (Argobots 1.x). */
 ABT_API_PUBLIC int ABT_rwlock_rdlock(ABT_rwlock rwlock);
 
-/* Lock rwlock for writing, excluding every other holder. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Lock rwlock for writing, excluding every other holder; waits like ABT_rwlock_rdlock while
+ * anyone holds it. ABT_ERR_INV_RWLOCK for an invalid handle, ABT_ERR_RWLOCK when called from a
+ * tasklet (Argobots 1.x). */
 ABT_API_PUBLIC int ABT_rwlock_wrlock(ABT_rwlock rwlock);
 
-/* Release the read or write lock that the caller holds on rwlock. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Release the write lock, or else one read lock, held on rwlock (by any caller). Once it is
+ * free, goabt hands it to the longest waiter, or to every waiting reader if that one is a
+ * reader; Argobots wakes all waiters to race for it. ABT_ERR_INV_RWLOCK for an invalid handle;
+ * ABT_ERR_RWLOCK when nobody holds it (undefined in Argobots). */
 ABT_API_PUBLIC int ABT_rwlock_unlock(ABT_rwlock rwlock);
 
 /* ---------------------------------------------------------------------------------------------
@@ -1632,24 +1643,29 @@ ABT_API_PUBLIC int ABT_future_reset(ABT_future future);
  * A barrier releases its waiters together once the expected number of them has arrived.
  * ------------------------------------------------------------------------------------------- */
 
-/* Create a barrier for num_waiters work units or external threads. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Create in *newbarrier a barrier that opens each time num_waiters work units or external
+ * threads wait on it; *newbarrier is ABT_BARRIER_NULL on error. ABT_ERR_INV_ARG when
+ * num_waiters is 0 or newbarrier NULL, ABT_ERR_MEM when out of memory. */
 ABT_API_PUBLIC int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier);
 
-/* Change the number of waiters of barrier, on which nobody waits, to num_waiters. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Change the number of waiters of barrier to num_waiters. ABT_ERR_INV_BARRIER for an invalid
+ * handle, ABT_ERR_INV_ARG when num_waiters is 0. While callers wait on it, goabt refuses with
+ * ABT_ERR_BARRIER (undefined in Argobots). */
 ABT_API_PUBLIC int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters);
 
-/* Free the barrier *barrier and set *barrier to ABT_BARRIER_NULL. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Free the barrier *barrier and set *barrier to ABT_BARRIER_NULL. ABT_ERR_INV_BARRIER for an
+ * invalid handle, ABT_ERR_INV_ARG when barrier is NULL. While callers wait on it, goabt refuses
+ * with ABT_ERR_BARRIER (undefined in Argobots). */
 ABT_API_PUBLIC int ABT_barrier_free(ABT_barrier *barrier);
 
-/* Block until num_waiters callers wait on barrier; a waiting ULT lets other work units run. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Wait until num_waiters callers wait on barrier, then return in all of them; the barrier is
+ * then ready for the next round. A waiting ULT lets its stream run other work units, an
+ * external thread sleeps. ABT_ERR_INV_BARRIER for an invalid handle, ABT_ERR_BARRIER when
+ * called from a tasklet (Argobots 1.x; the call does not count as an arrival). */
 ABT_API_PUBLIC int ABT_barrier_wait(ABT_barrier barrier);
 
-/* Return the number of waiters of barrier in *num_waiters. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Store in *num_waiters the number of waiters barrier was created or last reinitialized with.
+ * ABT_ERR_INV_BARRIER for an invalid handle, ABT_ERR_INV_ARG when num_waiters is NULL. */
 ABT_API_PUBLIC int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters);
 
 /* ---------------------------------------------------------------------------------------------

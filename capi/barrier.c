@@ -1,0 +1,96 @@
+/* barrier.c: barriers of work units (ABT_barrier_*).
+ *
+ * State under the object's spinlock: the number of waiters a round needs, how many have arrived
+ * in the current round, and the wait list of those blocked (wait.h: ULTs park, external threads
+ * sleep on a futex). The last arrival of a round wakes every waiter, in arrival order, and
+ * starts the next round at once: a released waiter may arrive again before the others have run.
+ */
+#include "args.h"
+#include "engine.h"
+#include "object.h"
+#include "wait.h"
+
+struct ABT_barrier_opaque {
+    uint32_t flags;
+    uint32_t magic;
+    int lock;                /* spinlock over the fields below */
+    uint32_t num_waiters;    /* arrivals that open the barrier, > 0; atomic reads */
+    uint32_t arrived;        /* arrivals in the current round, < num_waiters */
+    goabt_waitlist waiters;  /* the arrived ones, blocked */
+};
+typedef struct ABT_barrier_opaque goabt_barrier;
+
+#define RESOLVE_BARRIER(var, h)                                                               \
+    GOABT_RESOLVE_OBJECT(goabt_barrier, var, h, GOABT_MAGIC_BARRIER, 0, ABT_ERR_INV_BARRIER)
+
+int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
+{
+    if (newbarrier != NULL) *newbarrier = ABT_BARRIER_NULL; /* Argobots 1.x does so on error */
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_OUT(newbarrier);
+    if (num_waiters == 0) return ABT_ERR_INV_ARG;
+    goabt_barrier *b = goabt_object_new(sizeof *b, GOABT_MAGIC_BARRIER);
+    if (b == NULL) return ABT_ERR_MEM;
+    b->num_waiters = num_waiters;
+    *newbarrier = b;
+    return ABT_SUCCESS;
+}
+
+int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters)
+{
+    GOABT_CHECK_INIT();
+    RESOLVE_BARRIER(b, barrier);
+    if (num_waiters == 0) return ABT_ERR_INV_ARG;
+    goabt_spin_lock(&b->lock);
+    /* With a round under way the waiters' count would change under them (undefined in
+     * Argobots): refused. */
+    int busy = b->arrived != 0;
+    if (!busy) __atomic_store_n(&b->num_waiters, num_waiters, __ATOMIC_RELAXED);
+    goabt_spin_unlock(&b->lock);
+    return busy ? ABT_ERR_BARRIER : ABT_SUCCESS;
+}
+
+int ABT_barrier_free(ABT_barrier *barrier)
+{
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_OUT(barrier);
+    RESOLVE_BARRIER(b, *barrier);
+    goabt_spin_lock(&b->lock);
+    int busy = b->arrived != 0; /* its waiters would never wake (undefined in Argobots) */
+    goabt_spin_unlock(&b->lock);
+    if (busy) return ABT_ERR_BARRIER;
+    goabt_object_delete(b, sizeof *b);
+    *barrier = ABT_BARRIER_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_barrier_wait(ABT_barrier barrier)
+{
+    GOABT_CHECK_INIT();
+    RESOLVE_BARRIER(b, barrier);
+    /* Argobots 1.x refuses tasklets (they cannot be suspended); the call does not arrive. */
+    goabt_unit *self = goabt_self_unit();
+    if (self != NULL && self->kind == GOABT_TASKLET) return ABT_ERR_BARRIER;
+    goabt_spin_lock(&b->lock);
+    if (++b->arrived < b->num_waiters) {
+        goabt_waiter w;
+        goabt_waiter_init(&w, 0, 0);
+        goabt_waitlist_push(&b->waiters, &w);
+        goabt_wait(&w, &b->lock);
+        return ABT_SUCCESS;
+    }
+    b->arrived = 0;
+    goabt_waiter *w;
+    while ((w = goabt_waitlist_pop(&b->waiters)) != NULL) goabt_wake(w);
+    goabt_spin_unlock(&b->lock);
+    return ABT_SUCCESS;
+}
+
+int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters)
+{
+    GOABT_CHECK_INIT();
+    RESOLVE_BARRIER(b, barrier);
+    GOABT_CHECK_OUT(num_waiters);
+    *num_waiters = __atomic_load_n(&b->num_waiters, __ATOMIC_RELAXED);
+    return ABT_SUCCESS;
+}
