@@ -75,7 +75,7 @@
  * object of ours looks like unused static memory (object.h). */
 enum {
     GOABT_MAGIC_FREED = 0x46524545,  /* "FREE" */
-    GOABT_MAGIC_UNIT = 0x554e4954,   /* "UNIT" */
+    GOABT_MAGIC_UNIT = 0x554e4954,   /* "UNIT": the first init's; see goabt_rt.unit_magic */
     GOABT_MAGIC_STREAM = 0x5354524d, /* "STRM" */
     GOABT_MAGIC_POOL = 0x504f4f4c,   /* "POOL" */
     GOABT_MAGIC_SCHED = 0x53434844,  /* "SCHD" */
@@ -217,6 +217,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
 struct goabt_runtime {
     int init_depth;           /* ABT_init calls not yet finalized, atomic */
+    /* The magic of this init's units: "UN" and a 16-bit generation, one more at every outermost
+     * ABT_init and ABT_finalize. Unit memory stays mapped across finalize, so a handle from an earlier init (or
+     * used after ABT_finalize) reads a stale magic and is refused, never acts on a new unit. */
+    uint32_t unit_magic;
     size_t thread_stacksize;  /* default ULT stack size (ABT_THREAD_STACKSIZE) */
     int max_xstreams;         /* what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports */
     int affinity;             /* bind each stream to the CPU its rank picks (ABT_SET_AFFINITY) */
@@ -308,7 +312,7 @@ void goabt_gate(void (*fn)(void *), void *arg) GOABT_HIDDEN;
 static inline goabt_unit *goabt_unit_of(ABT_thread h)
 {
     if ((uintptr_t)h < 4096) return NULL; /* NULL, and every ABT_*_NULL (small constants) */
-    return h->magic == GOABT_MAGIC_UNIT ? h : NULL;
+    return h->magic == __atomic_load_n(&goabt_rt.unit_magic, __ATOMIC_RELAXED) ? h : NULL;
 }
 
 static inline goabt_stream *goabt_stream_of(ABT_xstream h)

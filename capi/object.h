@@ -31,6 +31,7 @@ enum {
     GOABT_MAGIC_XSTREAM_BARRIER = 0x58424152, /* "XBAR" */
     GOABT_MAGIC_EVENTUAL = 0x4556544c,        /* "EVTL" */
     GOABT_MAGIC_FUTURE = 0x46555452,          /* "FUTR" */
+    GOABT_MAGIC_TIMER = 0x54494d52,           /* "TIMR" */
 };
 
 /* The header every object starts with. */

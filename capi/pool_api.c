@@ -27,9 +27,11 @@ int ABT_pool_free(ABT_pool *pool)
     if (pool == NULL) return ABT_ERR_INV_POOL;
     goabt_pool *p = goabt_pool_of(*pool);
     if (p == NULL) return ABT_ERR_INV_POOL;
-    /* Argobots leaves freeing a pool in use undefined; goabt refuses. */
+    /* Argobots leaves freeing a pool in use undefined; goabt refuses one a scheduler uses, one
+     * with queued units, and one that parked ULTs belong to (they come back to it). */
     if (__atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) > 0 ||
-        __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) > 0) {
+        __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) > 0 ||
+        __atomic_load_n(&p->num_blocked, __ATOMIC_ACQUIRE) > 0) {
         return ABT_ERR_POOL;
     }
     goabt_pool_delete(p);

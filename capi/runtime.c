@@ -18,6 +18,7 @@
 
 struct goabt_runtime goabt_rt = {
     .thread_stacksize = 16384,
+    .unit_magic = GOABT_MAGIC_UNIT - 1, /* engine_init counts it up */
     .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -69,10 +70,19 @@ void goabt_futex_wake(int *addr, int n)
 
 /* ---- Init and finalize -------------------------------------------------------------------- */
 
+/* Units of earlier inits (handles kept past ABT_finalize) no longer carry the current magic. */
+static void next_unit_generation(void)
+{
+    uint32_t gen = (goabt_rt.unit_magic + 1) & 0xffff;
+    __atomic_store_n(&goabt_rt.unit_magic, (GOABT_MAGIC_UNIT & 0xffff0000u) | gen,
+                     __ATOMIC_RELAXED);
+}
+
 int goabt_engine_init(void)
 {
     goabt_rt.next_unit_id = 0;
     goabt_rt.next_pool_id = 0;
+    next_unit_generation();
     if (goabt_go_runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
                               &goabt_rt.max_xstreams, &goabt_rt.affinity,
                               &goabt_rt.safety_ns) != 0) {
@@ -86,7 +96,7 @@ int goabt_engine_init(void)
     goabt_rt.next_pool_id++; /* Argobots numbers the primary's internal root pool 1 */
     goabt_sched *sched = goabt_sched_new(ABT_SCHED_BASIC, 1, &pool, 1);
     goabt_stream *s = sched ? goabt_stream_new(sched, goabt_rank_take(0)) : NULL;
-    goabt_unit *m = calloc(1, sizeof *m);
+    goabt_unit *m = goabt_unit_get(); /* unit memory: a stale handle to it stays readable */
     if (sched == NULL || s == NULL || m == NULL) return ABT_ERR_MEM;
     s->is_primary = 1;
     s->thread = 0; /* never joined */
@@ -95,7 +105,7 @@ int goabt_engine_init(void)
     m->state = ABT_THREAD_STATE_RUNNING;
     m->pool = pool;
     m->last_stream = s;
-    m->magic = GOABT_MAGIC_UNIT;
+    m->magic = goabt_rt.unit_magic;
     goabt_rt.primary = s;
     goabt_rt.main_unit = m;
     s->current = m;
@@ -136,7 +146,7 @@ void goabt_engine_finalize(void)
     goabt_set_self_stream(NULL);
     p->current = NULL;
     m->magic = GOABT_MAGIC_FREED;
-    free(m);
+    goabt_unit_put(m);
     /* The primary's scheduler and its pools go, automatic or not, as in Argobots. */
     goabt_sched *sc = p->sched;
     for (int i = 0; i < sc->num_pools; i++) sc->pools[i]->automatic = 1;
@@ -147,6 +157,7 @@ void goabt_engine_finalize(void)
     goabt_units_cache_drain();
     goabt_rt.primary = NULL;
     goabt_rt.main_unit = NULL;
+    next_unit_generation(); /* handles used after ABT_finalize are refused too */
     /* The program's main thread gets back the CPUs it had before ABT_init. */
     if (goabt_rt.affinity) {
         pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);

@@ -1,18 +1,17 @@
-/* Timers: pure C, because a Go call (about 50 ns) would cost more than reading the clock. None of
- * these functions needs ABT_init. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime even under -std=c99 */
+/* Timers: C, because a Go call (about 50 ns) would cost more than reading the clock. None of
+ * these functions needs ABT_init. A timer is an object (object.h): its memory stays readable
+ * once freed, so a freed handle is refused by its magic like every other kind's, and so are
+ * NULL handles of any kind (every ABT_*_NULL is below 4096). */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
-#include "abt.h"
-
-/* TIMER_MAGIC marks a live timer; ABT_timer_free clears it before freeing. Only NULL and
- * ABT_TIMER_NULL handles are caught for sure: a freed timer's memory cannot be read safely, so the
- * magic check only helps while that memory has not been reused or returned. */
-#define TIMER_MAGIC 0x74696d6572616274ULL /* "timerabt" */
+#include "engine.h"
+#include "object.h"
 
 struct ABT_timer_opaque {
-    uint64_t magic;
+    uint32_t flags;
+    uint32_t magic;
     struct timespec start;
     struct timespec stop;
 };
@@ -20,7 +19,7 @@ struct ABT_timer_opaque {
 /* timer_valid reports whether timer is a handle to a live timer. */
 static inline int timer_valid(ABT_timer timer)
 {
-    return timer != NULL && timer != ABT_TIMER_NULL && timer->magic == TIMER_MAGIC;
+    return goabt_object_of(timer, GOABT_MAGIC_TIMER, 0) != NULL;
 }
 
 static inline double timer_elapsed(const struct ABT_timer_opaque *t)
@@ -40,14 +39,11 @@ int ABT_timer_create(ABT_timer *newtimer)
 {
     if (newtimer == NULL)
         return ABT_ERR_INV_ARG;
-    struct ABT_timer_opaque *t = malloc(sizeof *t);
+    struct ABT_timer_opaque *t = goabt_object_new(sizeof *t, GOABT_MAGIC_TIMER);
     if (t == NULL) {
         *newtimer = ABT_TIMER_NULL;
         return ABT_ERR_MEM;
     }
-    t->magic = TIMER_MAGIC;
-    t->start.tv_sec = t->stop.tv_sec = 0;
-    t->start.tv_nsec = t->stop.tv_nsec = 0;
     *newtimer = t;
     return ABT_SUCCESS;
 }
@@ -60,12 +56,13 @@ int ABT_timer_dup(ABT_timer timer, ABT_timer *newtimer)
         *newtimer = ABT_TIMER_NULL;
         return ABT_ERR_INV_TIMER;
     }
-    struct ABT_timer_opaque *t = malloc(sizeof *t);
+    struct ABT_timer_opaque *t = goabt_object_new(sizeof *t, GOABT_MAGIC_TIMER);
     if (t == NULL) {
         *newtimer = ABT_TIMER_NULL;
         return ABT_ERR_MEM;
     }
-    *t = *timer;
+    t->start = timer->start;
+    t->stop = timer->stop;
     *newtimer = t;
     return ABT_SUCCESS;
 }
@@ -74,9 +71,7 @@ int ABT_timer_free(ABT_timer *timer)
 {
     if (timer == NULL || !timer_valid(*timer))
         return ABT_ERR_INV_TIMER;
-    /* "FREE" in the second 32-bit word, which no live object of goabt leaves 0 (object.h). */
-    (*timer)->magic = 0x46524545ULL << 32;
-    free(*timer);
+    goabt_object_delete(*timer, sizeof **timer);
     *timer = ABT_TIMER_NULL;
     return ABT_SUCCESS;
 }
@@ -136,7 +131,7 @@ int ABT_timer_get_overhead(double *overhead)
 {
     if (overhead == NULL)
         return ABT_ERR_INV_ARG;
-    struct ABT_timer_opaque t = {.magic = TIMER_MAGIC};
+    struct ABT_timer_opaque t = {.magic = GOABT_MAGIC_TIMER};
     volatile double sink = 0.0;
     double secs = 0.0;
     double begin = ABT_get_wtime();

@@ -235,7 +235,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
         u->stack = NULL;
         u->stacksize = 0;
     }
-    u->magic = GOABT_MAGIC_UNIT;
+    u->magic = goabt_rt.unit_magic;
     /* Publish the handle before the push: an unnamed unit may run and vanish right after. */
     if (out != NULL) *out = u;
     goabt_pool_push(pool, u);

@@ -84,10 +84,11 @@ func (r *Runtime) Outstanding() (units, tables, chunks int) {
 	return units, tables, chunks
 }
 
-// Finalize forgets the runtime's state after the last ABT_finalize.
+// Finalize forgets the runtime's state after the last ABT_finalize. Unit descriptors stay
+// mapped, for the next init to reuse: a handle kept past ABT_finalize still reads a descriptor,
+// whose magic (a new one at every init, capi/engine.h) refuses it, instead of faulting.
 func (r *Runtime) Finalize() {
 	r.Ranks.Reset()
 	r.Stacks.Drain()
-	r.Units.Drain()
 	r.KeyTables.Drain()
 }

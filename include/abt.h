@@ -675,8 +675,8 @@ ABT_API_PUBLIC int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access acc
                                          ABT_bool automatic, ABT_pool *newpool);
 
 /* Free the pool *pool and set *pool to ABT_POOL_NULL. ABT_ERR_INV_POOL for a NULL pointer or
- * invalid handle; goabt refuses with ABT_ERR_POOL a pool that a scheduler still uses or that still
- * holds work units. */
+ * invalid handle; goabt refuses with ABT_ERR_POOL a pool that a scheduler still uses, that still
+ * holds work units, or that ULTs parked in a wait (join, mutex ...) belong to. */
 ABT_API_PUBLIC int ABT_pool_free(ABT_pool *pool);
 
 /* Return in *access the access mode given when pool was created; ABT_ERR_INV_POOL for an invalid

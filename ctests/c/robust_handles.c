@@ -1,0 +1,148 @@
+/* Handles that are no longer (or never were) what they claim, found by probing as a hard user
+ * would; each used to crash or to act on the wrong object:
+ *  - the timer functions given every other kind's NULL handle (any value below 4096) and a freed
+ *    timer: ABT_ERR_INV_TIMER, not a segfault;
+ *  - a ULT handle kept past ABT_finalize (the ULT never freed): refused with ABT_ERR_INV_THREAD
+ *    after finalize (its memory used to be unmapped: a segfault) and after a new ABT_init, where
+ *    it used to name a new unit (ABT_thread_free(old) freed a live ULT and returned success);
+ *  - ABT_pool_free of a pool that a ULT parked in a join still belongs to (its scheduler
+ *    replaced): refused with ABT_ERR_POOL; the ULT later runs from it. */
+#include <abt.h>
+#include "check.h"
+#include "abt_wait.h"
+
+static void nothing(void *arg) { (void)arg; }
+
+static void test_timer_handles(void)
+{
+    double secs = 0;
+    ABT_timer dup;
+    uintptr_t bad[] = {(uintptr_t)ABT_XSTREAM_NULL, (uintptr_t)ABT_POOL_NULL,
+                       (uintptr_t)ABT_THREAD_NULL, (uintptr_t)ABT_MUTEX_NULL,
+                       (uintptr_t)ABT_KEY_NULL, (uintptr_t)ABT_TIMER_NULL, 1, 17, 4095};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ABT_timer t = (ABT_timer)bad[i];
+        CHECK_INT(ABT_timer_start(t), ABT_ERR_INV_TIMER);
+        CHECK_INT(ABT_timer_stop(t), ABT_ERR_INV_TIMER);
+        CHECK_INT(ABT_timer_read(t, &secs), ABT_ERR_INV_TIMER);
+        CHECK_INT(ABT_timer_stop_and_read(t, &secs), ABT_ERR_INV_TIMER);
+        CHECK_INT(ABT_timer_stop_and_add(t, &secs), ABT_ERR_INV_TIMER);
+        CHECK_INT(ABT_timer_dup(t, &dup), ABT_ERR_INV_TIMER);
+        ABT_timer copy = t;
+        CHECK_INT(ABT_timer_free(&copy), ABT_ERR_INV_TIMER);
+    }
+    ABT_timer t, stale;
+    CHECK_INT(ABT_timer_create(&t), ABT_SUCCESS);
+    stale = t;
+    CHECK_INT(ABT_timer_free(&t), ABT_SUCCESS);
+    CHECK_INT(ABT_timer_start(stale), ABT_ERR_INV_TIMER);
+    CHECK_INT(ABT_timer_read(stale, &secs), ABT_ERR_INV_TIMER);
+    CHECK_INT(ABT_timer_free(&stale), ABT_ERR_INV_TIMER);
+}
+
+static void test_handle_across_finalize(void)
+{
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    ABT_xstream self;
+    ABT_pool pool;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    ABT_thread old;
+    CHECK_INT(ABT_thread_create(pool, nothing, NULL, ABT_THREAD_ATTR_NULL, &old), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_join(old), ABT_SUCCESS); /* joined, never freed */
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
+
+    ABT_thread_state st;
+    CHECK_INT(ABT_thread_get_state(old, &st), ABT_ERR_INV_THREAD);
+
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    enum { N = 2000 };
+    static ABT_thread fresh[N];
+    int created = 0;
+    for (int i = 0; i < N; i++) {
+        created += ABT_thread_create(pool, nothing, NULL, ABT_THREAD_ATTR_NULL, &fresh[i]) ==
+                   ABT_SUCCESS;
+    }
+    CHECK_INT(created, N);
+    CHECK_INT(ABT_thread_get_state(old, &st), ABT_ERR_INV_THREAD);
+    ABT_thread copy = old;
+    CHECK_INT(ABT_thread_free(&copy), ABT_ERR_INV_THREAD);
+    CHECK_INT(ABT_thread_join(old), ABT_ERR_INV_THREAD);
+    int freed = 0;
+    for (int i = 0; i < N; i++) freed += ABT_thread_free(&fresh[i]) == ABT_SUCCESS;
+    CHECK_INT(freed, N);
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
+}
+
+/* A pool a parked ULT belongs to. */
+static int release, joined;
+
+static void waits(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&release, __ATOMIC_ACQUIRE)) ABT_thread_yield();
+}
+
+static void joins(void *arg)
+{
+    CHECK_INT(ABT_thread_join((ABT_thread)arg), ABT_SUCCESS);
+    __atomic_store_n(&joined, 1, __ATOMIC_RELEASE);
+}
+
+static ABT_pool replacement;
+
+static void replaces(void *arg)
+{
+    CHECK_INT(ABT_xstream_set_main_sched_basic((ABT_xstream)arg, ABT_SCHED_BASIC, 1, &replacement),
+              ABT_SUCCESS);
+}
+
+static void test_pool_free_with_parked_ult(void)
+{
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    ABT_xstream self, s1, s2;
+    ABT_pool primary, p;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &primary), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &p), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &replacement),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &p, ABT_SCHED_CONFIG_NULL, &s1),
+              ABT_SUCCESS);
+    /* A ULT of p parks joining a ULT of the primary. */
+    ABT_thread target, joiner, r;
+    CHECK_INT(ABT_thread_create(primary, waits, NULL, ABT_THREAD_ATTR_NULL, &target), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(p, joins, target, ABT_THREAD_ATTR_NULL, &joiner), ABT_SUCCESS);
+    ABT_thread_state st = ABT_THREAD_STATE_READY;
+    for (double end = ABT_get_wtime() + 10; ABT_get_wtime() < end; ABT_thread_yield()) {
+        if (ABT_thread_get_state(joiner, &st) == ABT_SUCCESS && st == ABT_THREAD_STATE_BLOCKED) break;
+    }
+    CHECK_INT(st, ABT_THREAD_STATE_BLOCKED);
+    /* s1 moves to another pool: no scheduler uses p any more, but the joiner belongs to it. */
+    CHECK_INT(ABT_thread_create(p, replaces, s1, ABT_THREAD_ATTR_NULL, &r), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&r), ABT_SUCCESS);
+    ABT_pool copy = p;
+    CHECK_INT(ABT_pool_free(&copy), ABT_ERR_POOL);
+    CHECK(copy == p);
+    /* The joiner comes back to p when its target ends; a stream serving p runs it. */
+    __atomic_store_n(&release, 1, __ATOMIC_RELEASE);
+    CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &p, ABT_SCHED_CONFIG_NULL, &s2),
+              ABT_SUCCESS);
+    CHECK(wait_for(&joined, 1));
+    CHECK_INT(ABT_thread_free(&joiner), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&target), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_free(&s2), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_free(&s1), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&p), ABT_SUCCESS); /* nothing belongs to it now */
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
+}
+
+int main(void)
+{
+    test_timer_handles();
+    test_handle_across_finalize();
+    test_pool_free_with_parked_ult();
+    return check_summary();
+}
