@@ -8,16 +8,26 @@ BUILD   := build
 LIBDIR  := $(BUILD)/lib
 INCDIR  := $(BUILD)/include
 LIB     := $(LIBDIR)/libgoabt.so
+GOLIB   := $(LIBDIR)/libgoabt-go.so
+ARCH    := $(shell $(GO) env GOARCH)
 CSTRICT := -Wall -Wextra -Werror
 # -Bsymbolic-functions replaces the -Bsymbolic that go passes: with -Bsymbolic the library would
 # keep its own copy of every exported variable (opal_uses_threads, opal_object_t_class …) while a
 # program, through its copy relocation, used another.
-LDFLAGS_LIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt.so -Wl,-Bsymbolic-functions"
+LDFLAGS_LIB := -Wl,-z,now -Wl,-soname,libgoabt.so -Wl,-Bsymbolic-functions
+# The Go core is a library of its own, libgoabt-go.so, which libgoabt.so loads on first need
+# (capi/golib.c: a Go runtime started at load time would not survive a fork).
+LDFLAGS_GOLIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt-go.so"
+# The C engine: every C and assembly file of capi/ (marked goabt_c_engine, so that go build
+# leaves them out of the Go core).
+ENGINE_SRC := $(wildcard capi/*.c) capi/context_$(ARCH).S
+ENGINE_DEPS := $(ENGINE_SRC) $(wildcard capi/*.h) $(wildcard include/*.h)
+ENGINE_CFLAGS := -shared -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi
 # Debian installs packages without asking and without a front end.
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -q
 
-# An AddressSanitizer build of the library, for ctests/asan_test.go.
-ASAN_LIB := $(BUILD)/asan/libgoabt.so
+# An AddressSanitizer build of the libraries, for ctests/asan_test.go.
+ASAN_DIR := $(BUILD)/asan
 
 .PHONY: all lib lib-asan demo test test-deps bench bench-deps install clean
 
@@ -25,19 +35,26 @@ all: lib
 
 # The library, the headers beside it, and libabt.so pointing at it so that -labt links goabt.
 # `go build` decides itself whether anything is stale.
-lib:
+lib: $(LIB)
 	@mkdir -p $(LIBDIR) $(INCDIR)/opal/class
-	$(GO) build -buildmode=c-shared -ldflags '$(LDFLAGS_LIB)' -o $(LIB) ./capi
-	@rm -f $(LIBDIR)/libgoabt.h
+	$(GO) build -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(GOLIB) ./capi
+	@rm -f $(LIBDIR)/libgoabt-go.h
 	@ln -sf libgoabt.so $(LIBDIR)/libabt.so.1
 	@ln -sf libabt.so.1 $(LIBDIR)/libabt.so
 	@cp include/*.h $(INCDIR)/
 	@cp include/opal/class/*.h $(INCDIR)/opal/class/
 
-lib-asan:
-	@mkdir -p $(dir $(ASAN_LIB))
-	$(GO) build -asan -buildmode=c-shared -ldflags '$(LDFLAGS_LIB)' -o $(ASAN_LIB) ./capi
-	@rm -f $(BUILD)/asan/libgoabt.h
+$(LIB): $(ENGINE_DEPS)
+	@mkdir -p $(LIBDIR)
+	$(CC) $(ENGINE_CFLAGS) $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+
+lib-asan: $(ASAN_DIR)/libgoabt.so
+	$(GO) build -asan -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(ASAN_DIR)/libgoabt-go.so ./capi
+	@rm -f $(ASAN_DIR)/libgoabt-go.h
+
+$(ASAN_DIR)/libgoabt.so: $(ENGINE_DEPS)
+	@mkdir -p $(ASAN_DIR)
+	$(CC) $(ENGINE_CFLAGS) -fsanitize=address -fno-omit-frame-pointer $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
 
 demo: lib
 	@mkdir -p $(BUILD)/demo
@@ -65,7 +82,7 @@ bench: lib bench-deps
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/opal/class $(DESTDIR)$(PREFIX)/lib/cmake/goabt
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB) $(GOLIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libgoabt.so $(DESTDIR)$(PREFIX)/lib/libabt.so.1
 	ln -sf libabt.so.1 $(DESTDIR)$(PREFIX)/lib/libabt.so
 	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* barrier.c: barriers of work units (ABT_barrier_*).
  *
  * State under the object's spinlock: the number of waiters a round needs, how many have arrived

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* cond.c: condition variables (ABT_cond_*).
  *
  * A condition variable is 64 bytes that work from all zero (ABT_cond_memory with

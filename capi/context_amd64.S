@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /*
  * context_amd64.S: context switch primitives for x86-64 System V (interface and frame layout in
  * context.h). Saved frame, from the saved stack pointer up:

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /*
  * context_arm64.S: context switch primitives for AAPCS64 (interface and frame layout in
  * context.h). Saved frame, 176 bytes from the saved stack pointer up (sp stays 16-aligned):

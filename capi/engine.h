@@ -41,6 +41,10 @@
  * and a safety timeout (GOABT_SAFETY_WAKEUP_MS, off in the tests) is never what correctness
  * rests on.
  *
+ * Two libraries: these C files are libgoabt.so, which programs link; the Go core is
+ * libgoabt-go.so, which golib.c loads the first time something needs Go, so that a program may
+ * fork before it first uses goabt (a Go runtime does not survive fork, engine.md rule 12).
+ *
  * Files, one per kind: runtime.c (init, finalize, per-thread state, the gate), unit.c (units:
  * descriptors, stacks, create, run, yield, join, park, ready), sched.c (the scheduler loop, idle
  * sleep, schedulers), stream.c (stream threads), pool.c (pools), wait.c (wait lists, blocking

@@ -1,8 +1,8 @@
+//go:build goabt_c_engine
 /* ABT_error_get_str: the C entry; the names live in the Go core (core/errors.go). Through the
  * gate, because programs ask for error strings from inside ULTs too. */
 #include "engine.h"
-
-extern int goabt_error_get_str(int err, char *str, size_t *len);
+#include "gocalls.h"
 
 struct error_call {
     int err;
@@ -14,7 +14,7 @@ struct error_call {
 static void error_get_str_gated(void *p)
 {
     struct error_call *c = p;
-    c->rc = goabt_error_get_str(c->err, c->str, c->len);
+    if (goabt_go_available()) c->rc = goabt_go.error_get_str(c->err, c->str, c->len);
 }
 
 int ABT_error_get_str(int err, char *str, size_t *len)

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* eventual.c: eventuals (ABT_eventual_*): a value set once, awaited by any number of callers.
  *
  * State under the object's spinlock: whether it is ready, and the wait list of those blocked

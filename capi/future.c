@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* future.c: futures (ABT_future_*): ready once each of their compartments has been set.
  *
  * State under the object's spinlock: how many compartments are set, the values in set order,

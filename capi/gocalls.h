@@ -7,26 +7,42 @@
 #include <stdint.h>
 #include "engine.h"
 
-/* Go exports (capi/runtime.go, capi/key.go). C memory crosses as uintptr_t, never as a
+/* The Go core's exports (capi/runtime.go, key.go, opal.go, error.go), reached through this
+ * table once golib.c has loaded libgoabt-go.so. C memory crosses as uintptr_t, never as a
  * pointer type: Go then never stores a pointer into C memory (core.Addr, engine.md rule 11). */
-extern int goabt_go_runtime_init(size_t unit_size, size_t *stacksize, int *max_xstreams,
-                                 int *affinity, long long *safety_ns);
-extern uintptr_t goabt_go_unit_get(void);
-extern int goabt_go_units_get(uintptr_t *out, int n);
-extern void goabt_go_unit_put(uintptr_t unit);
-extern void goabt_go_runtime_finalize(void);
-extern int goabt_go_rank_take(int rank);
-extern void goabt_go_rank_release(int rank);
-extern int goabt_go_rank_move(int from, int to);
-extern int goabt_go_stack_get(size_t size, uintptr_t *base, size_t *mapped);
-extern void goabt_go_stack_put(uintptr_t base, size_t mapped);
-extern uintptr_t goabt_go_key_create(uintptr_t destructor);
-extern int goabt_go_key_free(uintptr_t key);
-extern uintptr_t goabt_go_keytable_get(void);
-extern void goabt_go_keytable_put(uintptr_t table);
-extern uintptr_t goabt_go_keychunk_get(unsigned int k);
-extern void goabt_go_keychunk_put(unsigned int k, uintptr_t chunk);
-extern int goabt_go_objects_get(size_t size, uintptr_t *out, int n);
+struct goabt_go_entries {
+    int (*runtime_init)(size_t unit_size, size_t *stacksize, int *max_xstreams, int *affinity,
+                        long long *safety_ns);
+    void (*runtime_finalize)(void);
+    uintptr_t (*unit_get)(void);
+    int (*units_get)(uintptr_t *out, int n);
+    void (*unit_put)(uintptr_t unit);
+    int (*rank_take)(int rank);
+    void (*rank_release)(int rank);
+    int (*rank_move)(int from, int to);
+    int (*stack_get)(size_t size, uintptr_t *base, size_t *mapped);
+    void (*stack_put)(uintptr_t base, size_t mapped);
+    uintptr_t (*key_create)(uintptr_t destructor);
+    int (*key_free)(uintptr_t key);
+    uintptr_t (*keytable_get)(void);
+    void (*keytable_put)(uintptr_t table);
+    uintptr_t (*keychunk_get)(unsigned int k);
+    void (*keychunk_put)(unsigned int k, uintptr_t chunk);
+    int (*objects_get)(size_t size, uintptr_t *out, int n);
+    int (*error_get_str)(int err, char *str, size_t *len);
+    void (*opal_bind)(void *uses_threads, void *epoch);
+    void (*opal_class_initialize)(void *cls);
+    void (*opal_class_finalize)(void);
+    _Bool (*opal_set_using_threads)(_Bool have);
+};
+extern struct goabt_go_entries goabt_go GOABT_HIDDEN;
+
+/* Loads the Go core on first use (call it on the system stack: inside a gated function);
+ * 0 if it cannot be used: not found, or this process was forked after it started (golib.c),
+ * which it then says once on stderr. */
+int goabt_go_available(void) GOABT_HIDDEN;
+/* Whether this process was forked after the Go core started (then says so once on stderr). */
+int goabt_go_forked(void) GOABT_HIDDEN;
 
 struct goabt_stack_call {
     size_t size;
@@ -38,13 +54,13 @@ struct goabt_stack_call {
 static void goabt_stack_get_gated(void *p)
 {
     struct goabt_stack_call *c = p;
-    c->rc = goabt_go_stack_get(c->size, &c->base, &c->mapped);
+    if (goabt_go_available()) c->rc = goabt_go.stack_get(c->size, &c->base, &c->mapped);
 }
 
 static void goabt_stack_put_gated(void *p)
 {
     struct goabt_stack_call *c = p;
-    goabt_go_stack_put(c->base, c->mapped);
+    if (goabt_go_available()) goabt_go.stack_put(c->base, c->mapped);
 }
 
 /* A stack from the Go core (core.Stacks): a mapping of *mapped bytes at the returned base, its
@@ -57,8 +73,15 @@ static inline void *goabt_stack_get(size_t size, size_t *mapped)
     return c.rc == 0 ? (void *)c.base : NULL;
 }
 
-static void goabt_unit_get_gated(void *p) { *(uintptr_t *)p = goabt_go_unit_get(); }
-static void goabt_unit_put_gated(void *p) { goabt_go_unit_put((uintptr_t)p); }
+static void goabt_unit_get_gated(void *p)
+{
+    if (goabt_go_available()) *(uintptr_t *)p = goabt_go.unit_get();
+}
+
+static void goabt_unit_put_gated(void *p)
+{
+    if (goabt_go_available()) goabt_go.unit_put((uintptr_t)p);
+}
 
 /* A zeroed unit descriptor from the Go core (core.Runtime.Units), or NULL. */
 static inline void *goabt_unit_get(void)
@@ -76,7 +99,7 @@ struct goabt_units_call {
 static void goabt_units_get_gated(void *p)
 {
     struct goabt_units_call *c = p;
-    c->n = goabt_go_units_get(c->out, c->n);
+    c->n = goabt_go_available() ? goabt_go.units_get(c->out, c->n) : 0;
 }
 
 /* Up to n zeroed unit descriptors from the Go core, contiguous in memory, in out; how many. */
@@ -102,19 +125,19 @@ struct goabt_rank_call {
 static void goabt_rank_take_gated(void *p)
 {
     struct goabt_rank_call *c = p;
-    c->result = goabt_go_rank_take(c->a);
+    c->result = goabt_go_available() ? goabt_go.rank_take(c->a) : -1;
 }
 
 static void goabt_rank_release_gated(void *p)
 {
     struct goabt_rank_call *c = p;
-    goabt_go_rank_release(c->a);
+    if (goabt_go_available()) goabt_go.rank_release(c->a);
 }
 
 static void goabt_rank_move_gated(void *p)
 {
     struct goabt_rank_call *c = p;
-    c->result = goabt_go_rank_move(c->a, c->b);
+    c->result = goabt_go_available() ? goabt_go.rank_move(c->a, c->b) : 0;
 }
 
 /* Takes rank (or the lowest free one if rank < 0); -1 if it is taken. */
@@ -149,28 +172,35 @@ struct goabt_key_call {
 static void goabt_key_create_gated(void *a)
 {
     struct goabt_key_call *c = a;
-    c->p = goabt_go_key_create(c->p);
+    c->p = goabt_go_available() ? goabt_go.key_create(c->p) : 0;
 }
 
 static void goabt_key_free_gated(void *a)
 {
     struct goabt_key_call *c = a;
-    c->rc = goabt_go_key_free(c->p);
+    c->rc = goabt_go_available() ? goabt_go.key_free(c->p) : 1;
 }
 
-static void goabt_keytable_get_gated(void *a) { *(uintptr_t *)a = goabt_go_keytable_get(); }
-static void goabt_keytable_put_gated(void *a) { goabt_go_keytable_put((uintptr_t)a); }
+static void goabt_keytable_get_gated(void *a)
+{
+    if (goabt_go_available()) *(uintptr_t *)a = goabt_go.keytable_get();
+}
+
+static void goabt_keytable_put_gated(void *a)
+{
+    if (goabt_go_available()) goabt_go.keytable_put((uintptr_t)a);
+}
 
 static void goabt_keychunk_get_gated(void *a)
 {
     struct goabt_key_call *c = a;
-    c->p = goabt_go_keychunk_get(c->k);
+    c->p = goabt_go_available() ? goabt_go.keychunk_get(c->k) : 0;
 }
 
 static void goabt_keychunk_put_gated(void *a)
 {
     struct goabt_key_call *c = a;
-    goabt_go_keychunk_put(c->k, c->p);
+    if (goabt_go_available()) goabt_go.keychunk_put(c->k, c->p);
 }
 
 /* A new key's record, or NULL (core.Keys.Create). */
@@ -223,7 +253,7 @@ struct goabt_objects_call {
 static void goabt_objects_get_gated(void *a)
 {
     struct goabt_objects_call *c = a;
-    c->n = goabt_go_objects_get(c->size, c->out, c->n);
+    c->n = goabt_go_available() ? goabt_go.objects_get(c->size, c->out, c->n) : 0;
 }
 
 /* Up to n zeroed blocks of at least size bytes in out (core.ObjectMemory); how many. */

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* ABT_info_query_config and ABT_info_print_config: what this build of goabt does, in the
  * types Argobots 1.2 defines for each query. Features goabt does not have report ABT_FALSE. */
 #include <pthread.h>

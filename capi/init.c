@@ -1,5 +1,7 @@
+//go:build goabt_c_engine
 /* ABT_init, ABT_finalize, ABT_initialized. */
 #include "engine.h"
+#include "gocalls.h"
 
 /* Serializes init and finalize; nested calls only count. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -8,6 +10,9 @@ int ABT_init(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
+    /* A child forked after the parent started goabt inherits its state but none of its threads
+     * (streams, the Go runtime's): nothing of it can run here (golib.c). */
+    if (goabt_go_forked()) return ABT_ERR_OTHER;
     int rc = ABT_SUCCESS;
     pthread_mutex_lock(&init_lock);
     if (goabt_rt.init_depth > 0) {

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* Work-unit-specific data keys (ABT_key_*), and the slow paths of keys.h: the first set of a
  * slot, a unit's first table, growth, and destruction when a unit is freed. The registry of keys
  * and the memory of tables are the Go core's (core.Keys, core.KeyTables). */

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* mutex.c: mutexes (ABT_mutex_*) and their attributes (ABT_mutex_attr_*).
  *
  * A mutex is 64 bytes that work from all zero, so that ABT_mutex_memory initialized with

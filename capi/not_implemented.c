@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /*
  * not_implemented.c: a body for every Argobots 1.2 function that goabt does not implement yet, so
  * that libgoabt.so exports the whole API and programs link against it. Each returns

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* object.c: the memory of synchronization objects (object.h): per size class, a cache of free
  * blocks under a spinlock, refilled from the Go core (core.ObjectMemory) in batches, so that a
  * create and a free cost a few instructions, not a Go call each. */

@@ -1,10 +1,13 @@
+//go:build goabt_c_engine
 /* The C half of the OPAL object system: the variables the header's inline code reads, the entry
  * points that forward to the Go core (capi/opal.go -> core/opal), and the debug-mode misuse
  * report. The report is C because it must work from any stack and print even when the object
  * it describes is garbage. */
 #define OPAL_ENABLE_DEBUG 1 /* the report reads the debug layout */
 #include <stdio.h>
+#include <stdlib.h>
 #include "engine.h"
+#include "gocalls.h"
 #include "opal_object.h"
 
 _Static_assert(sizeof(opal_class_t) == 64, "opal_class_t layout");
@@ -26,22 +29,31 @@ opal_class_t opal_object_t_class = {
     16 /* sizeof(opal_object_t) without debug; OBJ_NEW(opal_object_t) in a debug build gets 40 */,
 };
 
-/* Go exports (capi/opal.go). */
-extern void goabt_opal_class_initialize(void *cls);
-extern void goabt_opal_class_finalize(void);
-extern _Bool goabt_opal_set_using_threads(_Bool have);
-
-/* Each entry point reaches Go through the gate: objects are also made inside ULTs, whose
- * stacks Go must not run on (engine.md rule 3). */
-static void class_initialize_gated(void *cls) { goabt_opal_class_initialize(cls); }
+/* Each entry point reaches Go (capi/opal.go) through the gate: objects are also made inside
+ * ULTs, whose stacks Go must not run on (engine.md rule 3). Without the Go core (a process
+ * forked after it started, golib.c) a class cannot be initialized: that is said and the
+ * process stops, rather than hand out objects without constructors. */
+static void class_initialize_gated(void *cls)
+{
+    if (!goabt_go_available()) {
+        fprintf(stderr, "goabt: cannot initialize OPAL class %s without the Go core\n",
+                ((opal_class_t *)cls)->cls_name ? ((opal_class_t *)cls)->cls_name : "?");
+        abort();
+    }
+    goabt_go.opal_class_initialize(cls);
+}
 static void class_finalize_gated(void *unused)
 {
     (void)unused;
-    goabt_opal_class_finalize();
+    if (goabt_go_available()) goabt_go.opal_class_finalize();
 }
 static void set_using_threads_gated(void *have)
 {
-    *(bool *)have = goabt_opal_set_using_threads(*(bool *)have);
+    if (goabt_go_available()) {
+        *(bool *)have = goabt_go.opal_set_using_threads(*(bool *)have);
+    } else {
+        opal_uses_threads = *(bool *)have; /* the flag the header reads is ours anyway */
+    }
 }
 
 void opal_class_initialize(opal_class_t *cls)

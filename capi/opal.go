@@ -19,11 +19,17 @@ type cMemory struct{}
 func (cMemory) Alloc(size uintptr) core.Addr { return core.AddrOf(C.malloc(C.size_t(size))) }
 func (cMemory) Free(p core.Addr)             { C.free(p.Pointer()) }
 
-// objects is the library's one object system, over the variables capi/opal.c defines.
-var objects = opal.NewSystem(
-	(*bool)(unsafe.Pointer(&C.opal_uses_threads)),
-	(*int32)(unsafe.Pointer(&C.opal_class_init_epoch)),
-	cMemory{})
+// objects is the library's one object system, over the variables capi/opal.c defines in the C
+// library (libgoabt.so), which hands their addresses over when it loads this one.
+var objects *opal.System
+
+// goabt_opal_bind makes the object system over the C library's opal_uses_threads and
+// opal_class_init_epoch (golib.c calls it right after loading the Go core).
+//
+//export goabt_opal_bind
+func goabt_opal_bind(usesThreads, epoch unsafe.Pointer) {
+	objects = opal.NewSystem((*bool)(usesThreads), (*int32)(epoch), cMemory{})
+}
 
 // goabt_opal_class_initialize initializes an opal_class_t for the current epoch
 // (opal_class_initialize).

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* pool.c: pools: FIFO queues of ready units under a spinlock (ABT_POOL_FIFO, ABT_POOL_FIFO_WAIT),
  * and the idle streams asleep on each. Access modes are hints, as in Argobots 1.2: every pool is
  * safe for any producer and consumer. */

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* Pools and schedulers as the API sees them (ABT_pool_*, ABT_sched_*); the queues themselves
  * are in pool.c. */
 #include "args.h"

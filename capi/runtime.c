@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* runtime.c: the runtime as a whole: per-thread state, the gate into Go, futexes, init and
  * finalize. The engine's design is at the top of engine.h; the rules it follows are
  * ../shared/design/engine.md's. */
@@ -83,7 +84,9 @@ int goabt_engine_init(void)
     goabt_rt.next_unit_id = 0;
     goabt_rt.next_pool_id = 0;
     next_unit_generation();
-    if (goabt_go_runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
+    /* The first call into Go: on the main thread, which runs no ULT yet, so no gate. */
+    if (!goabt_go_available() ||
+        goabt_go.runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
                               &goabt_rt.max_xstreams, &goabt_rt.affinity,
                               &goabt_rt.safety_ns) != 0) {
         return ABT_ERR_OTHER;
@@ -162,5 +165,5 @@ void goabt_engine_finalize(void)
     if (goabt_rt.affinity) {
         pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
     }
-    goabt_go_runtime_finalize();
+    goabt_go.runtime_finalize();
 }

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* rwlock.c: readers-writer locks (ABT_rwlock_*).
  *
  * State under the object's spinlock: a writer flag, a count of readers inside, and one FIFO wait

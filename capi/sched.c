@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* sched.c: schedulers: the loop that runs units, how an idle stream sleeps, and scheduler
  * objects (ABT_sched: pools in priority order). */
 #define _GNU_SOURCE

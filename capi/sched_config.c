@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* Scheduler configurations (ABT_sched_config_*): a small table of (index, type, value) entries.
  * Negative indices are the runtime's own variables (sched_config_vars.c); a user scheduler keeps
  * its own at 0, 1, 2 … and reads them back with ABT_sched_config_read. */

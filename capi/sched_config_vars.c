@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /*
  * sched_config_vars.c: the predefined configuration variables that abt.h declares extern.
  *

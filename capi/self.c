@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* The calling work unit (ABT_self_*). From an external thread they answer ABT_ERR_INV_XSTREAM,
  * from a tasklet the ULT-only ones answer ABT_ERR_INV_THREAD, as Argobots 1.2 does. */
 #include "args.h"

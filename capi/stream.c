@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* stream.c: execution streams: their threads, creation, join, deletion and CPU binding. */
 #define _GNU_SOURCE
 #include <sched.h>

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* Tasklets (ABT_task_*). In Argobots 1.2 ABT_task is ABT_thread: the tasklet functions are the
  * unit functions with ABT_ERR_INV_THREAD reported as ABT_ERR_INV_TASK. */
 #include "engine.h"

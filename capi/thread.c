@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* ULTs (ABT_thread_*) and their attributes (ABT_thread_attr_*). In Argobots 1.2 a tasklet is an
  * ABT_thread too: the functions that make sense for one accept it. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* Timers: C, because a Go call (about 50 ns) would cost more than reading the clock. None of
  * these functions needs ABT_init. A timer is an object (object.h): its memory stays readable
  * once freed, so a freed handle is refused by its magic like every other kind's, and so are

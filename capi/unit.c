@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* unit.c: work units: descriptors and stacks, create and free, running, yield, join,
  * termination, and the blocking core every wait is built on: park and ready (engine.h, top). */
 #define _GNU_SOURCE

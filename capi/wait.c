@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* wait.c: wait lists, blocking and waking (parked ULTs and sleeping OS threads alike), joiner
  * stacks, and the timer list of parked ULTs with deadlines. The design is at the top of wait.h. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* Execution streams (ABT_xstream_*). */
 #include "args.h"
 #include "engine.h"

@@ -1,3 +1,4 @@
+//go:build goabt_c_engine
 /* xstream_barrier.c: barriers of execution streams (ABT_xstream_barrier_*).
  *
  * Like a work-unit barrier (barrier.c), with one difference: a waiter blocks its whole stream.

@@ -1,0 +1,121 @@
+//go:build goabt_c_engine
+/* golib.c: how the C engine reaches the Go core: libgoabt-go.so, loaded on first need.
+ *
+ * A Go c-shared library starts the Go runtime from a load-time constructor, and a Go runtime
+ * does not survive fork (engine.md rule 12; golang/go#15538): a program that forks before it
+ * first uses goabt (test runners fork per test, servers fork to daemonize) would leave children
+ * whose first call waits forever for runtime threads that exist only in the parent. So the C
+ * engine (libgoabt.so) does not link the Go core: it dlopens it, from the directory it was
+ * loaded from itself (or GOABT_GO_LIBRARY), the first time something needs Go (ABT_init, a key,
+ * an OPAL class, an object's memory), and calls it through the table goabt_go. A child forked
+ * before that loads its own; a child forked after it cannot use Go at all, and every entry that
+ * needs Go says so on stderr, once, and fails (ABT_init returns ABT_ERR_OTHER) instead of hanging.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "gocalls.h"
+#include "opal_object.h"
+
+struct goabt_go_entries goabt_go;
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static int loaded;        /* atomic: 1 once goabt_go is filled */
+static int failed;        /* the load failed: not tried again */
+static int forked_child;  /* atomic: this process was forked after the load */
+static int forked_warned; /* atomic */
+
+static void on_fork_child(void) { __atomic_store_n(&forked_child, 1, __ATOMIC_RELEASE); }
+
+/* The path of libgoabt-go.so: GOABT_GO_LIBRARY, else beside the library this code is in. */
+static int go_library_path(char *out, size_t n)
+{
+    const char *env = getenv("GOABT_GO_LIBRARY");
+    if (env != NULL && env[0] != '\0') return snprintf(out, n, "%s", env) < (int)n;
+    Dl_info info;
+    if (dladdr((void *)go_library_path, &info) == 0 || info.dli_fname == NULL) return 0;
+    const char *slash = strrchr(info.dli_fname, '/');
+    int dir = slash != NULL ? (int)(slash - info.dli_fname) : 0;
+    if (slash == NULL) return snprintf(out, n, "libgoabt-go.so") < (int)n;
+    return snprintf(out, n, "%.*s/libgoabt-go.so", dir, info.dli_fname) < (int)n;
+}
+
+#define ENTRY(field, name)                                                                    \
+    do {                                                                                      \
+        *(void **)&goabt_go.field = dlsym(h, name);                                           \
+        if (goabt_go.field == NULL) missing = name;                                           \
+    } while (0)
+
+static void load(void)
+{
+    char path[4096];
+    if (!go_library_path(path, sizeof path)) {
+        fprintf(stderr, "goabt: cannot tell where libgoabt-go.so is; set GOABT_GO_LIBRARY\n");
+        failed = 1;
+        return;
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        fprintf(stderr, "goabt: cannot load the Go core: %s\n", dlerror());
+        failed = 1;
+        return;
+    }
+    const char *missing = NULL;
+    ENTRY(runtime_init, "goabt_go_runtime_init");
+    ENTRY(runtime_finalize, "goabt_go_runtime_finalize");
+    ENTRY(unit_get, "goabt_go_unit_get");
+    ENTRY(units_get, "goabt_go_units_get");
+    ENTRY(unit_put, "goabt_go_unit_put");
+    ENTRY(rank_take, "goabt_go_rank_take");
+    ENTRY(rank_release, "goabt_go_rank_release");
+    ENTRY(rank_move, "goabt_go_rank_move");
+    ENTRY(stack_get, "goabt_go_stack_get");
+    ENTRY(stack_put, "goabt_go_stack_put");
+    ENTRY(key_create, "goabt_go_key_create");
+    ENTRY(key_free, "goabt_go_key_free");
+    ENTRY(keytable_get, "goabt_go_keytable_get");
+    ENTRY(keytable_put, "goabt_go_keytable_put");
+    ENTRY(keychunk_get, "goabt_go_keychunk_get");
+    ENTRY(keychunk_put, "goabt_go_keychunk_put");
+    ENTRY(objects_get, "goabt_go_objects_get");
+    ENTRY(error_get_str, "goabt_error_get_str");
+    ENTRY(opal_bind, "goabt_opal_bind");
+    ENTRY(opal_class_initialize, "goabt_opal_class_initialize");
+    ENTRY(opal_class_finalize, "goabt_opal_class_finalize");
+    ENTRY(opal_set_using_threads, "goabt_opal_set_using_threads");
+    if (missing != NULL) {
+        fprintf(stderr, "goabt: %s has no %s: a libgoabt-go.so of another version?\n", path,
+                missing);
+        failed = 1;
+        return;
+    }
+    /* The OPAL variables the header reads live here, in the C library; the Go core writes
+     * them (class epochs, the thread mode). */
+    goabt_go.opal_bind(&opal_uses_threads, &opal_class_init_epoch);
+    pthread_atfork(NULL, NULL, on_fork_child);
+    __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
+}
+
+int goabt_go_forked(void)
+{
+    if (!__atomic_load_n(&forked_child, __ATOMIC_ACQUIRE)) return 0;
+    if (!__atomic_exchange_n(&forked_warned, 1, __ATOMIC_ACQ_REL)) {
+        fprintf(stderr, "goabt: this process was forked after goabt started its Go runtime, which "
+                        "does not survive fork (golang/go#15538): goabt cannot run here; use it "
+                        "in a child only if the parent had not used it before the fork\n");
+    }
+    return 1;
+}
+
+int goabt_go_available(void)
+{
+    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) return !goabt_go_forked();
+    pthread_mutex_lock(&load_lock);
+    if (!loaded && !failed) load();
+    pthread_mutex_unlock(&load_lock);
+    return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE) && !goabt_go_forked();
+}
