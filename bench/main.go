@@ -169,7 +169,7 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 
 // suites lists the benchmark suites, in the order their tables are printed.
 func suites(root string) []suite {
-	return []suite{opalSuite(root), abtSuite(root), keysSuite(root)}
+	return []suite{opalSuite(root), abtSuite(root), keysSuite(root), syncSuite(root)}
 }
 
 // otherLoad returns how many CPUs, on average over d, were busy (this process sleeps meanwhile).
