@@ -73,6 +73,9 @@ func syncSuite(root string) suite {
 			"  ns per pass of both ULTs. future: 4 compartments, no callback; wait finds it ready.",
 			"4 streams x 4 ULTs: 16 ULTs (4 in each stream's pool) lock until N locks have been counted in",
 			"  all; ns per counted lock (wall time / N), on 2 cores for 4 streams. Not judged: no figure.",
+			"  Unlock hands the mutex to the longest waiter, mostly a ULT of another stream whose thread may",
+			"  sleep: the figure is mostly that wake-up. When the other streams' threads do not get a core,",
+			"  one ULT can take every lock alone (most 16.00) and the figure drops: expect it bimodal.",
 			"Every run checks its counts (operations, critical sections: a lost update shows), that no",
 			"  ULT saw another holder inside its critical section or passed the barrier alone, and the",
 			"  values read; once per run a future with a callback is checked for readiness and values.",
@@ -87,8 +90,8 @@ func spreadNote(r row, rounds []map[string]string) string {
 	if math.IsNaN(lo[0]) || math.IsNaN(hi[0]) {
 		return ""
 	}
-	return fmt.Sprintf("%s, %s streams: one ULT's locks over an even share (1.00) in each round's\n"+
-		"  median run: fewest %.2f to %.2f, most %.2f to %.2f (range over %d rounds)",
+	return fmt.Sprintf("%s, %s streams: one ULT's locks over an even\n"+
+		"  share (1.00), in each round's median run: fewest %.2f to %.2f, most %.2f to %.2f (%d rounds)",
 		syncRows()[r.op].label, r.threads, lo[0], lo[1], hi[0], hi[1], len(rounds))
 }
 
