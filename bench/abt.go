@@ -2,18 +2,34 @@ package main
 
 import "path/filepath"
 
+// argobotsRecorded begins the line under each Argobots table that says where its reference
+// column comes from.
+const argobotsRecorded = "Argobots 1.2 column: native Argobots 1.2, measured earlier on this machine kind (2 cores) " +
+	"and recorded in\n  the project's issue"
+
+// recordedLoadNote ends the notes of a table against recorded figures.
+var recordedLoadNote = []string{
+	"The reference does not move with this run's load: a busy machine raises goabt's column, and the",
+	"  ratio, alone (see the warning line and the OPAL baseline row).",
+}
+
 // abtSuite is the Argobots work units: bench/c/abt_bench.c compiled against goabt's abt.h and
 // libgoabt.so. Native Argobots cannot be installed on the benchmark machine (Debian has no
 // package), so its column is figures recorded earlier for native Argobots 1.2 on this machine kind,
-// not measured in the run. Its key operations make a table of their own (keysSuite).
+// not measured in the run. Its key and synchronization operations make tables of their own
+// (keysSuite, syncSuite).
 func abtSuite(root string) suite {
 	const ult, tasklet = "ULT create + join + free", "tasklet create + join + free"
-	keys := keyRows()
+	keys, syncs := keyRows(), syncRows()
 	return suite{
 		title:  "Argobots work units",
 		source: filepath.Join("bench", "c", "abt_bench.c"),
 		goabt:  abtGoabt(root),
-		ops:    func(op string) bool { _, ok := keys[op]; return !ok },
+		ops: func(op string) bool {
+			_, key := keys[op]
+			_, sync := syncs[op]
+			return !key && !sync
+		},
 		ref: impl{
 			name:    "Argobots",
 			version: "1.2",
@@ -26,8 +42,7 @@ func abtSuite(root string) suite {
 				"yield":         28,
 				"init_finalize": 1_900_000,
 			},
-			recordedFrom: "Argobots 1.2 column: native Argobots 1.2, measured earlier on this machine kind (2 cores) " +
-				"and recorded in\n  the project's issue; not measured in this run (native Argobots is not " +
+			recordedFrom: argobotsRecorded + "; not measured in this run (native Argobots is not " +
 				"installable here). The issue gives\n  69, 41, 28 ns and 1.9 ms for ULT create+join+free on 1 " +
 				"and 2 streams, tasklets and init+finalize;\n  yield (28 ns) comes from " +
 				"../shared/design/engine.md; the 1-stream tasklet figure stands for 2 streams too.",
@@ -49,12 +64,10 @@ func abtSuite(root string) suite {
 			"yield":         2.5,
 			"init_finalize": 1.0,
 		},
-		notes: []string{
+		notes: append([]string{
 			"Create + join + free: rounds of 256 creates, then 256 frees (free joins); with 2 streams each",
 			"  stream runs such rounds in its own pool at once, and the figure is wall time per unit over both.",
-			"The reference does not move with this run's load: a busy machine raises goabt's column, and the",
-			"  ratio, alone (see the warning line and the OPAL baseline row).",
-		},
+		}, recordedLoadNote...),
 	}
 }
 
@@ -133,8 +146,7 @@ func keysSuite(root string) suite {
 			name:     "Argobots",
 			version:  "1.2",
 			recorded: keyRecorded(),
-			recordedFrom: "Argobots 1.2 column: native Argobots 1.2, measured earlier on this machine kind (2 cores) " +
-				"and recorded in\n  the project's issue, for 1 stream and ULTs only; not measured in this run. " +
+			recordedFrom: argobotsRecorded + ", for 1 stream and ULTs only; not measured in this run. " +
 				"* ABT_self_get/set_specific:\n  no figure of their own; natively they are ABT_key_get/set's code, " +
 				"whose figures stand in.",
 		},

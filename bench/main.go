@@ -14,6 +14,11 @@
 // the operations the binary lists (suite.ops). A reference that cannot be built on this machine
 // can instead be a table of figures recorded earlier (impl.recorded): only goabt is then run, and
 // the table says that the reference column was not measured in this run.
+//
+// A benchmark line may carry more key=value fields after ns=: not_implemented=<call> says that
+// goabt does not provide the operation yet (<call> returned ABT_ERR_FEATURE_NA; the row shows
+// "not implemented" and fails the verdict, but the run goes on), and a suite's rowNote may turn
+// other fields into a line under its table.
 package main
 
 import (
@@ -79,6 +84,9 @@ type suite struct {
 	// 1.0 for ops not listed.
 	targets map[string]float64
 	notes   []string // printed under the table
+	// rowNote, when not nil, may return a line to print under the table for a row, from the
+	// extra fields of goabt's lines for it, one map per round.
+	rowNote func(r row, rounds []map[string]string) string
 }
 
 // target is the ratio a judged row of op must not exceed.
@@ -100,6 +108,8 @@ type verdict struct {
 type measurement struct {
 	order  []row
 	values map[row]map[string][]float64 // row -> impl name -> ns per round
+	// row -> impl name -> per round, the line's fields besides op, threads and ns
+	fields map[row]map[string][]map[string]string
 }
 
 func main() {
@@ -141,6 +151,9 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 		if err != nil {
 			return err
 		}
+		if len(m.order) == 0 && only != "" {
+			continue // -only left none of its operations: no table, no verdict
+		}
 		verdicts = append(verdicts, s.print(w, m, rounds))
 	}
 	fmt.Fprintf(w, "\nmeasured in %s\n", time.Since(start).Round(100*time.Millisecond))
@@ -156,7 +169,7 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 
 // suites lists the benchmark suites, in the order their tables are printed.
 func suites(root string) []suite {
-	return []suite{opalSuite(root), abtSuite(root), keysSuite(root)}
+	return []suite{opalSuite(root), abtSuite(root), keysSuite(root), syncSuite(root)}
 }
 
 // otherLoad returns how many CPUs, on average over d, were busy (this process sleeps meanwhile).
@@ -261,7 +274,7 @@ func fresh(target, root string, paths ...string) bool {
 // implementations, so that the two sides of a row are measured within a fraction of a second of
 // each other and a burst of load elsewhere on the machine does not land on one side only.
 func (s suite) measure(root, out string, rounds int, only string) (measurement, error) {
-	m := measurement{values: map[row]map[string][]float64{}}
+	m := measurement{values: map[row]map[string][]float64{}, fields: map[row]map[string][]map[string]string{}}
 	var bins []impl
 	for _, im := range []impl{s.goabt, s.ref} {
 		if im.missing != "" || im.recorded != nil {
@@ -295,9 +308,11 @@ func (s suite) measure(root, out string, rounds int, only string) (measurement, 
 				for _, res := range results {
 					if m.values[res.row] == nil {
 						m.values[res.row] = map[string][]float64{}
+						m.fields[res.row] = map[string][]map[string]string{}
 						m.order = append(m.order, res.row)
 					}
 					m.values[res.row][im.name] = append(m.values[res.row][im.name], res.ns)
+					m.fields[res.row][im.name] = append(m.fields[res.row][im.name], res.fields)
 				}
 			}
 		}
@@ -324,11 +339,13 @@ func compile(root, src, bin string, im impl) error {
 }
 
 type result struct {
-	row row
-	ns  float64
+	row    row
+	ns     float64           // NaN: no figure
+	fields map[string]string // the line's other key=value fields
 }
 
-// parseResults reads the lines `op=<name> threads=<off|on> ns=<float>`; other lines are ignored.
+// parseResults reads the lines `op=<name> threads=<off|on> ns=<float> [key=value ...]` (ns=nan:
+// no figure); other lines are ignored.
 func parseResults(out []byte) ([]result, error) {
 	var results []result
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -346,7 +363,11 @@ func parseResults(out []byte) ([]result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bad line %q: %w", sc.Text(), err)
 		}
-		results = append(results, result{row{fields["op"], fields["threads"]}, ns})
+		r := result{row{fields["op"], fields["threads"]}, ns, fields}
+		delete(fields, "op")
+		delete(fields, "threads")
+		delete(fields, "ns")
+		results = append(results, r)
 	}
 	if len(results) == 0 {
 		return nil, errors.New("printed no op=… lines")
@@ -418,6 +439,7 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 		fmt.Fprint(tw, "target\t")
 	}
 	fmt.Fprintln(tw)
+	var rowNotes []string // printed under the table, after the suite's notes
 	for _, r := range m.order {
 		info, ok := s.rows[r.op]
 		if !ok {
@@ -442,6 +464,18 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 			ratios = append(ratios, gs[i]/rs[i])
 		}
 		ratio := median(ratios)
+		gcol, gfields := nsNum(g), m.fields[r][s.goabt.name]
+		missing := field(gfields, "not_implemented")
+		if missing != "" && math.IsNaN(g) {
+			gcol = "not implemented"
+			rowNotes = append(rowNotes, fmt.Sprintf("not implemented: %s (%s returned ABT_ERR_FEATURE_NA)",
+				info.label, missing))
+		}
+		if s.rowNote != nil {
+			if n := s.rowNote(r, gfields); n != "" {
+				rowNotes = append(rowNotes, n)
+			}
+		}
 		mark, target := "", "-"
 		if !info.judged {
 			mark = " (not judged)"
@@ -452,6 +486,8 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 			if math.Round(ratio*100) > math.Round(limit*100) {
 				v.above = append(v.above, fmt.Sprintf("%s, %s %s: %.2f > %.1f", info.label, threads, r.threads,
 					ratio, limit))
+			} else if gcol == "not implemented" {
+				v.above = append(v.above, fmt.Sprintf("%s, %s %s: not implemented", info.label, threads, r.threads))
 			} else if math.IsNaN(ratio) && s.ref.missing == "" {
 				who := s.ref.name
 				if math.IsNaN(g) {
@@ -461,7 +497,7 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 					who))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t", info.label, r.threads, nsNum(g), nsNum(o), ratioNum(ratio), mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t", info.label, r.threads, gcol, nsNum(o), ratioNum(ratio), mark)
 		if showTarget {
 			fmt.Fprintf(tw, "%s\t", target)
 		}
@@ -471,7 +507,7 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 	if s.ref.recorded != nil {
 		fmt.Fprintln(w, s.ref.recordedFrom)
 	}
-	for _, n := range s.notes {
+	for _, n := range append(append([]string{}, s.notes...), rowNotes...) {
 		fmt.Fprintln(w, n)
 	}
 	if s.ref.missing != "" {
@@ -479,6 +515,16 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 		v.above = append(v.above, s.ref.name+" not measured")
 	}
 	return v
+}
+
+// field returns the first non-empty value of key among the rounds' fields.
+func field(rounds []map[string]string, key string) string {
+	for _, f := range rounds {
+		if v := f[key]; v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // nsNum formats ns per operation: two decimals below 10,000 ns, whole ns with thousands

@@ -1,5 +1,6 @@
 /*
- * abt_bench.c: the cost of Argobots work units (ULTs, tasklets, yield, init), in ns per operation.
+ * abt_bench.c: the cost of Argobots work units (ULTs, tasklets, yield, init), of their keys and of
+ * synchronization objects, in ns per operation.
  *
  * Compiled by bench/main.go against goabt's abt.h and libgoabt.so. Native Argobots is not
  * installable on the benchmark machine, so the driver compares these figures with native Argobots
@@ -69,6 +70,41 @@
  * cache, which costs more per unit than 16 key accesses do, and varies.
  * The keys are made with ABT_key_create (no destructor) before the timing starts.
  *
+ * Synchronization objects, ns per operation, on 1 stream but for sync_mutex_4x4. Each run
+ * creates its objects, checks them once (a held mutex refuses ABT_mutex_trylock; a read-locked
+ * rwlock keeps a writer out while the main ULT yields to it; a future with a callback is ready
+ * only after its last set and hands the callback the values in set order), runs its ULTs (forked
+ * into the streams' pools; the main ULT waits in ABT_thread_free), frees the objects and checks
+ * the counts. Critical sections increment a shared counter by a read and a later write, so a
+ * lost update shows in the count.
+ *   sync_mutex          one ULT: n times ABT_mutex_lock, counter++, ABT_mutex_unlock
+ *   sync_mutex_main     the same in the main ULT
+ *   sync_mutex_handoff  two ULTs, n times each: lock, note itself as the holder, ABT_thread_yield
+ *                       (the other ULT then waits for the mutex), check that it is still the
+ *                       holder, counter++, unlock; ns per lock (2n)
+ *   sync_cond           two ULTs, n turns each: lock, ABT_cond_wait while it is the other's
+ *                       turn, pass the turn, counter++, ABT_cond_signal, unlock; ns per turn (2n)
+ *   sync_eventual       one ULT: n times ABT_eventual_create (8 bytes), set to the iteration,
+ *                       wait (the value read back and checked), free
+ *   sync_eventual_trip  ULT 0 sets eventual 0 to i and waits on eventual 1; ULT 1 waits on
+ *                       eventual 0, checks i, resets it and sets eventual 1 to i; ULT 0 checks
+ *                       i and resets eventual 1; ns per round trip (n)
+ *   sync_barrier        two ULTs, n ABT_barrier_wait each on a barrier of 2; before each a ULT
+ *                       notes its pass, after it checks that the other reached the same pass;
+ *                       ns per pass (n)
+ *   sync_rwlock_rd      one ULT: n times ABT_rwlock_rdlock, read the counter, ABT_rwlock_unlock;
+ *                       the values read are summed and checked
+ *   sync_future         one ULT: n times ABT_future_create (4 compartments, no callback), 4
+ *                       ABT_future_set, ABT_future_wait (ready: returns at once), ABT_future_free
+ *   sync_mutex_4x4      4 streams, 4 ULTs in each one's pool: lock, counter++ unless it reached
+ *                       n, unlock, until it has; ns per counted lock (n). The line also gives
+ *                       share_min= and share_max=: the fewest and the most locks one ULT took,
+ *                       over an even share (n / 16)
+ * sync_barrier and sync_rwlock_rd first make each of their calls once, untimed: if one returns
+ * ABT_ERR_FEATURE_NA (goabt does not provide it yet), the line is
+ *
+ *     op=<name> threads=1 ns=nan not_implemented=<the call>
+ *
  * Every unit's body counts its runs in a counter of its stream's own (no atomics, no shared cache
  * line), and every run checks the counts and every return code: a benchmark of units that did
  * not run fails instead of printing a fast figure. Key operations also check the values read.
@@ -123,9 +159,11 @@ typedef struct {
     char pad[64 - sizeof(uint64_t)];
 } counter_t;
 
+#define MAX_STREAMS 4
+
 static counter_t ran[2];
-static ABT_pool pools[2];
-static ABT_xstream extra = ABT_XSTREAM_NULL;
+static ABT_pool pools[MAX_STREAMS];
+static ABT_xstream extras[MAX_STREAMS - 1]; /* the streams beyond the primary */
 static int nstreams;
 
 static void unit_body(void *arg) { ((counter_t *)arg)->n++; }
@@ -137,7 +175,7 @@ static void settle(void)
     nanosleep(&(struct timespec){.tv_nsec = 150000000}, NULL);
 }
 
-/* ABT_init, and with streams == 2 one more execution stream with the default scheduler. */
+/* ABT_init, and streams - 1 more execution streams with the default scheduler. */
 static void setup(int streams)
 {
     CHECK(ABT_init(0, NULL));
@@ -145,18 +183,18 @@ static void setup(int streams)
     CHECK(ABT_xstream_self(&self));
     CHECK(ABT_xstream_get_main_pools(self, 1, &pools[0]));
     nstreams = streams;
-    if (streams == 2) {
-        CHECK(ABT_xstream_create(ABT_SCHED_NULL, &extra));
-        CHECK(ABT_xstream_get_main_pools(extra, 1, &pools[1]));
+    for (int s = 1; s < streams; s++) {
+        CHECK(ABT_xstream_create(ABT_SCHED_NULL, &extras[s - 1]));
+        CHECK(ABT_xstream_get_main_pools(extras[s - 1], 1, &pools[s]));
     }
     settle();
 }
 
 static void teardown(void)
 {
-    if (extra != ABT_XSTREAM_NULL) {
-        CHECK(ABT_xstream_join(extra));
-        CHECK(ABT_xstream_free(&extra));
+    for (int s = 1; s < nstreams; s++) {
+        CHECK(ABT_xstream_join(extras[s - 1]));
+        CHECK(ABT_xstream_free(&extras[s - 1]));
     }
     CHECK(ABT_finalize());
 }
@@ -235,16 +273,24 @@ static void yielder(void *arg)
     ((counter_t *)arg)->n++;
 }
 
+#define MAX_UNITS 16 /* ULTs fork_join runs at once */
+
+/* Creates `units` ULTs running body, unit i in stream i % nstreams's pool with the argument
+ * args + i * stride (stride 0: all the same), and frees them all (which joins them). */
+static void fork_join(int units, void (*body)(void *), void *args, size_t stride)
+{
+    ABT_thread t[MAX_UNITS];
+    for (int i = 0; i < units; i++) {
+        CHECK(ABT_thread_create(pools[i % nstreams], body, (char *)args + (size_t)i * stride,
+                                ABT_THREAD_ATTR_NULL, &t[i]));
+    }
+    for (int i = 0; i < units; i++) CHECK(ABT_thread_free(&t[i]));
+}
+
 static uint64_t run_yield(uint64_t n)
 {
-    ABT_thread units[2];
     yields_each = n;
-    for (int i = 0; i < 2; i++) {
-        CHECK(ABT_thread_create(pools[0], yielder, &ran[0], ABT_THREAD_ATTR_NULL, &units[i]));
-    }
-    for (int i = 0; i < 2; i++) {
-        CHECK(ABT_thread_free(&units[i]));
-    }
+    fork_join(2, yielder, &ran[0], 0);
     if (yield_failed) {
         fprintf(stderr, "ABT_thread_yield failed\n");
         exit(1);
@@ -578,6 +624,398 @@ static void key_teardown(void)
     key_op = KEY_NONE;
 }
 
+/* ---- Synchronization ---------------------------------------------------------------------- */
+
+#define FUTURE_PARTS 4 /* compartments of sync_future's futures */
+
+/* One ULT of a synchronization operation, in its own cache line. */
+typedef struct {
+    _Alignas(64) uint64_t n; /* its operations: locks, turns, creates, passes */
+    uint64_t bad;            /* what it found wrong: another holder, a wrong value, an early pass */
+    int id;
+} sync_unit_t;
+
+static sync_unit_t sync_units[MAX_UNITS];
+static uint64_t sync_n; /* iterations of each ULT in this run (sync_mutex_4x4: locks in all) */
+static ABT_mutex sync_mutex;
+static ABT_cond sync_cond;
+static ABT_eventual sync_ev[2]; /* [0]: unit 0 sets, unit 1 waits; [1] the other way */
+static ABT_rwlock sync_rwlock;
+static ABT_barrier sync_barrier;
+static volatile uint64_t sync_shared;     /* written under the mutex, read under read locks */
+static volatile int sync_holder;          /* the unit in the critical section; cond: whose turn */
+static volatile uint64_t sync_arrived[2]; /* barrier: the pass each unit last arrived at */
+
+/* What the last run adds to its op= line (sync_mutex_4x4: the spread of the units' locks). */
+static char run_note[96];
+
+static void sync_fail(const char *what, const char *why, unsigned long long got,
+                      unsigned long long want)
+{
+    fprintf(stderr, "%s: %s: %llu, want %llu\n", what, why, got, want);
+    exit(1);
+}
+
+/* Forks `units` ULTs running body with n iterations each (unit i on stream i % nstreams, its
+ * sync_units[i] as argument), joins them, and checks that they counted `want` operations in all
+ * and found nothing wrong. */
+static void sync_run(const char *what, int units, void (*body)(void *), uint64_t n, uint64_t want)
+{
+    sync_n = n;
+    for (int i = 0; i < units; i++) sync_units[i] = (sync_unit_t){.id = i};
+    fork_join(units, body, sync_units, sizeof sync_units[0]);
+    uint64_t got = 0, bad = 0;
+    for (int i = 0; i < units; i++) {
+        got += sync_units[i].n;
+        bad += sync_units[i].bad;
+    }
+    if (got != want) sync_fail(what, "operations counted", got, want);
+    if (bad != 0) sync_fail(what, "wrong holders, values or passes seen", bad, 0);
+}
+
+/* The counter the critical sections increment (a read and a later write: a lost update shows). */
+static void check_shared(const char *what, uint64_t want)
+{
+    if (sync_shared != want) sync_fail(what, "critical sections counted", sync_shared, want);
+}
+
+/* sync_mutex, sync_mutex_main: n uncontended lock + unlock. */
+static void mutex_loop(sync_unit_t *u)
+{
+    for (uint64_t i = 0; i < sync_n; i++) {
+        CHECK(ABT_mutex_lock(sync_mutex));
+        sync_shared = sync_shared + 1;
+        CHECK(ABT_mutex_unlock(sync_mutex));
+    }
+    u->n += sync_n;
+}
+
+static void mutex_body(void *arg) { mutex_loop(arg); }
+
+/* sync_mutex_handoff: lock, yield (to the other unit, which then waits for the mutex), unlock. */
+static void mutex_handoff_body(void *arg)
+{
+    sync_unit_t *u = arg;
+    for (uint64_t i = 0; i < sync_n; i++) {
+        CHECK(ABT_mutex_lock(sync_mutex));
+        uint64_t v = sync_shared;
+        sync_holder = u->id;
+        CHECK(ABT_thread_yield());
+        u->bad += sync_holder != u->id;
+        sync_shared = v + 1;
+        CHECK(ABT_mutex_unlock(sync_mutex));
+    }
+    u->n += sync_n;
+}
+
+/* sync_mutex_4x4: every unit takes the mutex until sync_n locks have been counted in all. */
+static void mutex_contend_body(void *arg)
+{
+    sync_unit_t *u = arg;
+    for (int more = 1; more;) {
+        CHECK(ABT_mutex_lock(sync_mutex));
+        uint64_t v = sync_shared;
+        more = v < sync_n;
+        if (more) {
+            sync_holder = u->id;
+            sync_shared = v + 1;
+            u->n++;
+            u->bad += sync_holder != u->id;
+        }
+        CHECK(ABT_mutex_unlock(sync_mutex));
+    }
+}
+
+/* sync_cond: a turn is taking the mutex, waiting until it is the unit's turn, passing the turn
+ * to the other unit, signalling it and unlocking. */
+static void cond_body(void *arg)
+{
+    sync_unit_t *u = arg;
+    for (uint64_t i = 0; i < sync_n; i++) {
+        CHECK(ABT_mutex_lock(sync_mutex));
+        while (sync_holder != u->id) CHECK(ABT_cond_wait(sync_cond, sync_mutex));
+        sync_holder = 1 - u->id;
+        sync_shared = sync_shared + 1;
+        u->n++;
+        CHECK(ABT_cond_signal(sync_cond));
+        CHECK(ABT_mutex_unlock(sync_mutex));
+    }
+}
+
+/* sync_eventual: create, set, wait (ready: returns at once), check the value, free. */
+static void eventual_body(void *arg)
+{
+    sync_unit_t *u = arg;
+    for (uint64_t i = 0; i < sync_n; i++) {
+        ABT_eventual ev;
+        void *value = NULL;
+        CHECK(ABT_eventual_create(sizeof i, &ev));
+        CHECK(ABT_eventual_set(ev, &i, sizeof i));
+        CHECK(ABT_eventual_wait(ev, &value));
+        u->bad += *(uint64_t *)value != i;
+        CHECK(ABT_eventual_free(&ev));
+    }
+    u->n += sync_n;
+}
+
+/* sync_eventual_trip: unit 0 sets sync_ev[0] to i and waits for sync_ev[1]; unit 1 waits for
+ * sync_ev[0] and answers on sync_ev[1] with the same i. Each resets what it waited for before
+ * it sets the other (which is what lets the other set it again). */
+static void eventual_trip_body(void *arg)
+{
+    sync_unit_t *u = arg;
+    ABT_eventual out = sync_ev[u->id], in = sync_ev[1 - u->id];
+    for (uint64_t i = 0; i < sync_n; i++) {
+        void *value = NULL;
+        if (u->id == 0) CHECK(ABT_eventual_set(out, &i, sizeof i));
+        CHECK(ABT_eventual_wait(in, &value));
+        u->bad += *(uint64_t *)value != i;
+        CHECK(ABT_eventual_reset(in));
+        if (u->id == 1) CHECK(ABT_eventual_set(out, &i, sizeof i));
+        u->n++;
+    }
+}
+
+/* sync_barrier: each pass, a unit notes that it arrived, waits, and checks that the other
+ * arrived too. */
+static void barrier_body(void *arg)
+{
+    sync_unit_t *u = arg;
+    for (uint64_t pass = 1; pass <= sync_n; pass++) {
+        sync_arrived[u->id] = pass;
+        CHECK(ABT_barrier_wait(sync_barrier));
+        u->bad += sync_arrived[1 - u->id] < pass;
+        u->n++;
+    }
+}
+
+/* sync_rwlock_rd: read lock, read the shared value, unlock; the values read are summed. */
+static void rwlock_body(void *arg)
+{
+    sync_unit_t *u = arg;
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < sync_n; i++) {
+        CHECK(ABT_rwlock_rdlock(sync_rwlock));
+        sum += sync_shared;
+        CHECK(ABT_rwlock_unlock(sync_rwlock));
+    }
+    u->bad += sum != sync_n * sync_shared;
+    u->n += sync_n;
+}
+
+/* sync_future: create, FUTURE_PARTS sets, wait (ready: returns at once), free; no callback. */
+static void *future_parts[FUTURE_PARTS]; /* what the compartments are set to: their addresses */
+static void *future_seen[FUTURE_PARTS];  /* what the checking callback was given */
+
+static void future_body(void *arg)
+{
+    sync_unit_t *u = arg;
+    for (uint64_t i = 0; i < sync_n; i++) {
+        ABT_future f;
+        CHECK(ABT_future_create(FUTURE_PARTS, NULL, &f));
+        for (int j = 0; j < FUTURE_PARTS; j++) CHECK(ABT_future_set(f, &future_parts[j]));
+        CHECK(ABT_future_wait(f));
+        CHECK(ABT_future_free(&f));
+        u->bad += f != ABT_FUTURE_NULL;
+    }
+    u->n += sync_n;
+}
+
+static void future_callback(void **values)
+{
+    memcpy(future_seen, values, sizeof future_seen);
+}
+
+/* Once per run, a future that is watched: not ready until its last set, which runs the
+ * callback with the values in set order; ready after it. */
+static void future_check(void)
+{
+    ABT_future f;
+    ABT_bool ready;
+    memset(future_seen, 0, sizeof future_seen);
+    CHECK(ABT_future_create(FUTURE_PARTS, future_callback, &f));
+    for (int j = 0; j < FUTURE_PARTS; j++) {
+        CHECK(ABT_future_test(f, &ready));
+        if (ready != ABT_FALSE) sync_fail("future", "ready after this many sets", j, FUTURE_PARTS);
+        CHECK(ABT_future_set(f, &future_parts[j]));
+    }
+    CHECK(ABT_future_wait(f));
+    CHECK(ABT_future_test(f, &ready));
+    if (ready != ABT_TRUE) sync_fail("future", "not ready after this many sets", FUTURE_PARTS, 0);
+    unsigned wrong = 0;
+    for (int j = 0; j < FUTURE_PARTS; j++) wrong += future_seen[j] != &future_parts[j];
+    if (wrong != 0) sync_fail("future", "values the callback got wrong", wrong, 0);
+    CHECK(ABT_future_free(&f));
+}
+
+/* Once per run, that the mutex excludes: ABT_mutex_trylock fails while it is held. (An
+ * uncontended loop alone would not tell a mutex from a no-op.) */
+static void mutex_check(void)
+{
+    CHECK(ABT_mutex_lock(sync_mutex));
+    int rc = ABT_mutex_trylock(sync_mutex);
+    if (rc != ABT_ERR_MUTEX_LOCKED) sync_fail("mutex", "trylock of a held mutex returned", rc, 0);
+    CHECK(ABT_mutex_unlock(sync_mutex));
+    CHECK(ABT_mutex_trylock(sync_mutex));
+    CHECK(ABT_mutex_unlock(sync_mutex));
+}
+
+static volatile int rwlock_written;
+
+static void rwlock_writer(void *arg)
+{
+    (void)arg;
+    CHECK(ABT_rwlock_wrlock(sync_rwlock));
+    rwlock_written = 1;
+    CHECK(ABT_rwlock_unlock(sync_rwlock));
+}
+
+/* Once per run, that a read lock excludes a writer: one started while the main ULT reads, and
+ * yielded to, writes only once the read lock is released. */
+static void rwlock_check(void)
+{
+    ABT_thread writer;
+    rwlock_written = 0;
+    CHECK(ABT_rwlock_rdlock(sync_rwlock));
+    CHECK(ABT_thread_create(pools[0], rwlock_writer, NULL, ABT_THREAD_ATTR_NULL, &writer));
+    for (int i = 0; i < 4; i++) CHECK(ABT_thread_yield());
+    if (rwlock_written) sync_fail("rwlock", "writes while read-locked", 1, 0);
+    CHECK(ABT_rwlock_unlock(sync_rwlock));
+    CHECK(ABT_thread_free(&writer));
+    if (!rwlock_written) sync_fail("rwlock", "writes once unlocked", 0, 1);
+}
+
+/* The runs: each creates its objects, checks them once, runs its ULTs (or the main ULT), frees
+ * the objects and checks the counts; it returns the operations the figure is per. */
+
+static uint64_t run_mutex_with(uint64_t n, int units, void (*body)(void *), uint64_t want)
+{
+    CHECK(ABT_mutex_create(&sync_mutex));
+    mutex_check();
+    sync_shared = 0;
+    if (body != NULL) {
+        sync_run("mutex", units, body, n, want);
+    } else { /* in the main ULT */
+        sync_units[0] = (sync_unit_t){.id = 0};
+        sync_n = n;
+        mutex_loop(&sync_units[0]);
+        if (sync_units[0].n != want) {
+            sync_fail("mutex", "operations counted", sync_units[0].n, want);
+        }
+    }
+    CHECK(ABT_mutex_free(&sync_mutex));
+    check_shared("mutex", want);
+    return want;
+}
+
+static uint64_t run_mutex(uint64_t n) { return run_mutex_with(n, 1, mutex_body, n); }
+
+static uint64_t run_mutex_main(uint64_t n) { return run_mutex_with(n, 0, NULL, n); }
+
+static uint64_t run_mutex_handoff(uint64_t n)
+{
+    return run_mutex_with(n, 2, mutex_handoff_body, 2 * n);
+}
+
+static uint64_t run_mutex_4x4(uint64_t n)
+{
+    const int units = 4 * nstreams;
+    run_mutex_with(n, units, mutex_contend_body, n);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < units; i++) {
+        lo = sync_units[i].n < lo ? sync_units[i].n : lo;
+        hi = sync_units[i].n > hi ? sync_units[i].n : hi;
+    }
+    const double even = (double)n / units;
+    snprintf(run_note, sizeof run_note, " share_min=%.3f share_max=%.3f", (double)lo / even,
+             (double)hi / even);
+    return n;
+}
+
+static uint64_t run_cond(uint64_t n)
+{
+    CHECK(ABT_mutex_create(&sync_mutex));
+    CHECK(ABT_cond_create(&sync_cond));
+    sync_shared = 0;
+    sync_holder = 0;
+    sync_run("cond", 2, cond_body, n, 2 * n);
+    CHECK(ABT_cond_free(&sync_cond));
+    CHECK(ABT_mutex_free(&sync_mutex));
+    check_shared("cond", 2 * n);
+    return 2 * n;
+}
+
+static uint64_t run_eventual(uint64_t n)
+{
+    sync_run("eventual", 1, eventual_body, n, n);
+    return n;
+}
+
+static uint64_t run_eventual_trip(uint64_t n)
+{
+    for (int i = 0; i < 2; i++) CHECK(ABT_eventual_create(sizeof(uint64_t), &sync_ev[i]));
+    sync_run("eventual round trip", 2, eventual_trip_body, n, 2 * n);
+    for (int i = 0; i < 2; i++) CHECK(ABT_eventual_free(&sync_ev[i]));
+    return n;
+}
+
+static uint64_t run_barrier(uint64_t n)
+{
+    CHECK(ABT_barrier_create(2, &sync_barrier));
+    sync_arrived[0] = sync_arrived[1] = 0;
+    sync_run("barrier", 2, barrier_body, n, 2 * n);
+    CHECK(ABT_barrier_free(&sync_barrier));
+    return n;
+}
+
+static uint64_t run_rwlock(uint64_t n)
+{
+    CHECK(ABT_rwlock_create(&sync_rwlock));
+    rwlock_check();
+    sync_shared = 7;
+    sync_run("rwlock", 1, rwlock_body, n, n);
+    CHECK(ABT_rwlock_free(&sync_rwlock));
+    return n;
+}
+
+static uint64_t run_future(uint64_t n)
+{
+    future_check();
+    sync_run("future", 1, future_body, n, n);
+    return n;
+}
+
+/* Operations on objects that goabt may not provide yet: one untimed use of each call the
+ * operation makes, before anything is timed. Returns NULL, or the name of the first call that
+ * returned ABT_ERR_FEATURE_NA (the driver shows the row as not implemented); any other error
+ * ends the program. */
+#define PROBE(fn, args)                                                                            \
+    do {                                                                                           \
+        int probe_rc_ = fn args;                                                                   \
+        if (probe_rc_ == ABT_ERR_FEATURE_NA) return #fn;                                           \
+        if (probe_rc_ != ABT_SUCCESS) sync_fail(#fn, "returned", (unsigned)probe_rc_, 0);        \
+    } while (0)
+
+static const char *probe_rwlock(void)
+{
+    ABT_rwlock rw;
+    PROBE(ABT_rwlock_create, (&rw));
+    PROBE(ABT_rwlock_rdlock, (rw));
+    PROBE(ABT_rwlock_unlock, (rw));
+    PROBE(ABT_rwlock_free, (&rw));
+    return NULL;
+}
+
+static const char *probe_barrier(void)
+{
+    ABT_barrier b;
+    PROBE(ABT_barrier_create, (1, &b));
+    PROBE(ABT_barrier_wait, (b)); /* the only waiter: passes at once */
+    PROBE(ABT_barrier_free, (&b));
+    return NULL;
+}
+#undef PROBE
+
 /* ---- Timing ------------------------------------------------------------------------------- */
 
 /* One run of n rounds; returns ns per operation and sets *elapsed. */
@@ -600,12 +1038,17 @@ static void bench(const char *name, int streams, run_fn fn, uint64_t n)
         uint64_t grow = elapsed == 0 ? 16 : (BENCH_TARGET_NS * 5 / 4) / elapsed + 1;
         n *= grow < 2 ? 2 : (grow > 16 ? 16 : grow);
     }
-    double ns[BENCH_RUNS];
+    double ns[BENCH_RUNS], sorted[BENCH_RUNS];
+    char notes[BENCH_RUNS][sizeof run_note];
     for (int r = 0; r < BENCH_RUNS; r++) {
-        ns[r] = run_once(fn, n, &elapsed);
+        run_note[0] = '\0';
+        ns[r] = sorted[r] = run_once(fn, n, &elapsed);
+        memcpy(notes[r], run_note, sizeof run_note);
     }
-    qsort(ns, BENCH_RUNS, sizeof ns[0], cmp_double);
-    printf("op=%s threads=%d ns=%.3f\n", name, streams, ns[BENCH_RUNS / 2]);
+    qsort(sorted, BENCH_RUNS, sizeof sorted[0], cmp_double);
+    int median = 0; /* the median run, whose note goes with the figure */
+    while (ns[median] != sorted[BENCH_RUNS / 2]) median++;
+    printf("op=%s threads=%d ns=%.3f%s\n", name, streams, ns[median], notes[median]);
     fflush(stdout);
 }
 
@@ -650,17 +1093,20 @@ static const struct {
     int init;        /* run between an ABT_init and an ABT_finalize of its own */
     enum key_op key; /* a key operation, timed by bench_keys; KEY_NONE for the others */
     int tasklets;    /* key operations: the units are tasklets */
+    /* NULL, or what tells whether goabt provides the operation's calls (see probe_rwlock) */
+    const char *(*probe)(void);
 } ops[] = {
-    {"ult_1", run_ult, 1, 1, 1, KEY_NONE, 0},
-    {"ult_2", run_ult, 2, 1, 1, KEY_NONE, 0},
-    {"task_1", run_task, 1, 1, 1, KEY_NONE, 0},
-    {"task_2", run_task, 2, 1, 1, KEY_NONE, 0},
-    {"yield", run_yield, 1, 1024, 1, KEY_NONE, 0},
-    {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0},
+    {"ult_1", run_ult, 1, 1, 1, KEY_NONE, 0, NULL},
+    {"ult_2", run_ult, 2, 1, 1, KEY_NONE, 0, NULL},
+    {"task_1", run_task, 1, 1, 1, KEY_NONE, 0, NULL},
+    {"task_2", run_task, 2, 1, 1, KEY_NONE, 0, NULL},
+    {"yield", run_yield, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0, NULL},
 #define KEY_ROWS(name, op)                                                                         \
-    {name "_1", NULL, 1, 1, 1, op, 0}, {name "_2", NULL, 2, 1, 1, op, 0}
+    {name "_1", NULL, 1, 1, 1, op, 0, NULL}, {name "_2", NULL, 2, 1, 1, op, 0, NULL}
 #define TASK_KEY_ROWS(name, op)                                                                    \
-    {"task_" name "_1", NULL, 1, 1, 1, op, 1}, {"task_" name "_2", NULL, 2, 1, 1, op, 1}
+    {"task_" name "_1", NULL, 1, 1, 1, op, 1, NULL},                                               \
+        {"task_" name "_2", NULL, 2, 1, 1, op, 1, NULL}
 #define ALL_KEY_ROWS(ROWS)                                                                         \
     ROWS("key_get", KEY_GET), ROWS("key_set", KEY_SET), ROWS("key_set_first", KEY_SET_FIRST),      \
         ROWS("self_get", SELF_GET), ROWS("self_set", SELF_SET),                                    \
@@ -671,6 +1117,16 @@ static const struct {
         ROWS("thread_set_other_first", THREAD_SET_OTHER_FIRST)
     ALL_KEY_ROWS(KEY_ROWS),
     ALL_KEY_ROWS(TASK_KEY_ROWS),
+    {"sync_mutex", run_mutex, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"sync_mutex_main", run_mutex_main, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"sync_mutex_handoff", run_mutex_handoff, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"sync_cond", run_cond, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"sync_eventual", run_eventual, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"sync_eventual_trip", run_eventual_trip, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"sync_barrier", run_barrier, 1, 1024, 1, KEY_NONE, 0, probe_barrier},
+    {"sync_rwlock_rd", run_rwlock, 1, 1024, 1, KEY_NONE, 0, probe_rwlock},
+    {"sync_future", run_future, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"sync_mutex_4x4", run_mutex_4x4, 4, 1024, 1, KEY_NONE, 0, NULL},
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 
@@ -689,7 +1145,13 @@ int main(int argc, char **argv)
         } else {
             settle();
         }
-        if (ops[i].key != KEY_NONE) {
+        const char *missing = ops[i].probe != NULL ? ops[i].probe() : NULL;
+        if (missing != NULL) {
+            /* No figure: the driver shows the row as not implemented. */
+            printf("op=%s threads=%d ns=nan not_implemented=%s\n", ops[i].name, ops[i].streams,
+                   missing);
+            fflush(stdout);
+        } else if (ops[i].key != KEY_NONE) {
             key_setup(ops[i].key, ops[i].tasklets);
             bench_keys(ops[i].name, ops[i].streams, ops[i].n0);
             key_teardown();
