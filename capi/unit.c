@@ -268,8 +268,8 @@ uint64_t goabt_unit_id(goabt_unit *u)
 
 /* ---- Running units ------------------------------------------------------------------------ */
 
-/* u has finished and no longer runs on its stack. */
-static void unit_terminated(goabt_unit *u, void *arg)
+/* u has finished and no longer runs on its stack (arg: the stream it ran on). */
+void goabt_unit_terminated(goabt_unit *u, void *arg)
 {
     goabt_stream *s = arg;
     if (!(u->flags & GOABT_UNIT_NAMED)) {
@@ -299,22 +299,6 @@ void goabt_unit_resume_main(goabt_stream *s)
     __atomic_store_n(&m->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
     s->current = m;
     goabt_ctx_jump(m->ctx);
-}
-
-void goabt_unit_run(goabt_stream *s, goabt_unit *u)
-{
-    u->last_stream = s;
-    __atomic_store_n(&u->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
-    s->current = u;
-    if (u->kind == GOABT_TASKLET) {
-        u->func(u->arg);
-        s->current = NULL;
-        unit_terminated(u, s);
-        return;
-    }
-    goabt_ctx_switch(&s->sched_ctx, u->ctx);
-    s->current = NULL;
-    goabt_sched_after_switch(s);
 }
 
 /* A scheduler activation on the primary stream, below the suspended main ULT (rule 5). */
@@ -382,7 +366,7 @@ void goabt_unit_yield_to(goabt_unit *target)
 void goabt_unit_exit(void)
 {
     goabt_stream *s = goabt_self_stream();
-    s->after_fn = unit_terminated;
+    s->after_fn = goabt_unit_terminated;
     s->after_unit = s->current;
     s->after_arg = s;
     goabt_ctx_jump(s->sched_ctx);
