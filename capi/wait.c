@@ -16,11 +16,16 @@ int goabt_caller_parks(void)
 
 void goabt_waiter_init(goabt_waiter *w, uintptr_t tag, uint64_t deadline)
 {
-    memset(w, 0, sizeof *w);
+    /* Field by field: the links are set when w is queued, the timer ones only when armed. */
     goabt_unit *self = goabt_self_unit();
     w->unit = self != NULL && self->kind == GOABT_ULT ? self : NULL;
+    w->word = 0;
+    w->status = GOABT_WAIT_WAITING;
+    w->linked = 0;
+    w->timed = 0;
     w->tag = tag;
     w->deadline = deadline;
+    w->next = w->prev = NULL;
 }
 
 void goabt_waitlist_push(goabt_waitlist *l, goabt_waiter *w)
@@ -244,10 +249,15 @@ int goabt_wait(goabt_waiter *w, int *lock)
 
 int goabt_wake(goabt_waiter *w)
 {
-    int waiting = GOABT_WAIT_WAITING;
-    if (!__atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_WOKEN, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
-        return 0;
+    if (w->deadline == 0) {
+        /* Nothing else can end this wait: a plain store, no compare-and-swap. */
+        __atomic_store_n(&w->status, GOABT_WAIT_WOKEN, __ATOMIC_RELEASE);
+    } else {
+        int waiting = GOABT_WAIT_WAITING;
+        if (!__atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_WOKEN, 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            return 0;
+        }
     }
     goabt_unit *u = w->unit;
     if (u != NULL) {
