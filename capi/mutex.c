@@ -3,11 +3,12 @@
  *
  * A mutex is 64 bytes that work from all zero, so that ABT_mutex_memory initialized with
  * ABT_MUTEX_INITIALIZER is a mutex as it is (ABT_RECURSIVE_MUTEX_INITIALIZER sets the first int,
- * our flags, to GOABT_MUTEX_RECURSIVE). `locked` is taken with one compare-and-swap when it is
- * free and given back with one store when nobody waits: the uncontended lock+unlock makes no
- * call and takes no other lock. A caller that finds it held takes the spinlock `lock`, counts
- * itself in `nwaiters` and waits in a wait list (wait.h): a ULT parks, an external thread or a
- * tasklet sleeps. Unlock hands the mutex straight to the first waiter (`locked` stays 1), so a
+ * our flags, to GOABT_MUTEX_RECURSIVE). `locked` is 0 (free), 1 (held) or 2 (held, and someone
+ * may be queued): the uncontended lock and unlock are one compare-and-swap each (0 -> 1 -> 0),
+ * with no call and no other lock. A caller that finds it held takes the spinlock `lock`, marks
+ * it 2 with one exchange (and owns it if that found it free) and waits in a wait list (wait.h):
+ * a ULT parks, an external thread or a tasklet sleeps. An unlock that finds 2 takes the
+ * spinlock and hands the mutex straight to the first waiter (`locked` stays held), so a
  * woken waiter never has to race for it and nobody starves: waiters of lock_high go first, then
  * lock and spinlock waiters in arrival order, then those of lock_low.
  *
@@ -28,11 +29,11 @@ enum { MUTEX_NORMAL = 0, MUTEX_HIGH = 1, MUTEX_LOW = 2 };
 struct ABT_mutex_opaque {
     uint32_t flags; /* GOABT_MUTEX_RECURSIVE */
     uint32_t magic; /* GOABT_MAGIC_MUTEX, or in static memory 0 then its static magic */
-    int locked;     /* 1 while held (atomic): the fast path's word */
-    int lock;       /* spinlock over nwaiters and the wait lists */
+    int locked;     /* 0 free, 1 held, 2 held and maybe waited for (atomic) */
+    int lock;       /* spinlock over the wait lists; taken only when locked is 2 */
     uintptr_t owner; /* the holder (caller_id), written by the holder only */
     int nesting;     /* a recursive holder's locks beyond the first */
-    int nwaiters;    /* queued waiters (atomic reads; changed under lock) */
+    int pad;
     goabt_waitlist waiters; /* lock_high at the front, lock at the back */
     goabt_waitlist low;     /* lock_low, served when waiters is empty */
 };
@@ -88,10 +89,9 @@ static void mutex_lock(goabt_mutex *m, int prio)
         return;
     }
     goabt_spin_lock(&m->lock);
-    __atomic_add_fetch(&m->nwaiters, 1, __ATOMIC_SEQ_CST);
-    int free_ = 0;
-    if (__atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        __atomic_sub_fetch(&m->nwaiters, 1, __ATOMIC_RELAXED);
+    /* Marked "maybe waited for" before queueing: the holder's unlock then comes this way. If
+     * the mutex was free meanwhile, the mark makes it ours (its unlock just finds nobody). */
+    if (__atomic_exchange_n(&m->locked, 2, __ATOMIC_ACQUIRE) == 0) {
         goabt_spin_unlock(&m->lock);
         set_owner(m, me);
         return;
@@ -118,23 +118,13 @@ static void mutex_lock(goabt_mutex *m, int prio)
 static int mutex_release(goabt_mutex *m)
 {
     set_owner(m, 0);
-    if (__atomic_load_n(&m->nwaiters, __ATOMIC_SEQ_CST) == 0) {
-        __atomic_store_n(&m->locked, 0, __ATOMIC_SEQ_CST);
-        /* A waiter that counted itself after the first look found the mutex held and is
-         * queueing: hand it over, unless someone took the mutex meanwhile (its unlock will). */
-        if (__atomic_load_n(&m->nwaiters, __ATOMIC_SEQ_CST) == 0) return 0;
-        goabt_spin_lock(&m->lock);
-        int free_ = 0;
-        if (!__atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_SEQ_CST,
-                                         __ATOMIC_RELAXED)) {
-            goabt_spin_unlock(&m->lock);
-            return 0;
-        }
-    } else {
-        goabt_spin_lock(&m->lock);
+    int held = 1;
+    if (__atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+        return 0; /* nobody marked it: nobody waits */
     }
-    /* m is held (locked == 1) and its lock is ours: hand it to the first waiter. Mutex waits
-     * have no deadline, so the wake-up always lands. */
+    /* Marked 2: waiters queue under the lock, so with it held the list is complete. No fast
+     * locker can take the mutex meanwhile: it is not 0. */
+    goabt_spin_lock(&m->lock);
     goabt_waiter *w = goabt_waitlist_pop(&m->waiters);
     if (w == NULL) w = goabt_waitlist_pop(&m->low);
     if (w == NULL) {
@@ -142,7 +132,10 @@ static int mutex_release(goabt_mutex *m)
         goabt_spin_unlock(&m->lock);
         return 0;
     }
-    __atomic_sub_fetch(&m->nwaiters, 1, __ATOMIC_RELAXED);
+    /* Handed over, still held: 2 if more wait, 1 if w was the last. Mutex waits have no
+     * deadline, so the wake-up always lands. */
+    int more = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
+    __atomic_store_n(&m->locked, more ? 2 : 1, __ATOMIC_RELAXED);
     goabt_spin_unlock(&m->lock);
     goabt_wake(w);
     return 1;
@@ -225,7 +218,7 @@ int ABT_mutex_free(ABT_mutex *mutex)
     goabt_mutex *m = goabt_object_of(*mutex, GOABT_MAGIC_MUTEX, 0);
     if (m == NULL) return ABT_ERR_INV_MUTEX; /* static memory is not freed */
     goabt_spin_lock(&m->lock);
-    int waited = m->nwaiters > 0;
+    int waited = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
     goabt_spin_unlock(&m->lock);
     if (waited) return ABT_ERR_MUTEX; /* they would sleep on freed memory forever */
     goabt_object_delete(m, sizeof *m);
