@@ -99,32 +99,29 @@ int ABT_cond_timedwait(ABT_cond cond, ABT_mutex mutex, const struct timespec *ab
 }
 
 /* Wakes one waiter (all of them with all), skipping those whose deadline won meanwhile. The
- * wake-ups happen after the lock is released: a woken waiter may return and its cond go (a
- * static one on its stack, say) before a waker that still held the lock would release it. */
+ * waiters are claimed under the lock and woken after it is released: a woken waiter may return
+ * and its cond go (a static one on its stack, say) before a waker that still held the lock
+ * would release it. */
 static int cond_wake(ABT_cond cond, int all)
 {
     RESOLVE_COND(c, cond);
-    for (;;) {
-        goabt_spin_lock(&c->lock);
-        goabt_waiter *taken = NULL, **tail = &taken, *w;
-        while ((w = goabt_waitlist_pop(&c->waiters)) != NULL) {
-            *tail = w; /* the list links are free once popped */
-            tail = &w->next;
-            if (!all) break;
-        }
-        *tail = NULL;
-        if (goabt_waitlist_empty(&c->waiters)) c->mutex = NULL;
-        goabt_spin_unlock(&c->lock);
-        if (taken == NULL) return ABT_SUCCESS;
-        int woken = 0;
-        while (taken != NULL) {
-            w = taken;
-            taken = w->next; /* read before the wake: w may be gone after it */
-            woken += goabt_wake(w);
-        }
-        if (all || woken) return ABT_SUCCESS;
-        /* The one taken had timed out: signal the next. */
+    goabt_waiter *claimed = NULL, **tail = &claimed, *w;
+    goabt_spin_lock(&c->lock);
+    while ((w = goabt_waitlist_pop(&c->waiters)) != NULL) {
+        if (!goabt_wake_claim(w)) continue; /* timed out: it leaves by itself */
+        *tail = w; /* the list links are free once popped */
+        tail = &w->next;
+        if (!all) break;
     }
+    *tail = NULL;
+    if (goabt_waitlist_empty(&c->waiters)) c->mutex = NULL;
+    goabt_spin_unlock(&c->lock);
+    while (claimed != NULL) {
+        w = claimed;
+        claimed = w->next; /* read before the wake: w may be gone after it */
+        goabt_wake_finish(w);
+    }
+    return ABT_SUCCESS;
 }
 
 int ABT_cond_signal(ABT_cond cond)

@@ -106,10 +106,8 @@ static int eventual_wait(goabt_eventual *e, void **value, uint64_t deadline)
         goabt_waiter_init(&w, 0, deadline);
         goabt_waitlist_push(&e->waiters, &w);
         if (goabt_wait(&w, &e->lock) == GOABT_WAIT_TIMEDOUT) return ABT_ERR_COND_TIMEDOUT;
-        /* The setter wakes us before it releases the lock: wait until it has, so that the
-         * caller may let the eventual's memory go (a stack eventual) as soon as we return. */
-        goabt_spin_lock(&e->lock);
-        goabt_spin_unlock(&e->lock);
+        /* The setter released the lock before waking us: the caller may let the eventual's
+         * memory go (a stack eventual) as soon as we return. */
     }
     if (value != NULL) *value = e->value;
     return ABT_SUCCESS;
@@ -153,11 +151,21 @@ int ABT_eventual_set(ABT_eventual eventual, void *value, int nbytes)
     }
     if (nbytes > 0) memcpy(e->value, value, (size_t)nbytes);
     __atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
-    /* Woken under the lock: a waiter that timed out meanwhile stays valid until it has taken
-     * the lock to leave the list, so goabt_wake never touches a returned waiter. */
-    goabt_waiter *w;
-    while ((w = goabt_waitlist_pop(&e->waiters)) != NULL) goabt_wake(w);
+    /* Claimed under the lock (one that timed out meanwhile leaves by itself), woken after it:
+     * a woken waiter may free the eventual as soon as it returns. */
+    goabt_waiter *claimed = NULL, **tail = &claimed, *w;
+    while ((w = goabt_waitlist_pop(&e->waiters)) != NULL) {
+        if (!goabt_wake_claim(w)) continue;
+        *tail = w;
+        tail = &w->next;
+    }
+    *tail = NULL;
     goabt_spin_unlock(&e->lock);
+    while (claimed != NULL) {
+        w = claimed;
+        claimed = w->next; /* read before the wake: w may be gone after it */
+        goabt_wake_finish(w);
+    }
     return ABT_SUCCESS;
 }
 

@@ -247,18 +247,20 @@ int goabt_wait(goabt_waiter *w, int *lock)
     }
 }
 
-int goabt_wake(goabt_waiter *w)
+int goabt_wake_claim(goabt_waiter *w)
 {
     if (w->deadline == 0) {
         /* Nothing else can end this wait: a plain store, no compare-and-swap. */
         __atomic_store_n(&w->status, GOABT_WAIT_WOKEN, __ATOMIC_RELEASE);
-    } else {
-        int waiting = GOABT_WAIT_WAITING;
-        if (!__atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_WOKEN, 0,
-                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            return 0;
-        }
+        return 1;
     }
+    int waiting = GOABT_WAIT_WAITING;
+    return __atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_WOKEN, 0,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+void goabt_wake_finish(goabt_waiter *w)
+{
     goabt_unit *u = w->unit;
     if (u != NULL) {
         goabt_unit_ready(u);
@@ -268,6 +270,12 @@ int goabt_wake(goabt_waiter *w)
         __atomic_store_n(&w->word, 1, __ATOMIC_RELEASE);
         goabt_futex_wake(&w->word, 1);
     }
+}
+
+int goabt_wake(goabt_waiter *w)
+{
+    if (!goabt_wake_claim(w)) return 0;
+    goabt_wake_finish(w);
     return 1;
 }
 

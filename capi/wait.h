@@ -77,6 +77,13 @@ int goabt_wait(goabt_waiter *w, int *lock) GOABT_HIDDEN;
  * returns 1. */
 int goabt_wake(goabt_waiter *w) GOABT_HIDDEN;
 
+/* goabt_wake in two halves, for a waker that must release the object's lock before the woken
+ * run (a woken waiter may free the object: an eventual on its stack, say). claim, under the
+ * lock: 1 if w is now the caller's to wake, 0 if it timed out (skip it; it leaves by itself).
+ * finish, after the lock is released: w runs. A claimed waiter stays valid until finished. */
+int goabt_wake_claim(goabt_waiter *w) GOABT_HIDDEN;
+void goabt_wake_finish(goabt_waiter *w) GOABT_HIDDEN;
+
 /* Joiner stacks (unit and stream joins): w joins *joiners unless it is GOABT_JOIN_DONE, and
  * then waits; returns when the owner called goabt_joiners_finish. */
 void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w) GOABT_HIDDEN;
