@@ -105,22 +105,11 @@ int ABT_cond_timedwait(ABT_cond cond, ABT_mutex mutex, const struct timespec *ab
 static int cond_wake(ABT_cond cond, int all)
 {
     RESOLVE_COND(c, cond);
-    goabt_waiter *claimed = NULL, **tail = &claimed, *w;
     goabt_spin_lock(&c->lock);
-    while ((w = goabt_waitlist_pop(&c->waiters)) != NULL) {
-        if (!goabt_wake_claim(w)) continue; /* timed out: it leaves by itself */
-        *tail = w; /* the list links are free once popped */
-        tail = &w->next;
-        if (!all) break;
-    }
-    *tail = NULL;
+    goabt_waiter *claimed = goabt_waitlist_claim(&c->waiters, all);
     if (goabt_waitlist_empty(&c->waiters)) c->mutex = NULL;
     goabt_spin_unlock(&c->lock);
-    while (claimed != NULL) {
-        w = claimed;
-        claimed = w->next; /* read before the wake: w may be gone after it */
-        goabt_wake_finish(w);
-    }
+    goabt_wake_claimed(claimed);
     return ABT_SUCCESS;
 }
 

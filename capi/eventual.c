@@ -153,19 +153,9 @@ int ABT_eventual_set(ABT_eventual eventual, void *value, int nbytes)
     __atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
     /* Claimed under the lock (one that timed out meanwhile leaves by itself), woken after it:
      * a woken waiter may free the eventual as soon as it returns. */
-    goabt_waiter *claimed = NULL, **tail = &claimed, *w;
-    while ((w = goabt_waitlist_pop(&e->waiters)) != NULL) {
-        if (!goabt_wake_claim(w)) continue;
-        *tail = w;
-        tail = &w->next;
-    }
-    *tail = NULL;
+    goabt_waiter *claimed = goabt_waitlist_claim(&e->waiters, 1);
     goabt_spin_unlock(&e->lock);
-    while (claimed != NULL) {
-        w = claimed;
-        claimed = w->next; /* read before the wake: w may be gone after it */
-        goabt_wake_finish(w);
-    }
+    goabt_wake_claimed(claimed);
     return ABT_SUCCESS;
 }
 

@@ -272,6 +272,28 @@ void goabt_wake_finish(goabt_waiter *w)
     }
 }
 
+goabt_waiter *goabt_waitlist_claim(goabt_waitlist *l, int all)
+{
+    goabt_waiter *claimed = NULL, **tail = &claimed, *w;
+    while ((w = goabt_waitlist_pop(l)) != NULL) {
+        if (!goabt_wake_claim(w)) continue; /* timed out: it leaves by itself */
+        *tail = w; /* the list links are free once popped */
+        tail = &w->next;
+        if (!all) break;
+    }
+    *tail = NULL;
+    return claimed;
+}
+
+void goabt_wake_claimed(goabt_waiter *claimed)
+{
+    while (claimed != NULL) {
+        goabt_waiter *w = claimed;
+        claimed = w->next; /* read before the wake: w may be gone after it */
+        goabt_wake_finish(w);
+    }
+}
+
 int goabt_wake(goabt_waiter *w)
 {
     if (!goabt_wake_claim(w)) return 0;

@@ -83,6 +83,11 @@ int goabt_wake(goabt_waiter *w) GOABT_HIDDEN;
  * finish, after the lock is released: w runs. A claimed waiter stays valid until finished. */
 int goabt_wake_claim(goabt_waiter *w) GOABT_HIDDEN;
 void goabt_wake_finish(goabt_waiter *w) GOABT_HIDDEN;
+/* The same for many: takes the first waiter of l that it can claim (every one with all) off l,
+ * under its lock, and returns them linked by `next`; goabt_wake_claimed, after the lock is
+ * released, wakes them all. */
+goabt_waiter *goabt_waitlist_claim(goabt_waitlist *l, int all) GOABT_HIDDEN;
+void goabt_wake_claimed(goabt_waiter *claimed) GOABT_HIDDEN;
 
 /* Joiner stacks (unit and stream joins): w joins *joiners unless it is GOABT_JOIN_DONE, and
  * then waits; returns when the owner called goabt_joiners_finish. */

@@ -68,8 +68,9 @@ int ABT_xstream_barrier_wait(ABT_xstream_barrier barrier)
         return ABT_SUCCESS;
     }
     b->arrived = 0;
-    goabt_waiter *w;
-    while ((w = goabt_waitlist_pop(&b->waiters)) != NULL) goabt_wake(w);
+    /* Woken after the lock is released: they run (on other streams too) without spinning on it. */
+    goabt_waiter *claimed = goabt_waitlist_claim(&b->waiters, 1);
     goabt_spin_unlock(&b->lock);
+    goabt_wake_claimed(claimed);
     return ABT_SUCCESS;
 }
