@@ -31,44 +31,7 @@
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
-
-#define NSTREAMS 4
-static ABT_xstream streams[NSTREAMS]; /* [0] is the primary */
-static ABT_pool pools[NSTREAMS];      /* their main pools */
-
-/* CHECK_OK(call): like CHECK_INT(call, ABT_SUCCESS), and gives whether it succeeded, so that
- * what depends on the call can be skipped. */
-#define CHECK_OK(call) check_ok((call), __FILE__, __LINE__, #call)
-static int check_ok(int rc, const char *file, int line, const char *what)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s == ABT_SUCCESS (got %d)", what, rc);
-    return check_record(rc == ABT_SUCCESS, file, line, buf);
-}
-
-/* ---- Hang protection ---------------------------------------------------------------------- */
-
-static void give_up(const char *why)
-{
-    check_record(0, __FILE__, __LINE__, why);
-    check_summary();
-    _exit(1);
-}
-
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    sleep(60);
-    give_up("watchdog: still running after 60 s (a waiter never woke up)");
-    return NULL;
-}
-
-static void start_watchdog(void)
-{
-    pthread_t t;
-    pthread_create(&t, NULL, watchdog, NULL);
-    pthread_detach(t);
-}
+#include "sync_util.h"
 
 /* wait_for with a longer bound (30 s), for the long runs of rounds. */
 static int wait_long(int *flag, int want)
@@ -91,10 +54,13 @@ static void jitter(int ext, unsigned k)
     }
 }
 
-/* ---- Rounds of a work-unit barrier -------------------------------------------------------- */
+/* ---- Rounds of a barrier ------------------------------------------------------------------ */
 
+/* Rounds on a work-unit barrier b or, if xstream, an execution-stream barrier xb. */
 struct rounds {
     ABT_barrier b;
+    ABT_xstream_barrier xb;
+    int xstream;
     int total;  /* waiters per round */
     int nrounds;
     int *arrived, *left; /* per round */
@@ -108,16 +74,16 @@ struct participant {
     int id, ext;
 };
 
-static void run_participant(struct participant *p)
+/* One waiter's way through all of R's rounds; p, if not NULL, varies its arrival times. */
+static void pass_rounds(struct rounds *R, const struct participant *p)
 {
-    struct rounds *R = p->R;
     int early = 0, rc = ABT_SUCCESS;
     for (int r = 0; r < R->nrounds; r++) {
-        jitter(p->ext, (unsigned)(r * 7 + p->id * 3));
+        if (p) jitter(p->ext, (unsigned)(r * 7 + p->id * 3));
         /* To arrive at r one must have left r - 1, which opened only once all had left r - 2. */
         if (r >= 2 && __atomic_load_n(&R->left[r - 2], __ATOMIC_ACQUIRE) != R->total) early++;
         __atomic_add_fetch(&R->arrived[r], 1, __ATOMIC_ACQ_REL);
-        int w = ABT_barrier_wait(R->b);
+        int w = R->xstream ? ABT_xstream_barrier_wait(R->xb) : ABT_barrier_wait(R->b);
         if (w != ABT_SUCCESS) {
             rc = w;
             break;
@@ -129,6 +95,30 @@ static void run_participant(struct participant *p)
     __atomic_or_fetch(&R->rc, rc, __ATOMIC_RELAXED);
     __atomic_add_fetch(&R->early, early, __ATOMIC_RELAXED);
     __atomic_add_fetch(&R->done, 1, __ATOMIC_RELEASE);
+}
+
+static void run_participant(struct participant *p) { pass_rounds(p->R, p); }
+
+/* Sets R up for nrounds rounds of total waiters (per-round counters zeroed). */
+static void alloc_rounds(struct rounds *R, int total, int nrounds)
+{
+    R->total = total;
+    R->nrounds = nrounds;
+    R->arrived = calloc((size_t)nrounds, sizeof(int));
+    R->left = calloc((size_t)nrounds, sizeof(int));
+}
+
+/* Once every waiter is done: no wait failed, nobody was early, every round counted every waiter;
+ * frees the per-round counters. */
+static void check_rounds(struct rounds *R)
+{
+    CHECK_INT(R->rc, ABT_SUCCESS);
+    CHECK_INT(R->early, 0);
+    int counts_ok = 1;
+    for (int r = 0; r < R->nrounds; r++) counts_ok &= R->arrived[r] == R->total && R->left[r] == R->total;
+    CHECK(counts_ok);
+    free(R->arrived);
+    free(R->left);
 }
 
 static void ult_participant(void *arg) { run_participant(arg); }
@@ -144,10 +134,7 @@ static void run_rounds(ABT_barrier b, int nults, int with_main, int next, int nr
 {
     struct rounds R = {0};
     R.b = b;
-    R.total = nults + with_main + next;
-    R.nrounds = nrounds;
-    R.arrived = calloc((size_t)nrounds, sizeof(int));
-    R.left = calloc((size_t)nrounds, sizeof(int));
+    alloc_rounds(&R, nults + with_main + next, nrounds);
     struct participant *parts = calloc((size_t)R.total, sizeof *parts);
     ABT_thread *t = calloc((size_t)(nults + 1), sizeof *t);
     pthread_t th[8];
@@ -172,13 +159,7 @@ static void run_rounds(ABT_barrier b, int nults, int with_main, int next, int nr
     for (int i = 0; i < nults; i++) rc |= ABT_thread_free(&t[i]);
     for (int e = 0; e < next; e++) pthread_join(th[e], NULL);
     CHECK_INT(rc, ABT_SUCCESS);
-    CHECK_INT(R.rc, ABT_SUCCESS);
-    CHECK_INT(R.early, 0);
-    int counts_ok = 1;
-    for (int r = 0; r < nrounds; r++) counts_ok &= R.arrived[r] == R.total && R.left[r] == R.total;
-    CHECK(counts_ok);
-    free(R.arrived);
-    free(R.left);
+    check_rounds(&R);
     free(parts);
     free(t);
 }
@@ -396,32 +377,8 @@ static void test_bad_input(void)
 
 /* ---- Execution-stream barriers ------------------------------------------------------------ */
 
-struct xrounds {
-    ABT_xstream_barrier xb;
-    int total, nrounds;
-    int *arrived, *left;
-    int early, rc, done;
-};
-
-static void xround_body(struct xrounds *R)
-{
-    int early = 0, rc = ABT_SUCCESS;
-    for (int r = 0; r < R->nrounds; r++) {
-        if (r >= 2 && __atomic_load_n(&R->left[r - 2], __ATOMIC_ACQUIRE) != R->total) early++;
-        __atomic_add_fetch(&R->arrived[r], 1, __ATOMIC_ACQ_REL);
-        int w = ABT_xstream_barrier_wait(R->xb);
-        if (w != ABT_SUCCESS) {
-            rc = w;
-            break;
-        }
-        if (__atomic_load_n(&R->arrived[r], __ATOMIC_ACQUIRE) != R->total) early++;
-        if (r >= 1 && __atomic_load_n(&R->left[r - 1], __ATOMIC_ACQUIRE) != R->total) early++;
-        __atomic_add_fetch(&R->left[r], 1, __ATOMIC_ACQ_REL);
-    }
-    __atomic_or_fetch(&R->rc, rc, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&R->early, early, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&R->done, 1, __ATOMIC_RELEASE);
-}
+/* A waiter of execution-stream barrier rounds: pass_rounds without jitter. */
+static void xround_body(struct rounds *R) { pass_rounds(R, NULL); }
 
 static void xround_ult(void *arg) { xround_body(arg); }
 static void *xround_ext(void *arg)
@@ -434,12 +391,11 @@ static void *xround_ext(void *arg)
  * each of streams first..first+nults-1, and next pthreads. */
 static void run_xrounds(int with_main, int first, int nults, int next, int nrounds, const char *what)
 {
-    struct xrounds R = {0};
+    struct rounds R = {0};
+    R.xstream = 1;
     R.total = with_main + nults + next;
-    R.nrounds = nrounds;
     if (!CHECK_OK(ABT_xstream_barrier_create((uint32_t)R.total, &R.xb))) return;
-    R.arrived = calloc((size_t)nrounds, sizeof(int));
-    R.left = calloc((size_t)nrounds, sizeof(int));
+    alloc_rounds(&R, R.total, nrounds);
     printf("xstream barrier, %s: %d waiters, %d rounds\n", what, R.total, nrounds);
     ABT_thread t[NSTREAMS];
     pthread_t th[4];
@@ -455,15 +411,9 @@ static void run_xrounds(int with_main, int first, int nults, int next, int nroun
     for (int i = 0; i < nults; i++) rc |= ABT_thread_free(&t[i]);
     for (int e = 0; e < next; e++) pthread_join(th[e], NULL);
     CHECK_INT(rc, ABT_SUCCESS);
-    CHECK_INT(R.rc, ABT_SUCCESS);
-    CHECK_INT(R.early, 0);
-    int counts_ok = 1;
-    for (int r = 0; r < nrounds; r++) counts_ok &= R.arrived[r] == R.total && R.left[r] == R.total;
-    CHECK(counts_ok);
+    check_rounds(&R);
     CHECK_INT(ABT_xstream_barrier_free(&R.xb), ABT_SUCCESS);
     CHECK(R.xb == ABT_XSTREAM_BARRIER_NULL);
-    free(R.arrived);
-    free(R.left);
 }
 
 static ABT_xstream_barrier xb_shared;
@@ -577,7 +527,7 @@ static void test_xstream_barrier_bad_input(void)
 
 int main(void)
 {
-    start_watchdog();
+    start_watchdog("watchdog: still running after 60 s (a waiter never woke up)");
     ABT_barrier b0 = (ABT_barrier)&b0;
     ABT_xstream_barrier xb0 = (ABT_xstream_barrier)&xb0;
     CHECK_INT(ABT_barrier_create(2, &b0), ABT_ERR_UNINITIALIZED);

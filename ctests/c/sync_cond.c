@@ -25,84 +25,16 @@
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
-
-#define NSTREAMS 4
-static ABT_xstream streams[NSTREAMS]; /* [0] is the primary */
-static ABT_pool pools[NSTREAMS];      /* their main pools */
+#include "sync_util.h"
 
 /* ---- Helpers ----------------------------------------------------------------------------- */
 
-/* A bounded wait expired: the steps after it would block forever, so report and stop here. */
-#define MUST(cond)                                                                       \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            check_record(0, __FILE__, __LINE__, "bounded wait expired: " #cond);         \
-            check_summary();                                                             \
-            fflush(stdout);                                                              \
-            _exit(1);                                                                    \
-        }                                                                                \
-    } while (0)
-
-static int load(int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static void store(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-static int inc(int *p) { return __atomic_add_fetch(p, 1, __ATOMIC_ACQ_REL); }
-
-/* Lets others run: yields a ULT, or the OS thread of an external caller. */
-static void relax(void)
-{
-    if (ABT_thread_yield() != ABT_SUCCESS) sched_yield();
-}
-
-/* Waits until *flag >= want, for at most 10 s; works on ULTs and external threads. */
-static int until(int *flag, int want)
-{
-    double end = ABT_get_wtime() + 10.0;
-    while (load(flag) < want) {
-        if (ABT_get_wtime() > end) return 0;
-        relax();
-    }
-    return 1;
-}
-
-static void pause_for(double secs)
-{
-    double end = ABT_get_wtime() + secs;
-    while (ABT_get_wtime() < end) {
-        if (ABT_thread_yield() != ABT_SUCCESS) usleep(1000);
-    }
-}
-
-/* The CLOCK_REALTIME time secs from now (secs may be negative). */
-static struct timespec deadline_in(double secs)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    long long ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec + (long long)(secs * 1e9);
-    ts.tv_sec = (time_t)(ns / 1000000000LL);
-    ts.tv_nsec = (long)(ns % 1000000000LL);
-    return ts;
-}
-
 /* Whether m is locked, without changing it: a fresh pthread's trylock (unlocked again at once if
- * it got it). */
-struct probe {
-    ABT_mutex m;
-    int rc;
-};
-static void *probe_body(void *arg)
-{
-    struct probe *p = arg;
-    p->rc = ABT_mutex_trylock(p->m);
-    if (p->rc == ABT_SUCCESS) ABT_mutex_unlock(p->m);
-    return NULL;
-}
+ * it got it); -1 if the pthread could not be started. */
 static int is_locked(ABT_mutex m)
 {
-    struct probe p = { m, -1 };
-    pthread_t t;
-    if (pthread_create(&t, NULL, probe_body, &p) != 0) return -1;
-    pthread_join(t, NULL);
-    return p.rc == ABT_ERR_MUTEX_LOCKED;
+    int rc = probe_trylock(m);
+    return rc == PROBE_NO_THREAD ? -1 : rc == ABT_ERR_MUTEX_LOCKED;
 }
 
 static ABT_mutex_memory s_mutex_mem = ABT_MUTEX_INITIALIZER;

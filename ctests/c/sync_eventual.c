@@ -39,44 +39,7 @@
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
-
-#define NSTREAMS 4
-static ABT_xstream streams[NSTREAMS]; /* [0] is the primary */
-static ABT_pool pools[NSTREAMS];      /* their main pools */
-
-/* CHECK_OK(call): like CHECK_INT(call, ABT_SUCCESS), and gives whether it succeeded, so that
- * what depends on the call can be skipped. */
-#define CHECK_OK(call) check_ok((call), __FILE__, __LINE__, #call)
-static int check_ok(int rc, const char *file, int line, const char *what)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s == ABT_SUCCESS (got %d)", what, rc);
-    return check_record(rc == ABT_SUCCESS, file, line, buf);
-}
-
-/* ---- Hang protection ---------------------------------------------------------------------- */
-
-static void give_up(const char *why)
-{
-    check_record(0, __FILE__, __LINE__, why);
-    check_summary();
-    _exit(1);
-}
-
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    sleep(60);
-    give_up("watchdog: still running after 60 s (a waiter never woke up)");
-    return NULL;
-}
-
-static void start_watchdog(void)
-{
-    pthread_t t;
-    pthread_create(&t, NULL, watchdog, NULL);
-    pthread_detach(t);
-}
+#include "sync_util.h"
 
 /* For plain threads (also before ABT_init): waits with sched_yield until *flag reaches want or
  * 10 s pass; 1 if it did. */
@@ -95,17 +58,6 @@ static int os_wait_for(int *flag, int want)
         sched_yield();
     }
     return 1;
-}
-
-/* An absolute CLOCK_REALTIME time ms milliseconds from now (ms may be negative). */
-static struct timespec deadline_in(long ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    long long ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec + (long long)ms * 1000000LL;
-    ts.tv_sec = (time_t)(ns / 1000000000LL);
-    ts.tv_nsec = (long)(ns % 1000000000LL);
-    return ts;
 }
 
 /* 1 if the CLOCK_REALTIME clock has reached ts. */
@@ -361,7 +313,7 @@ struct timed {
 
 static void timed_wait(struct timed *w)
 {
-    struct timespec dl = deadline_in(w->ms);
+    struct timespec dl = deadline_in(w->ms * 1e-3);
     __atomic_store_n(&w->arrived, 1, __ATOMIC_RELEASE);
     w->rc = ABT_eventual_timedwait(w->e, &w->value, &dl);
     if (w->rc == ABT_ERR_COND_TIMEDOUT && !reached(&dl)) w->early = 1;
@@ -391,7 +343,7 @@ static void test_timedwait(void)
     if (!CHECK_OK(ABT_eventual_create((int)sizeof(long), &e))) return;
 
     /* A deadline in the past: at once. */
-    struct timespec past = deadline_in(-1000);
+    struct timespec past = deadline_in(-1.0);
     void *v = NULL;
     CHECK_INT(ABT_eventual_timedwait(e, &v, &past), ABT_ERR_COND_TIMEDOUT);
 
@@ -428,10 +380,10 @@ static void test_timedwait(void)
 
     /* Ready: at once, even with a past deadline. */
     v = NULL;
-    past = deadline_in(-1000);
+    past = deadline_in(-1.0);
     CHECK_INT(ABT_eventual_timedwait(e, &v, &past), ABT_SUCCESS);
     CHECK(v != NULL && *(long *)v == 31337);
-    struct timespec later = deadline_in(10000);
+    struct timespec later = deadline_in(10.0);
     v = NULL;
     CHECK_INT(ABT_eventual_timedwait(e, &v, &later), ABT_SUCCESS);
     CHECK(v != NULL && *(long *)v == 31337);
@@ -682,7 +634,7 @@ static void check_invalid(ABT_eventual e, const char *what)
     void *v = NULL;
     ABT_bool ready;
     long x = 1;
-    struct timespec dl = deadline_in(10);
+    struct timespec dl = deadline_in(0.010);
     ABT_eventual copy = e;
     printf("invalid eventual handle: %s\n", what);
     int rc = ABT_eventual_test(e, &v, &ready);
@@ -724,7 +676,7 @@ static void set_from_ult(void *arg)
 static int task_timedwait_rc = -1;
 static void tasklet_timedwaits(void *arg)
 {
-    struct timespec dl = deadline_in(10000);
+    struct timespec dl = deadline_in(10.0);
     void *v = NULL;
     task_timedwait_rc = ABT_eventual_timedwait((ABT_eventual)arg, &v, &dl);
 }
@@ -781,10 +733,7 @@ struct racer {
 static void race_wait(struct racer *w)
 {
     struct race *r = w->r;
-    struct timespec dl = deadline_in(0);
-    long long ns = (long long)dl.tv_nsec + w->us * 1000;
-    dl.tv_sec += (time_t)(ns / 1000000000);
-    dl.tv_nsec = (long)(ns % 1000000000);
+    struct timespec dl = deadline_in((double)w->us * 1e-6);
     __atomic_add_fetch(&r->arrived, 1, __ATOMIC_ACQ_REL);
     void *v = NULL;
     int rc = ABT_eventual_timedwait(r->e, &v, &dl);
@@ -927,7 +876,7 @@ static void test_static_after_finalize(void)
     p.e = ABT_EVENTUAL_MEMORY_GET_HANDLE(&mem);
     p.set_rc = -1;
     printf("static eventual after ABT_finalize: 3 pthreads wait, one sets\n");
-    struct timespec past = deadline_in(-10), soon = deadline_in(50);
+    struct timespec past = deadline_in(-0.010), soon = deadline_in(0.050);
     CHECK_INT(ABT_eventual_timedwait(p.e, NULL, &past), ABT_ERR_COND_TIMEDOUT);
     CHECK_INT(ABT_eventual_timedwait(p.e, NULL, &soon), ABT_ERR_COND_TIMEDOUT);
     CHECK(reached(&soon));
@@ -941,13 +890,13 @@ static void test_static_after_finalize(void)
     CHECK_INT(p.rc, ABT_SUCCESS);
     CHECK_INT(p.early, 0);
     CHECK_INT(p.non_null, 0);
-    struct timespec later = deadline_in(10000);
+    struct timespec later = deadline_in(10.0);
     CHECK_INT(ABT_eventual_timedwait(p.e, NULL, &later), ABT_SUCCESS);
 }
 
 int main(void)
 {
-    start_watchdog();
+    start_watchdog("watchdog: still running after 60 s (a waiter never woke up)");
     test_static_before_init();
 
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);

@@ -29,44 +29,7 @@
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
-
-#define NSTREAMS 4
-static ABT_xstream streams[NSTREAMS]; /* [0] is the primary */
-static ABT_pool pools[NSTREAMS];      /* their main pools */
-
-/* CHECK_OK(call): like CHECK_INT(call, ABT_SUCCESS), and gives whether it succeeded, so that
- * what depends on the call can be skipped. */
-#define CHECK_OK(call) check_ok((call), __FILE__, __LINE__, #call)
-static int check_ok(int rc, const char *file, int line, const char *what)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s == ABT_SUCCESS (got %d)", what, rc);
-    return check_record(rc == ABT_SUCCESS, file, line, buf);
-}
-
-/* ---- Hang protection ---------------------------------------------------------------------- */
-
-static void give_up(const char *why)
-{
-    check_record(0, __FILE__, __LINE__, why);
-    check_summary();
-    _exit(1);
-}
-
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    sleep(60);
-    give_up("watchdog: still running after 60 s (a waiter never woke up)");
-    return NULL;
-}
-
-static void start_watchdog(void)
-{
-    pthread_t t;
-    pthread_create(&t, NULL, watchdog, NULL);
-    pthread_detach(t);
-}
+#include "sync_util.h"
 
 /* ---- The callback --------------------------------------------------------------------------- */
 
@@ -610,7 +573,7 @@ static void test_misuse(void)
 
 int main(void)
 {
-    start_watchdog();
+    start_watchdog("watchdog: still running after 60 s (a waiter never woke up)");
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     int rc = start_streams(NSTREAMS, streams, pools);
     CHECK_INT(rc, ABT_SUCCESS);

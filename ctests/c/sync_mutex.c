@@ -33,54 +33,9 @@
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
-
-#define NSTREAMS 4
-static ABT_xstream streams[NSTREAMS]; /* [0] is the primary */
-static ABT_pool pools[NSTREAMS];      /* their main pools */
+#include "sync_util.h"
 
 /* ---- Helpers ----------------------------------------------------------------------------- */
-
-/* A bounded wait expired: the steps after it would block forever, so report and stop here. */
-#define MUST(cond)                                                                       \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            check_record(0, __FILE__, __LINE__, "bounded wait expired: " #cond);         \
-            check_summary();                                                             \
-            fflush(stdout);                                                              \
-            _exit(1);                                                                    \
-        }                                                                                \
-    } while (0)
-
-static int load(int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static void store(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-static int inc(int *p) { return __atomic_add_fetch(p, 1, __ATOMIC_ACQ_REL); }
-static int dec(int *p) { return __atomic_sub_fetch(p, 1, __ATOMIC_ACQ_REL); }
-
-/* Lets others run: yields a ULT, or the OS thread of an external caller. */
-static void relax(void)
-{
-    if (ABT_thread_yield() != ABT_SUCCESS) sched_yield();
-}
-
-/* Waits until *flag >= want, for at most 10 s; works on ULTs and external threads. */
-static int until(int *flag, int want)
-{
-    double end = ABT_get_wtime() + 10.0;
-    while (load(flag) < want) {
-        if (ABT_get_wtime() > end) return 0;
-        relax();
-    }
-    return 1;
-}
-
-/* Lets secs pass while others run. */
-static void pause_for(double secs)
-{
-    double end = ABT_get_wtime() + secs;
-    while (ABT_get_wtime() < end) {
-        if (ABT_thread_yield() != ABT_SUCCESS) usleep(1000);
-    }
-}
 
 /* Lock kinds: 0 lock, 1 lock_high, 2 lock_low, 3 trylock until it succeeds, 4 spinlock. */
 static int lock_by(int kind, ABT_mutex m)
@@ -108,28 +63,8 @@ static int unlock_by(int kind, ABT_mutex m)
     }
 }
 
-/* ABT_mutex_trylock(m) from a fresh external thread, a different owner from everyone else; it
- * unlocks again at once when it got the mutex (-1000 if that unlock failed). */
-struct probe {
-    ABT_mutex m;
-    int rc;
-};
-static void *probe_body(void *arg)
-{
-    struct probe *p = arg;
-    p->rc = ABT_mutex_trylock(p->m);
-    if (p->rc == ABT_SUCCESS && ABT_mutex_unlock(p->m) != ABT_SUCCESS) p->rc = -1000;
-    return NULL;
-}
+/* probe_trylock (sync_util.h) run by a ULT. */
 static void probe_ult(void *arg) { probe_body(arg); }
-static int probe_trylock(ABT_mutex m)
-{
-    struct probe p = { m, -1 };
-    pthread_t t;
-    if (pthread_create(&t, NULL, probe_body, &p) != 0) return -2000;
-    pthread_join(t, NULL);
-    return p.rc;
-}
 
 /* ---- Counting jobs ------------------------------------------------------------------------ */
 
@@ -219,6 +154,21 @@ static void static_pthread_round(const char *when)
     CHECK_INT(s_rec_count, s_rec_expected);
 }
 
+/* r is held depth levels deep by the caller: unlocks it level by level (rotating the unlock
+ * functions), checking that another thread is refused before each unlock and gets it after the
+ * last. */
+static void unwind_refused(ABT_mutex r, int depth)
+{
+    int refused = 0, rc = 0;
+    for (int k = 0; k < depth; k++) {
+        refused += probe_trylock(r) == ABT_ERR_MUTEX_LOCKED;
+        rc |= unlock_by(k % 3, r);
+    }
+    CHECK_INT(rc, ABT_SUCCESS);
+    CHECK_INT(refused, depth);
+    CHECK_INT(probe_trylock(r), ABT_SUCCESS);
+}
+
 /* An external thread locks the static recursive mutex six levels deep with every lock function;
  * another thread is refused until the sixth unlock. */
 static int ext_nest_done;
@@ -232,14 +182,7 @@ static void *ext_nest(void *arg)
     CHECK_INT(ABT_mutex_spinlock(r), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_lock_low(r), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_lock_high(r), ABT_SUCCESS);
-    int refused = 0, rc = 0;
-    for (int k = 0; k < 6; k++) {
-        refused += probe_trylock(r) == ABT_ERR_MUTEX_LOCKED;
-        rc |= unlock_by(k % 3, r);
-    }
-    CHECK_INT(rc, ABT_SUCCESS);
-    CHECK_INT(refused, 6);
-    CHECK_INT(probe_trylock(r), ABT_SUCCESS);
+    unwind_refused(r, 6);
     store(&ext_nest_done, 1);
     return NULL;
 }
@@ -386,14 +329,7 @@ static void test_attr(void)
     CHECK_INT(ABT_mutex_trylock(r), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_trylock(r), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_trylock(r), ABT_SUCCESS);
-    int refused = 0, rc = 0;
-    for (int k = 0; k < 4; k++) {
-        refused += probe_trylock(r) == ABT_ERR_MUTEX_LOCKED;
-        rc |= unlock_by(k % 3, r);
-    }
-    CHECK_INT(rc, ABT_SUCCESS);
-    CHECK_INT(refused, 4);
-    CHECK_INT(probe_trylock(r), ABT_SUCCESS);
+    unwind_refused(r, 4);
 
     /* p and d are not recursive: the holder's trylock is refused. */
     CHECK_INT(ABT_mutex_lock(p), ABT_SUCCESS);

@@ -24,56 +24,14 @@
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
-
-#define NSTREAMS 4
-static ABT_xstream streams[NSTREAMS]; /* [0] is the primary */
-static ABT_pool pools[NSTREAMS];      /* their main pools */
+#include "sync_util.h"
 
 /* ---- Helpers ----------------------------------------------------------------------------- */
 
-/* A bounded wait expired: the steps after it would block forever, so report and stop here. */
-#define MUST(cond)                                                                       \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            check_record(0, __FILE__, __LINE__, "bounded wait expired: " #cond);         \
-            check_summary();                                                             \
-            fflush(stdout);                                                              \
-            _exit(1);                                                                    \
-        }                                                                                \
-    } while (0)
-
-static int load(int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static int inc(int *p) { return __atomic_add_fetch(p, 1, __ATOMIC_ACQ_REL); }
-static int dec(int *p) { return __atomic_sub_fetch(p, 1, __ATOMIC_ACQ_REL); }
 static void bump_max(int *max, int v)
 {
     int m = load(max);
     while (v > m && !__atomic_compare_exchange_n(max, &m, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    }
-}
-
-/* Lets others run: yields a ULT, or the OS thread of an external caller. */
-static void relax(void)
-{
-    if (ABT_thread_yield() != ABT_SUCCESS) sched_yield();
-}
-
-/* Waits until *flag >= want, for at most 10 s; works on ULTs and external threads. */
-static int until(int *flag, int want)
-{
-    double end = ABT_get_wtime() + 10.0;
-    while (load(flag) < want) {
-        if (ABT_get_wtime() > end) return 0;
-        relax();
-    }
-    return 1;
-}
-
-static void pause_for(double secs)
-{
-    double end = ABT_get_wtime() + secs;
-    while (ABT_get_wtime() < end) {
-        if (ABT_thread_yield() != ABT_SUCCESS) usleep(1000);
     }
 }
 

@@ -27,10 +27,7 @@
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
-
-#define NSTREAMS 4
-static ABT_xstream streams[NSTREAMS]; /* [0] is the primary */
-static ABT_pool pools[NSTREAMS];      /* their main pools */
+#include "sync_util.h"
 
 #define ROUNDS 20
 #define NU 16         /* worker ULTs */
@@ -45,32 +42,6 @@ static ABT_pool pools[NSTREAMS];      /* their main pools */
 #define NARR 8
 #define CAP 4
 #define PC_ITEMS 12
-
-/* CHECK_OK(call): like CHECK_INT(call, ABT_SUCCESS), and gives whether it succeeded. */
-#define CHECK_OK(call) check_ok((call), __FILE__, __LINE__, #call)
-static int check_ok(int rc, const char *file, int line, const char *what)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s == ABT_SUCCESS (got %d)", what, rc);
-    return check_record(rc == ABT_SUCCESS, file, line, buf);
-}
-
-/* ---- Hang protection ---------------------------------------------------------------------- */
-
-static void give_up(const char *why)
-{
-    check_record(0, __FILE__, __LINE__, why);
-    check_summary();
-    _exit(1);
-}
-
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    sleep(60);
-    give_up("watchdog: still running after 60 s (deadlock or lost wake-up)");
-    return NULL;
-}
 
 /* ---- Per-unit PRNG and yields ------------------------------------------------------------- */
 
@@ -469,9 +440,7 @@ static int probe(void)
 
 int main(void)
 {
-    pthread_t wd;
-    pthread_create(&wd, NULL, watchdog, NULL);
-    pthread_detach(wd);
+    start_watchdog("watchdog: still running after 60 s (deadlock or lost wake-up)");
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     int rc = start_streams(NSTREAMS, streams, pools);
     CHECK_INT(rc, ABT_SUCCESS);
