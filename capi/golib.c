@@ -31,17 +31,32 @@ static int forked_warned; /* atomic */
 
 static void on_fork_child(void) { __atomic_store_n(&forked_child, 1, __ATOMIC_RELEASE); }
 
-/* The path of libgoabt-go.so: GOABT_GO_LIBRARY, else beside the library this code is in. */
+/* Where libgoabt.so was loaded from, as an absolute path, found when it is loaded: the program
+ * may change directories before it first needs Go, and the loader may have found this library
+ * through a relative LD_LIBRARY_PATH entry. */
+static char library_dir[4096];
+
+__attribute__((constructor)) static void remember_library_dir(void)
+{
+    Dl_info info;
+    if (dladdr((void *)remember_library_dir, &info) == 0 || info.dli_fname == NULL) return;
+    char *full = realpath(info.dli_fname, NULL);
+    const char *path = full != NULL ? full : info.dli_fname;
+    const char *slash = strrchr(path, '/');
+    if (slash != NULL && (size_t)(slash - path) < sizeof library_dir) {
+        memcpy(library_dir, path, (size_t)(slash - path));
+        library_dir[slash - path] = '\0';
+    }
+    free(full);
+}
+
+/* The path of libgoabt-go.so: GOABT_GO_LIBRARY, else beside libgoabt.so. */
 static int go_library_path(char *out, size_t n)
 {
     const char *env = getenv("GOABT_GO_LIBRARY");
     if (env != NULL && env[0] != '\0') return snprintf(out, n, "%s", env) < (int)n;
-    Dl_info info;
-    if (dladdr((void *)go_library_path, &info) == 0 || info.dli_fname == NULL) return 0;
-    const char *slash = strrchr(info.dli_fname, '/');
-    int dir = slash != NULL ? (int)(slash - info.dli_fname) : 0;
-    if (slash == NULL) return snprintf(out, n, "libgoabt-go.so") < (int)n;
-    return snprintf(out, n, "%.*s/libgoabt-go.so", dir, info.dli_fname) < (int)n;
+    if (library_dir[0] == '\0') return snprintf(out, n, "libgoabt-go.so") < (int)n;
+    return snprintf(out, n, "%s/libgoabt-go.so", library_dir) < (int)n;
 }
 
 #define ENTRY(field, name)                                                                    \

@@ -46,7 +46,7 @@ const consumerOutput = "ABT_ERR_INV_THREAD 42 2\n"
 func TestInstallTree(t *testing.T) {
 	prefix := installTree(t)
 	for _, f := range []string{
-		"lib/libgoabt.so", "lib/libabt.so", "lib/libabt.so.1", "include/abt.h",
+		"lib/libgoabt.so", "lib/libgoabt-go.so", "lib/libabt.so", "lib/libabt.so.1", "include/abt.h",
 		"include/opal_object.h", "include/opal/class/opal_object.h",
 		"lib/cmake/goabt/goabtConfig.cmake", "lib/cmake/goabt/goabtConfigVersion.cmake",
 	} {
@@ -77,6 +77,40 @@ func TestLinkAsLibabt(t *testing.T) {
 	deps, err := exec.Command("readelf", "-d", exe).CombinedOutput()
 	require.NoError(t, err)
 	require.Contains(t, string(deps), "[libgoabt.so]", "the soname the linker recorded")
+}
+
+// chdirApp changes directory before its first goabt call, which must still find the Go core.
+const chdirApp = `#include <stdio.h>
+#include <unistd.h>
+#include <abt.h>
+int main(void)
+{
+    if (chdir("/") != 0) return 2;
+    int rc = ABT_init(0, NULL);
+    printf("ABT_init %d\n", rc);
+    return rc == ABT_SUCCESS && ABT_finalize() == ABT_SUCCESS ? 0 : 1;
+}
+`
+
+// TestGoCoreFoundFromRelativeLibraryPath runs a program that finds libgoabt.so through a
+// relative LD_LIBRARY_PATH entry and changes directory before ABT_init: libgoabt.so loads the Go
+// core (libgoabt-go.so) from the directory it was itself loaded from, resolved when it loaded.
+func TestGoCoreFoundFromRelativeLibraryPath(t *testing.T) {
+	prefix := installTree(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "app.c")
+	require.NoError(t, os.WriteFile(src, []byte(chdirApp), 0o644))
+	exe := filepath.Join(dir, "app")
+	lib := filepath.Join(prefix, "lib")
+	out, err := exec.Command("gcc", "-Wall", "-Wextra", "-Werror", "-I"+filepath.Join(prefix, "include"),
+		src, "-o", exe, "-L"+lib, "-labt").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	cmd := exec.Command(exe)
+	cmd.Dir = prefix
+	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH=lib")
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Equal(t, "ABT_init 0\n", string(out))
 }
 
 // TestCMakePackage configures, builds and runs a CMake project that uses find_package(goabt).
