@@ -131,7 +131,8 @@ struct ABT_thread_opaque {
     goabt_keytable *keys;
     void (*func)(void *);
     void *arg;
-    goabt_ctx ctx;          /* saved context while the ULT is not running */
+    goabt_ctx ctx;          /* saved context while the ULT is not running; NULL before it first runs */
+    void *top;              /* where its context starts, before it first runs */
     void *stack;            /* lowest usable stack address (ULT) */
     size_t stacksize;       /* usable bytes (0 for tasklets and the main ULT) */
     void *mapping;          /* mmap'd region, guard page included, or NULL */
@@ -401,6 +402,16 @@ void goabt_unit_switch_out(goabt_stream *s, goabt_unit *self, goabt_after_fn fn,
 /* u finished (an after-switch callback; arg is the stream it ran on): wakes its joiners, or
  * frees it if unnamed. */
 void goabt_unit_terminated(goabt_unit *u, void *arg) GOABT_HIDDEN;
+/* A ULT's first code (unit.c). */
+void goabt_ult_entry(void *arg) GOABT_HIDDEN;
+
+/* The context to resume u with: made now if u never ran. */
+static inline goabt_ctx goabt_unit_context(goabt_unit *u)
+{
+    if (__builtin_expect(u->ctx == NULL, 0)) u->ctx = goabt_ctx_make(u->top, goabt_ult_entry, u);
+    return u->ctx;
+}
+
 /* Runs u (popped from a pool) on s until it switches back, and then what it asked for. Inline:
  * it is the scheduler loop's body (sched.c), where a call cost the yield round trip ~15 ns. */
 static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
@@ -414,7 +425,7 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
         goabt_unit_terminated(u, s);
         return;
     }
-    goabt_ctx_switch(&s->sched_ctx, u->ctx);
+    goabt_ctx_switch(&s->sched_ctx, goabt_unit_context(u));
     s->current = NULL;
     goabt_sched_after_switch(s);
 }

@@ -196,7 +196,6 @@ static void *unit_map_stack(goabt_unit *u, size_t size)
     return top;
 }
 
-static void ult_entry(void *arg);
 
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
                       goabt_attr *attr, int named, goabt_unit **out)
@@ -231,7 +230,10 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
                 return ABT_ERR_MEM;
             }
         }
-        u->ctx = goabt_ctx_make(top, ult_entry, u);
+        /* The context is made when the ULT first runs (goabt_unit_context): a ULT that has not
+         * run has not touched its stack, so a million waiting ULTs cost no stack memory. */
+        u->ctx = NULL;
+        u->top = top;
     } else {
         u->stack = NULL;
         u->stacksize = 0;
@@ -332,7 +334,7 @@ void goabt_unit_switch_out(goabt_stream *s, goabt_unit *self, goabt_after_fn fn,
     after_resume();
 }
 
-static void ult_entry(void *arg)
+void goabt_ult_entry(void *arg)
 {
     goabt_unit *u = arg;
     after_resume();
@@ -353,13 +355,14 @@ void goabt_unit_yield_to(goabt_unit *target)
         return;
     }
     if (!goabt_pool_remove(target->pool, target)) return;
+    goabt_ctx target_ctx = goabt_unit_context(target);
     s->after_fn = after_yield;
     s->after_unit = self;
     s->after_arg = NULL;
     target->last_stream = s;
     __atomic_store_n(&target->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
     s->current = target;
-    goabt_ctx_switch(&self->ctx, target->ctx);
+    goabt_ctx_switch(&self->ctx, target_ctx);
     after_resume();
 }
 

@@ -7,15 +7,28 @@ import (
 	"unsafe"
 )
 
-// Stacks hands out ULT stacks: anonymous mappings with a PROT_NONE guard page at the bottom, so
-// that an overflow faults instead of corrupting a neighbour (engine.md rule 2). The C engine keeps
-// stacks attached to cached unit descriptors on its hot path and comes here only when its caches
-// miss or overflow; Stacks keeps returned mappings for reuse, by size, until Drain.
+// Stacks hands out ULT stacks. The C engine keeps stacks attached to cached unit descriptors on
+// its hot path and comes here only when its caches miss or overflow.
+//
+// A stack is a mapping whose lowest page is a guard: PROT_NONE, so that an overflow faults
+// instead of corrupting a neighbour (engine.md rule 2). But the kernel counts every guard page
+// as a region of its own (vm.max_map_count, 65,530 by default): guarded stacks cannot go past
+// ~32,000 at once. So the first GuardedStacks stacks out at once get a mapping and a guard page
+// each, as ordinary programs always have; past that, stacks are carved from slabs of
+// slabStacks each (one region per slab), whose lowest page is left readable: a program with a
+// million ULTs keeps running, without overflow detection for the stacks past the limit. The
+// geometry is the same either way (the guard page's place is there), so C never needs to know.
 type Stacks struct {
-	mu     sync.Mutex
-	live   map[Addr][]byte    // every mapping handed out or kept, by base address
-	spare  map[uintptr][]Addr // usable size -> bases of kept mappings
-	nspare int
+	mu      sync.Mutex
+	live    map[Addr][]byte    // every guarded mapping handed out or kept, by base address
+	spare   map[uintptr][]Addr // usable size -> bases of kept guarded mappings
+	nspare  int
+	guarded int // guarded stacks handed out and not given back
+
+	carved  map[Addr]uintptr   // every slab stack, by base -> its usable size
+	free    map[uintptr][]Addr // usable size -> slab stacks given back
+	slabs   [][]byte           // every slab, for Drain
+	carving int                // slab stacks handed out and not given back
 }
 
 // StackMapping is one stack as C sees it: the mapping (guard page included) and its size.
@@ -24,25 +37,34 @@ type StackMapping struct {
 	Size uintptr // guard page included
 }
 
-// maxKeptStacks bounds the mappings Stacks keeps for reuse; beyond it Put unmaps.
-const maxKeptStacks = 1024
+const (
+	// maxKeptStacks bounds the guarded mappings Stacks keeps for reuse; beyond it Put unmaps.
+	maxKeptStacks = 1024
+	// GuardedStacks is how many stacks at once get a guard page of their own.
+	GuardedStacks = 16384
+	// slabStacks is how many stacks one slab holds past GuardedStacks.
+	slabStacks = 64
+)
 
 func pageSize() uintptr { return uintptr(syscall.Getpagesize()) }
 
 // Get returns a stack with at least size usable bytes (rounded up to pages, at least
-// MinThreadStackSize) above a guard page.
+// MinThreadStackSize) above a guard page (above its place, past GuardedStacks).
 func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	page := pageSize()
 	usable := (max(size, MinThreadStackSize) + page - 1) &^ (page - 1)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if bases := s.spare[usable]; len(bases) > 0 {
 		base := bases[len(bases)-1]
 		s.spare[usable] = bases[:len(bases)-1]
 		s.nspare--
-		s.mu.Unlock()
+		s.guarded++
 		return StackMapping{base, usable + page}, nil
 	}
-	s.mu.Unlock()
+	if s.guarded >= GuardedStacks {
+		return s.carve(usable, page)
+	}
 	m, err := syscall.Mmap(-1, 0, int(usable+page), syscall.PROT_READ|syscall.PROT_WRITE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_STACK)
 	if err != nil {
@@ -53,29 +75,62 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 		return StackMapping{}, fmt.Errorf("guard page: %w", err)
 	}
 	base := AddrOf(unsafe.Pointer(&m[0])) // not Go heap: C may keep it
-	s.mu.Lock()
 	if s.live == nil {
 		s.live = map[Addr][]byte{}
 	}
 	s.live[base] = m
-	s.mu.Unlock()
+	s.guarded++
 	return StackMapping{base, usable + page}, nil
 }
 
-// Put takes a stack back: kept for a later Get of the same size, or unmapped when enough are
-// kept. A mapping Stacks did not hand out is refused.
+// carve returns a slab stack of usable bytes above its guard page's place; s.mu is held.
+func (s *Stacks) carve(usable, page uintptr) (StackMapping, error) {
+	if s.carved == nil {
+		s.carved, s.free = map[Addr]uintptr{}, map[uintptr][]Addr{}
+	}
+	if len(s.free[usable]) == 0 {
+		one := usable + page
+		slab, err := syscall.Mmap(-1, 0, int(one*slabStacks), syscall.PROT_READ|syscall.PROT_WRITE,
+			syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_STACK|syscall.MAP_NORESERVE)
+		if err != nil {
+			return StackMapping{}, fmt.Errorf("mapping a slab of %d-byte stacks: %w", usable, err)
+		}
+		s.slabs = append(s.slabs, slab)
+		for i := slabStacks - 1; i >= 0; i-- {
+			base := AddrOf(unsafe.Pointer(&slab[uintptr(i)*one]))
+			s.carved[base] = usable
+			s.free[usable] = append(s.free[usable], base)
+		}
+	}
+	bases := s.free[usable]
+	base := bases[len(bases)-1]
+	s.free[usable] = bases[:len(bases)-1]
+	s.carving++
+	return StackMapping{base, usable + page}, nil
+}
+
+// Put takes a stack back: a guarded one is kept for a later Get of the same size, or unmapped
+// when enough are kept; a slab stack waits for reuse in its slab. A mapping Stacks did not hand
+// out is refused.
 func (s *Stacks) Put(st StackMapping) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	page := pageSize()
+	if usable, ok := s.carved[st.Base]; ok && usable+page == st.Size {
+		s.free[usable] = append(s.free[usable], st.Base)
+		s.carving--
+		return nil
+	}
 	m, ok := s.live[st.Base]
 	if !ok || uintptr(len(m)) != st.Size {
 		return fmt.Errorf("stack %#x (%d bytes) was not handed out here", st.Base, st.Size)
 	}
+	s.guarded--
 	if s.nspare < maxKeptStacks {
 		if s.spare == nil {
 			s.spare = map[uintptr][]Addr{}
 		}
-		usable := st.Size - pageSize()
+		usable := st.Size - page
 		s.spare[usable] = append(s.spare[usable], st.Base)
 		s.nspare++
 		return nil
@@ -84,14 +139,22 @@ func (s *Stacks) Put(st StackMapping) error {
 	return syscall.Munmap(m)
 }
 
-// Kept returns how many stacks wait for reuse, and how many mappings exist in all.
+// Kept returns how many guarded stacks wait for reuse, and how many guarded mappings exist.
 func (s *Stacks) Kept() (kept, mapped int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.nspare, len(s.live)
 }
 
-// Drain unmaps the kept stacks (at finalize). Stacks still handed out stay mapped.
+// Out returns how many stacks are handed out: with a guard page of their own, and from slabs.
+func (s *Stacks) Out() (guarded, carved int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.guarded, s.carving
+}
+
+// Drain unmaps the kept stacks (at finalize), and the slabs once none of their stacks is out.
+// Stacks still handed out stay mapped.
 func (s *Stacks) Drain() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -103,4 +166,13 @@ func (s *Stacks) Drain() {
 		s.spare[size] = bases[:0] // kept: init/finalize cycles make no Go garbage here
 	}
 	s.nspare = 0
+	if s.carving == 0 {
+		for i, slab := range s.slabs {
+			_ = syscall.Munmap(slab)
+			s.slabs[i] = nil
+		}
+		s.slabs = s.slabs[:0]
+		clear(s.carved)
+		clear(s.free)
+	}
 }

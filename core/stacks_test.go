@@ -60,3 +60,47 @@ func TestStackGuardPageFaults(t *testing.T) {
 	require.True(t, ok)
 	require.NotEqual(t, 3, exit.ExitCode(), "the stack was mapped")
 }
+
+// TestStacksPastTheGuardedLimit takes more stacks than get a guard page each: the rest come
+// from slabs, distinct and writable over their whole usable range, and go back for reuse.
+func TestStacksPastTheGuardedLimit(t *testing.T) {
+	var s Stacks
+	page := pageSize()
+	n := GuardedStacks + 2*slabStacks + 5
+	all := make([]StackMapping, 0, n)
+	seen := map[Addr]bool{}
+	for i := 0; i < n; i++ {
+		st, err := s.Get(16384)
+		require.NoError(t, err)
+		require.Equal(t, uintptr(16384)+page, st.Size, "same geometry either way")
+		require.False(t, seen[st.Base], "stack %d handed out twice", i)
+		seen[st.Base] = true
+		all = append(all, st)
+	}
+	guarded, carved := s.Out()
+	require.Equal(t, GuardedStacks, guarded)
+	require.Equal(t, 2*slabStacks+5, carved)
+	for _, st := range all[GuardedStacks:] {
+		usable := unsafe.Slice((*byte)(unsafe.Add(st.Base.Pointer(), page)), st.Size-page)
+		usable[0], usable[len(usable)-1] = 1, 2 // no overlap with a neighbour: checked below
+	}
+	for _, st := range all[GuardedStacks:] {
+		usable := unsafe.Slice((*byte)(unsafe.Add(st.Base.Pointer(), page)), st.Size-page)
+		require.Equal(t, [2]byte{1, 2}, [2]byte{usable[0], usable[len(usable)-1]})
+	}
+	// A slab stack given back is reused before a new slab is mapped.
+	last := all[len(all)-1]
+	require.NoError(t, s.Put(last))
+	again, err := s.Get(16384)
+	require.NoError(t, err)
+	require.Equal(t, last, again)
+	for _, st := range all {
+		require.NoError(t, s.Put(st))
+	}
+	guarded, carved = s.Out()
+	require.Zero(t, guarded)
+	require.Zero(t, carved)
+	s.Drain()
+	_, mapped := s.Kept()
+	require.Zero(t, mapped)
+}
