@@ -7,6 +7,7 @@
  * starts the next round at once: a released waiter may arrive again before the others have run.
  */
 #include "args.h"
+#include "barrier.h"
 #include "engine.h"
 #include "object.h"
 #include "wait.h"
@@ -14,10 +15,7 @@
 struct ABT_barrier_opaque {
     uint32_t flags;
     uint32_t magic;
-    int lock;                /* spinlock over the fields below */
-    uint32_t num_waiters;    /* arrivals that open the barrier, > 0; atomic reads */
-    uint32_t arrived;        /* arrivals in the current round, < num_waiters */
-    goabt_waitlist waiters;  /* the arrived ones, blocked */
+    goabt_barrier_round round;
 };
 typedef struct ABT_barrier_opaque goabt_barrier;
 
@@ -32,7 +30,7 @@ int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
     if (num_waiters == 0) return ABT_ERR_INV_ARG;
     goabt_barrier *b = goabt_object_new(sizeof *b, GOABT_MAGIC_BARRIER);
     if (b == NULL) return ABT_ERR_MEM;
-    b->num_waiters = num_waiters;
+    b->round.num_waiters = num_waiters;
     *newbarrier = b;
     return ABT_SUCCESS;
 }
@@ -42,12 +40,12 @@ int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters)
     GOABT_CHECK_INIT();
     RESOLVE_BARRIER(b, barrier);
     if (num_waiters == 0) return ABT_ERR_INV_ARG;
-    goabt_spin_lock(&b->lock);
+    goabt_spin_lock(&b->round.lock);
     /* With a round under way the waiters' count would change under them (undefined in
      * Argobots): refused. */
-    int busy = b->arrived != 0;
-    if (!busy) __atomic_store_n(&b->num_waiters, num_waiters, __ATOMIC_RELAXED);
-    goabt_spin_unlock(&b->lock);
+    int busy = b->round.arrived != 0;
+    if (!busy) __atomic_store_n(&b->round.num_waiters, num_waiters, __ATOMIC_RELAXED);
+    goabt_spin_unlock(&b->round.lock);
     return busy ? ABT_ERR_BARRIER : ABT_SUCCESS;
 }
 
@@ -56,10 +54,7 @@ int ABT_barrier_free(ABT_barrier *barrier)
     GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(barrier);
     RESOLVE_BARRIER(b, *barrier);
-    goabt_spin_lock(&b->lock);
-    int busy = b->arrived != 0; /* its waiters would never wake (undefined in Argobots) */
-    goabt_spin_unlock(&b->lock);
-    if (busy) return ABT_ERR_BARRIER;
+    if (goabt_barrier_round_busy(&b->round)) return ABT_ERR_BARRIER;
     goabt_object_delete(b, sizeof *b);
     *barrier = ABT_BARRIER_NULL;
     return ABT_SUCCESS;
@@ -72,19 +67,7 @@ int ABT_barrier_wait(ABT_barrier barrier)
     /* Argobots 1.x refuses tasklets (they cannot be suspended); the call does not arrive. */
     goabt_unit *self = goabt_self_unit();
     if (self != NULL && self->kind == GOABT_TASKLET) return ABT_ERR_BARRIER;
-    goabt_spin_lock(&b->lock);
-    if (++b->arrived < b->num_waiters) {
-        goabt_waiter w;
-        goabt_waiter_init(&w, 0, 0);
-        goabt_waitlist_push(&b->waiters, &w);
-        goabt_wait(&w, &b->lock);
-        return ABT_SUCCESS;
-    }
-    b->arrived = 0;
-    /* Woken after the lock is released: they run (on other streams too) without spinning on it. */
-    goabt_waiter *claimed = goabt_waitlist_claim(&b->waiters, 1);
-    goabt_spin_unlock(&b->lock);
-    goabt_wake_claimed(claimed);
+    goabt_barrier_round_wait(&b->round, 0);
     return ABT_SUCCESS;
 }
 
@@ -93,6 +76,34 @@ int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters)
     GOABT_CHECK_INIT();
     RESOLVE_BARRIER(b, barrier);
     GOABT_CHECK_OUT(num_waiters);
-    *num_waiters = __atomic_load_n(&b->num_waiters, __ATOMIC_RELAXED);
+    *num_waiters = __atomic_load_n(&b->round.num_waiters, __ATOMIC_RELAXED);
     return ABT_SUCCESS;
+}
+
+/* ---- Rounds (barrier.h) ------------------------------------------------------------------ */
+
+void goabt_barrier_round_wait(goabt_barrier_round *r, int as_thread)
+{
+    goabt_spin_lock(&r->lock);
+    if (++r->arrived < r->num_waiters) {
+        goabt_waiter w;
+        goabt_waiter_init(&w, 0, 0);
+        if (as_thread) w.unit = NULL;
+        goabt_waitlist_push(&r->waiters, &w);
+        goabt_wait(&w, &r->lock);
+        return;
+    }
+    r->arrived = 0;
+    /* Woken after the lock is released: they run (on other streams too) without spinning on it. */
+    goabt_waiter *claimed = goabt_waitlist_claim(&r->waiters, 1);
+    goabt_spin_unlock(&r->lock);
+    goabt_wake_claimed(claimed);
+}
+
+int goabt_barrier_round_busy(goabt_barrier_round *r)
+{
+    goabt_spin_lock(&r->lock);
+    int busy = r->arrived != 0;
+    goabt_spin_unlock(&r->lock);
+    return busy;
 }

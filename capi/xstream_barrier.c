@@ -9,17 +9,14 @@
  * every waiter and starts the next round.
  */
 #include "args.h"
+#include "barrier.h"
 #include "engine.h"
 #include "object.h"
-#include "wait.h"
 
 struct ABT_xstream_barrier_opaque {
     uint32_t flags;
     uint32_t magic;
-    int lock;                /* spinlock over the fields below */
-    uint32_t num_waiters;    /* arrivals that open the barrier, > 0 */
-    uint32_t arrived;        /* arrivals in the current round, < num_waiters */
-    goabt_waitlist waiters;  /* the arrived ones, asleep */
+    goabt_barrier_round round;
 };
 typedef struct ABT_xstream_barrier_opaque goabt_xbarrier;
 
@@ -35,7 +32,7 @@ int ABT_xstream_barrier_create(uint32_t num_waiters, ABT_xstream_barrier *newbar
     if (num_waiters == 0) return ABT_ERR_INV_ARG;
     goabt_xbarrier *b = goabt_object_new(sizeof *b, GOABT_MAGIC_XSTREAM_BARRIER);
     if (b == NULL) return ABT_ERR_MEM;
-    b->num_waiters = num_waiters;
+    b->round.num_waiters = num_waiters;
     *newbarrier = b;
     return ABT_SUCCESS;
 }
@@ -45,10 +42,8 @@ int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier)
     GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(barrier);
     RESOLVE_XBARRIER(b, *barrier);
-    goabt_spin_lock(&b->lock);
-    int busy = b->arrived != 0; /* its waiters would never wake (undefined in Argobots) */
-    goabt_spin_unlock(&b->lock);
-    if (busy) return ABT_ERR_XSTREAM_BARRIER;
+    /* Its waiters would never wake (undefined in Argobots). */
+    if (goabt_barrier_round_busy(&b->round)) return ABT_ERR_XSTREAM_BARRIER;
     goabt_object_delete(b, sizeof *b);
     *barrier = ABT_XSTREAM_BARRIER_NULL;
     return ABT_SUCCESS;
@@ -58,19 +53,6 @@ int ABT_xstream_barrier_wait(ABT_xstream_barrier barrier)
 {
     GOABT_CHECK_INIT();
     RESOLVE_XBARRIER(b, barrier);
-    goabt_spin_lock(&b->lock);
-    if (++b->arrived < b->num_waiters) {
-        goabt_waiter w;
-        goabt_waiter_init(&w, 0, 0);
-        w.unit = NULL; /* sleep as an OS thread, even on a ULT: the stream must not run others */
-        goabt_waitlist_push(&b->waiters, &w);
-        goabt_wait(&w, &b->lock);
-        return ABT_SUCCESS;
-    }
-    b->arrived = 0;
-    /* Woken after the lock is released: they run (on other streams too) without spinning on it. */
-    goabt_waiter *claimed = goabt_waitlist_claim(&b->waiters, 1);
-    goabt_spin_unlock(&b->lock);
-    goabt_wake_claimed(claimed);
+    goabt_barrier_round_wait(&b->round, 1); /* the stream must not run others meanwhile */
     return ABT_SUCCESS;
 }
