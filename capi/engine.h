@@ -163,6 +163,7 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     size_t size;       /* queued units, atomic reads */
     long num_blocked;  /* parked ULTs that belong to this pool, atomic */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
+    int pushers;       /* atomic: pushes still signalling it after its lock (FIFO_WAIT) */
     /* Set (under lock) when the pool is retired while ULTs parked on it may still come back:
      * pushes go there instead (xstream.c, replace_main_sched). */
     goabt_pool *forward;

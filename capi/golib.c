@@ -29,7 +29,18 @@ static int failed;        /* the load failed: not tried again */
 static int forked_child;  /* atomic: this process was forked after the load */
 static int forked_warned; /* atomic */
 
-static void on_fork_child(void) { __atomic_store_n(&forked_child, 1, __ATOMIC_RELEASE); }
+/* Fork handlers, registered when libgoabt.so loads: a fork never happens in the middle of a
+ * load (prepare takes the load lock), and a child of a process that loaded the Go core knows
+ * it cannot use it; a child of one that had not loads its own. */
+static void before_fork(void) { pthread_mutex_lock(&load_lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&load_lock); }
+static void after_fork_child(void)
+{
+    pthread_mutex_init(&load_lock, NULL);
+    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&forked_child, 1, __ATOMIC_RELEASE);
+    }
+}
 
 /* Where libgoabt.so was loaded from, as an absolute path, found when it is loaded: the program
  * may change directories before it first needs Go, and the loader may have found this library
@@ -38,6 +49,7 @@ static char library_dir[4096];
 
 __attribute__((constructor)) static void remember_library_dir(void)
 {
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     Dl_info info;
     if (dladdr((void *)remember_library_dir, &info) == 0 || info.dli_fname == NULL) return;
     char *full = realpath(info.dli_fname, NULL);
@@ -111,7 +123,6 @@ static void load(void)
     /* The OPAL variables the header reads live here, in the C library; the Go core writes
      * them (class epochs, the thread mode). */
     goabt_go.opal_bind(&opal_uses_threads, &opal_class_init_epoch);
-    pthread_atfork(NULL, NULL, on_fork_child);
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 

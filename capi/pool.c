@@ -25,6 +25,10 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic)
 
 void goabt_pool_delete(goabt_pool *p)
 {
+    /* A push may still be signalling this pool's FIFO_WAIT waiters. */
+    for (unsigned spins = 0; __atomic_load_n(&p->pushers, __ATOMIC_ACQUIRE) != 0; spins++) {
+        goabt_backoff(spins);
+    }
     p->magic = GOABT_MAGIC_FREED;
     pthread_mutex_destroy(&p->wait_mutex);
     pthread_cond_destroy(&p->wait_cond);
@@ -59,25 +63,34 @@ void goabt_pool_push(goabt_pool *p, goabt_unit *u)
     __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
     /* Sleepers register under this lock (goabt_pool_sleeper_add), so no fence is needed: a
      * stream listed before this push is seen here, one listed after it sees the unit when it
-     * takes its last look. One is woken: one unit needs one stream. */
+     * takes its last look. One is woken: one unit needs one stream. A listed stream may have
+     * woken already (by another push, or by itself) and not yet taken its nodes off: only the
+     * one whose sleep word this push turns from 0 to 1 counts, else the next is tried. */
     goabt_stream *wake = NULL;
-    goabt_sleeper *n = p->sleepers;
-    if (n != NULL) {
+    goabt_sleeper *n;
+    while (wake == NULL && (n = p->sleepers) != NULL) {
         p->sleepers = n->next;
         if (n->next) n->next->prev = NULL;
         n->linked = 0;
-        wake = n->stream;
-        __atomic_add_fetch(&wake->wakers, 1, __ATOMIC_ACQ_REL); /* keeps it from being freed */
+        if (__atomic_exchange_n(&n->stream->sleep_word, 1, __ATOMIC_SEQ_CST) == 0) {
+            wake = n->stream;
+            __atomic_add_fetch(&wake->wakers, 1, __ATOMIC_ACQ_REL); /* keeps it from being freed */
+        }
     }
+    /* What is done after the lock is released must not read p once it could be freed (its
+     * last unit may run and its stream go meanwhile): the pool is held while it is. */
+    int signal_waiters = p->kind == ABT_POOL_FIFO_WAIT;
+    if (signal_waiters) __atomic_add_fetch(&p->pushers, 1, __ATOMIC_ACQ_REL);
     spin_unlock(&p->lock);
     if (wake != NULL) {
-        goabt_stream_wake(wake);
+        goabt_futex_wake(&wake->sleep_word, 1);
         __atomic_sub_fetch(&wake->wakers, 1, __ATOMIC_RELEASE);
     }
-    if (p->kind == ABT_POOL_FIFO_WAIT) {
+    if (signal_waiters) {
         pthread_mutex_lock(&p->wait_mutex);
         pthread_cond_signal(&p->wait_cond);
         pthread_mutex_unlock(&p->wait_mutex);
+        __atomic_sub_fetch(&p->pushers, 1, __ATOMIC_RELEASE);
     }
 }
 

@@ -58,7 +58,12 @@ static int stream_has_news(goabt_stream *s)
     for (int i = 0; i < sc->num_pools; i++) {
         if (goabt_pool_size_locked(sc->pools[i]) > 0) return 1;
     }
-    if (__atomic_load_n(&s->request, __ATOMIC_SEQ_CST) & GOABT_REQ_FINISH) return 1;
+    /* Asked to finish, it leaves once no work is left: while ULTs parked on its pools may come
+     * back, that is not news (the push that brings one back wakes it). */
+    if ((__atomic_load_n(&s->request, __ATOMIC_SEQ_CST) & GOABT_REQ_FINISH) &&
+        !goabt_sched_has_work(sc)) {
+        return 1;
+    }
     if (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_SEQ_CST)) return 1;
     return goabt_timers_due();
 }
@@ -90,6 +95,8 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
         }
         goabt_futex_wait(&s->sleep_word, 0, ns);
     }
+    /* Awake: a push that still finds this stream listed must wake another one instead. */
+    __atomic_store_n(&s->sleep_word, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < sc->num_pools; i++) {
         goabt_pool_sleeper_remove(sc->pools[i], &s->sleep_nodes[i]);
     }
