@@ -65,7 +65,9 @@ void goabt_pool_push(goabt_pool *p, goabt_unit *u)
      * stream listed before this push is seen here, one listed after it sees the unit when it
      * takes its last look. One is woken: one unit needs one stream. A listed stream may have
      * woken already (by another push, or by itself) and not yet taken its nodes off: only the
-     * one whose sleep word this push turns from 0 to 1 counts, else the next is tried. */
+     * one whose sleep word this push turns from 0 to 1 counts, else the next is tried. (A
+     * stream between listing itself and its last look still counts: it will find this unit,
+     * but may run another pool's first.) */
     goabt_stream *wake = NULL;
     goabt_sleeper *n;
     while (wake == NULL && (n = p->sleepers) != NULL) {
