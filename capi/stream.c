@@ -60,6 +60,16 @@ void goabt_stream_bind(goabt_stream *s, pthread_t thread)
     pthread_setaffinity_np(thread, sizeof set, &set);
 }
 
+/* Wakes every stream but s (registered streams are not freed while rt.lock is held). */
+static void wake_others(goabt_stream *s)
+{
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
+        if (all_streams[i] != NULL && all_streams[i] != s) goabt_stream_wake(all_streams[i]);
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+}
+
 static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;
@@ -67,6 +77,9 @@ static void *stream_thread(void *arg)
     goabt_stream_bind(s, pthread_self());
     goabt_sched_loop(s);
     goabt_set_self_stream(NULL);
+    /* A deadline this stream armed (a ULT of a shared pool in a timed wait) must not be left
+     * to streams that went to sleep before it existed: they look at the timers again. */
+    if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE) != 0) wake_others(s);
     /* The joiners free s only after pthread_join: s stays valid until this thread ends. */
     goabt_waiter *joiners = goabt_joiners_take(&s->joiners);
     __atomic_store_n(&s->state, ABT_XSTREAM_STATE_TERMINATED, __ATOMIC_RELEASE);
