@@ -45,7 +45,7 @@ func abtSuite(root string) suite {
 			recordedFrom: argobotsRecorded + "; not measured in this run (native Argobots is not " +
 				"installable here). The issue gives\n  69, 41, 28 ns and 1.9 ms for ULT create+join+free on 1 " +
 				"and 2 streams, tasklets and init+finalize;\n  yield (28 ns) comes from " +
-				"../shared/design/engine.md; the 1-stream tasklet figure stands for 2 streams too.",
+				"the engine's design notes; the 1-stream tasklet figure stands for 2 streams too.",
 		},
 		threads: "streams",
 		rows: map[string]rowInfo{
