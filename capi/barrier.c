@@ -65,8 +65,7 @@ int ABT_barrier_wait(ABT_barrier barrier)
     GOABT_CHECK_INIT();
     RESOLVE_BARRIER(b, barrier);
     /* Argobots 1.x refuses tasklets (they cannot be suspended); the call does not arrive. */
-    goabt_unit *self = goabt_self_unit();
-    if (self != NULL && self->kind == GOABT_TASKLET) return ABT_ERR_BARRIER;
+    if (goabt_caller_is_tasklet()) return ABT_ERR_BARRIER;
     goabt_barrier_round_wait(&b->round, 0);
     return ABT_SUCCESS;
 }

@@ -64,8 +64,7 @@ static int cond_wait(ABT_cond cond, ABT_mutex mutex, uint64_t deadline)
     if (!goabt_mutex_held_by_caller(m)) return ABT_ERR_INV_MUTEX;
     /* Argobots 1.x refuses an untimed wait from a tasklet: it would block its whole stream
      * with no end in sight. A timed wait is allowed (the stream's thread sleeps). */
-    goabt_unit *self = goabt_self_unit();
-    if (deadline == 0 && self != NULL && self->kind == GOABT_TASKLET) return ABT_ERR_COND;
+    if (deadline == 0 && goabt_caller_is_tasklet()) return ABT_ERR_COND;
     goabt_spin_lock(&c->lock);
     if (c->mutex != NULL && c->mutex != m) {
         goabt_spin_unlock(&c->lock);

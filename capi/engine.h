@@ -273,11 +273,6 @@ static inline void goabt_spin_lock(int *l)
     }
 }
 
-static inline int goabt_spin_trylock(int *l)
-{
-    return __atomic_load_n(l, __ATOMIC_RELAXED) == 0 && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
-}
-
 static inline void goabt_spin_unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
 
 /* Futexes: how OS threads sleep (runtime.c). timeout_ns 0 waits without a limit. */

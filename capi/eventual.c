@@ -96,8 +96,7 @@ int ABT_eventual_free(ABT_eventual *eventual)
 static int eventual_wait(goabt_eventual *e, void **value, uint64_t deadline)
 {
     /* Argobots 1.x refuses tasklets (they cannot be suspended), even on a ready eventual. */
-    goabt_unit *self = goabt_self_unit();
-    if (self != NULL && self->kind == GOABT_TASKLET) return ABT_ERR_EVENTUAL;
+    if (goabt_caller_is_tasklet()) return ABT_ERR_EVENTUAL;
     goabt_spin_lock(&e->lock);
     if (e->ready) {
         goabt_spin_unlock(&e->lock);

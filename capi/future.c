@@ -96,8 +96,7 @@ int ABT_future_wait(ABT_future future)
     GOABT_CHECK_INIT();
     RESOLVE_FUTURE(f, future);
     /* Argobots 1.x refuses tasklets (they cannot be suspended), ready or not. */
-    goabt_unit *self = goabt_self_unit();
-    if (self != NULL && self->kind == GOABT_TASKLET) return ABT_ERR_FUTURE;
+    if (goabt_caller_is_tasklet()) return ABT_ERR_FUTURE;
     goabt_spin_lock(&f->lock);
     if (f->ready) {
         goabt_spin_unlock(&f->lock);

@@ -28,14 +28,6 @@ struct ABT_rwlock_opaque {
 };
 typedef struct ABT_rwlock_opaque goabt_rwlock;
 
-/* Whether the caller is a tasklet: Argobots 1.x refuses rdlock and wrlock there, since a tasklet
- * cannot be suspended. External threads may block (they sleep on a futex). */
-static int caller_is_tasklet(void)
-{
-    goabt_unit *self = goabt_self_unit();
-    return self != NULL && self->kind == GOABT_TASKLET;
-}
-
 /* The lock has just become free: grants it to the first waiter if that is a writer, else to
  * every waiting reader, and wakes them. Called with l->lock held. No wait here has a deadline,
  * so goabt_wake always succeeds. */
@@ -64,7 +56,7 @@ static int rwlock_acquire(ABT_rwlock rwlock, int writer)
 {
     GOABT_CHECK_INIT();
     GOABT_RESOLVE_OBJECT(goabt_rwlock, l, rwlock, GOABT_MAGIC_RWLOCK, 0, ABT_ERR_INV_RWLOCK);
-    if (caller_is_tasklet()) return ABT_ERR_RWLOCK;
+    if (goabt_caller_is_tasklet()) return ABT_ERR_RWLOCK;
     goabt_spin_lock(&l->lock);
     if (!l->writer && (!writer || l->readers == 0)) {
         if (writer) {

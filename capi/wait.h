@@ -55,6 +55,13 @@ void goabt_waiter_init(goabt_waiter *w, uintptr_t tag, uint64_t deadline) GOABT_
 
 /* Whether the caller would park (a ULT) rather than sleep as an OS thread. */
 int goabt_caller_parks(void) GOABT_HIDDEN;
+/* Whether the caller is a tasklet: Argobots 1.x refuses the untimed waits of most objects to
+ * tasklets, which cannot be suspended (each object returns its own error code). */
+static inline int goabt_caller_is_tasklet(void)
+{
+    goabt_unit *self = goabt_self_unit();
+    return self != NULL && self->kind == GOABT_TASKLET;
+}
 
 /* List operations; the caller holds the list's lock. */
 void goabt_waitlist_push(goabt_waitlist *l, goabt_waiter *w) GOABT_HIDDEN;
