@@ -8,13 +8,16 @@
  * with no call and no other lock. A caller that finds it held takes the spinlock `lock`, marks
  * it 2 with one exchange (and owns it if that found it free) and waits in a wait list (wait.h):
  * a ULT parks, an external thread or a tasklet sleeps. An unlock that finds 2 takes the
- * spinlock and hands the mutex straight to the first waiter (`locked` stays held), so a
- * woken waiter never has to race for it and nobody starves: waiters of lock_high go first, then
- * lock and spinlock waiters in arrival order, then those of lock_low.
+ * spinlock, frees the mutex and wakes the first waiter: waiters of lock_high first, then lock
+ * and spinlock waiters in arrival order, then those of lock_low. The woken waiter tries again,
+ * and a running caller may have taken the mutex first (it then waits again at the front of its
+ * class); one that has been losing that race for a millisecond is handed the mutex instead, so
+ * nobody starves.
  *
  * The owner is the calling unit, or the calling OS thread outside ULTs and tasklets: a
  * recursive mutex counts its owner's extra locks in `nesting`; ownership belongs to the unit,
  * whichever stream it runs on. */
+#include <time.h>
 #include "args.h"
 #include "engine.h"
 #include "mutex.h"
@@ -23,8 +26,10 @@
 
 enum { GOABT_MUTEX_RECURSIVE = 0x1 };
 
-/* What lock_* waiters are queued behind (wait.h tag). */
-enum { MUTEX_NORMAL = 0, MUTEX_HIGH = 1, MUTEX_LOW = 2 };
+/* A waiter's tag (wait.h): what lock_* it waits in, and two marks: it has waited long enough
+ * to be handed the mutex (set by the waiter), and it was (set by the unlock that did). */
+enum { MUTEX_NORMAL = 0, MUTEX_HIGH = 1, MUTEX_LOW = 2, MUTEX_PRIO = 3 };
+enum { MUTEX_STARVING = 4, MUTEX_HANDED = 8 };
 
 struct ABT_mutex_opaque {
     uint32_t flags; /* GOABT_MUTEX_RECURSIVE */
@@ -69,7 +74,7 @@ static uintptr_t caller_id(void)
 static void set_owner(goabt_mutex *m, uintptr_t who) { __atomic_store_n(&m->owner, who, __ATOMIC_RELAXED); }
 static int owned_by(goabt_mutex *m, uintptr_t me) { return __atomic_load_n(&m->owner, __ATOMIC_RELAXED) == me; }
 
-static int try_take(goabt_mutex *m, uintptr_t me)
+static inline int try_take(goabt_mutex *m, uintptr_t me)
 {
     int free_ = 0;
     if (__atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -79,51 +84,97 @@ static int try_take(goabt_mutex *m, uintptr_t me)
     return 0;
 }
 
-/* Takes m, waiting as `prio` if it is held; recursive owners just count. */
-static void mutex_lock(goabt_mutex *m, int prio)
+/* A woken waiter that keeps losing the mutex to running callers asks for it to be handed over
+ * once it has waited this long (Go's sync.Mutex starvation mode uses the same bound). */
+#define STARVING_NS 1000000ull
+
+static uint64_t monotonic_ns(void)
 {
-    uintptr_t me = caller_id();
-    if (try_take(m, me)) return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Queues w by priority: a first-time waiter behind those of its class, one woken that lost the
+ * race at the front of its class (it has waited longest). */
+static void queue_waiter(goabt_mutex *m, goabt_waiter *w, int prio, int again)
+{
+    if (prio == MUTEX_LOW) {
+        if (again) {
+            goabt_waitlist_push_front(&m->low, w);
+        } else {
+            goabt_waitlist_push(&m->low, w);
+        }
+        return;
+    }
+    if (prio == MUTEX_NORMAL && !again) {
+        goabt_waitlist_push(&m->waiters, w);
+        return;
+    }
+    /* High: behind earlier high ones unless again; normal again: behind every high one (a rare
+     * path: walk them). */
+    goabt_waiter *after = NULL;
+    if (prio == MUTEX_NORMAL || !again) {
+        for (goabt_waiter *q = m->waiters.head; q != NULL && (q->tag & MUTEX_PRIO) == MUTEX_HIGH;
+             q = q->next) {
+            after = q;
+        }
+    }
+    goabt_waitlist_insert_after(&m->waiters, after, w);
+}
+
+/* The slow path of a lock: m was held. The caller waits until an unlock wakes it, then tries
+ * again; a running caller may have taken m in between (barging, as Argobots, pthread and Go
+ * mutexes allow: a woken waiter takes a while to run, and keeping m free meanwhile is what
+ * makes a contended mutex fast). One that has waited STARVING_NS is handed m directly. */
+static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, uintptr_t me)
+{
     if ((m->flags & GOABT_MUTEX_RECURSIVE) && owned_by(m, me)) {
         m->nesting++;
         return;
     }
-    goabt_spin_lock(&m->lock);
-    /* Marked "maybe waited for" before queueing: the holder's unlock then comes this way. If
-     * the mutex was free meanwhile, the mark makes it ours (its unlock just finds nobody). */
-    if (__atomic_exchange_n(&m->locked, 2, __ATOMIC_ACQUIRE) == 0) {
-        goabt_spin_unlock(&m->lock);
-        set_owner(m, me);
-        return;
-    }
-    goabt_waiter w;
-    goabt_waiter_init(&w, (uintptr_t)prio, 0);
-    if (prio == MUTEX_HIGH) {
-        /* Ahead of every normal waiter, behind earlier high ones (a rare path: walk them). */
-        goabt_waiter *last_high = NULL;
-        for (goabt_waiter *q = m->waiters.head; q != NULL && q->tag == MUTEX_HIGH; q = q->next) {
-            last_high = q;
+    uint64_t since = 0;
+    unsigned retries = 0;
+    int starving = 0;
+    for (int again = 0;; again = 1) {
+        goabt_spin_lock(&m->lock);
+        /* Marked "maybe waited for" before queueing: the holder's unlock then comes this way.
+         * If the mutex was free meanwhile, the mark makes it ours (its unlock finds whoever
+         * queued since). */
+        if (__atomic_exchange_n(&m->locked, 2, __ATOMIC_ACQUIRE) == 0) {
+            goabt_spin_unlock(&m->lock);
+            set_owner(m, me);
+            return;
         }
-        goabt_waitlist_insert_after(&m->waiters, last_high, &w);
-    } else {
-        goabt_waitlist_push(prio == MUTEX_LOW ? &m->low : &m->waiters, &w);
+        uintptr_t tag = (uintptr_t)prio;
+        /* The clock is read every 16th retry only: a retry costs about 100 ns. */
+        if (again && (++retries & 15) == 1) {
+            uint64_t now = monotonic_ns();
+            if (since == 0) since = now;
+            if (now - since >= STARVING_NS) starving = 1;
+        }
+        if (starving) tag |= MUTEX_STARVING;
+        goabt_waiter w;
+        goabt_waiter_init(&w, tag, 0);
+        queue_waiter(m, &w, prio, again);
+        goabt_wait(&w, &m->lock);
+        if (w.tag & MUTEX_HANDED) break; /* `locked` was never released in between */
     }
-    goabt_wait(&w, &m->lock);
-    /* Handed over: `locked` was never released in between. */
     set_owner(m, me);
 }
 
-/* Gives m to its next waiter, or frees it; returns whether a waiter got it. The caller held it
- * (a recursive one at its last unlock). */
-static int mutex_release(goabt_mutex *m)
+static inline void mutex_lock(goabt_mutex *m, int prio)
 {
-    set_owner(m, 0);
-    int held = 1;
-    if (__atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-        return 0; /* nobody marked it: nobody waits */
-    }
-    /* Marked 2: waiters queue under the lock, so with it held the list is complete. No fast
-     * locker can take the mutex meanwhile: it is not 0. */
+    uintptr_t me = caller_id();
+    if (!try_take(m, me)) mutex_lock_slow(m, prio, me);
+}
+
+/* The slow path of a release: m is marked 2, so waiters may be queued. They queue under the
+ * spinlock, so with it held the list is complete, and no fast locker can take m meanwhile (it
+ * is not 0). The first waiter is woken with m free (it races running callers for it), or,
+ * if it is starving, handed m still held. Returns whether a waiter was woken. */
+static __attribute__((noinline)) int mutex_release_slow(goabt_mutex *m)
+{
     goabt_spin_lock(&m->lock);
     goabt_waiter *w = goabt_waitlist_pop(&m->waiters);
     if (w == NULL) w = goabt_waitlist_pop(&m->low);
@@ -132,27 +183,57 @@ static int mutex_release(goabt_mutex *m)
         goabt_spin_unlock(&m->lock);
         return 0;
     }
-    /* Handed over, still held: 2 if more wait, 1 if w was the last. Mutex waits have no
-     * deadline, so the wake-up always lands. */
-    int more = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
-    __atomic_store_n(&m->locked, more ? 2 : 1, __ATOMIC_RELAXED);
+    if (w->tag & MUTEX_STARVING) {
+        /* Still held: 2 if more wait, 1 if w was the last. */
+        int more = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
+        __atomic_store_n(&m->locked, more ? 2 : 1, __ATOMIC_RELAXED);
+        w->tag |= MUTEX_HANDED;
+    } else {
+        /* Free: w marks it 2 again when it retries, so whoever holds it next wakes the rest. */
+        __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
+    }
     goabt_spin_unlock(&m->lock);
+    /* Mutex waits have no deadline, so the wake-up always lands. */
     goabt_wake(w);
     return 1;
 }
 
-/* Unlocks m; *handed says whether a waiter got it. Argobots leaves unlocking a mutex the caller
- * does not hold undefined: goabt refuses one nobody holds (ABT_ERR_MUTEX) and otherwise
- * unlocks, whoever calls (a plain mutex may be unlocked by another unit than its locker). */
-static int mutex_unlock(goabt_mutex *m, int *handed)
+/* Gives m up; returns whether a waiter was woken. The caller held it (a recursive one at its
+ * last unlock). */
+static inline int mutex_release(goabt_mutex *m)
 {
-    *handed = 0;
+    set_owner(m, 0);
+    int held = 1;
+    if (__atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+        return 0; /* nobody marked it: nobody waits */
+    }
+    return mutex_release_slow(m);
+}
+
+/* Unlocks m; *woke says whether a waiter was woken. Argobots leaves unlocking a mutex the
+ * caller does not hold undefined: goabt refuses one nobody holds (ABT_ERR_MUTEX) and otherwise
+ * unlocks, whoever calls (a plain mutex may be unlocked by another unit than its locker). */
+static inline int mutex_unlock(goabt_mutex *m, int *woke)
+{
+    *woke = 0;
+    if (!(m->flags & GOABT_MUTEX_RECURSIVE)) {
+        /* Owner cleared first: once the mutex is free, the next holder writes its own. */
+        set_owner(m, 0);
+        int held = 1;
+        if (__atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
+            return ABT_SUCCESS;
+        }
+        if (held == 0) return ABT_ERR_MUTEX;
+        *woke = mutex_release_slow(m);
+        return ABT_SUCCESS;
+    }
     if (__atomic_load_n(&m->locked, __ATOMIC_ACQUIRE) == 0) return ABT_ERR_MUTEX;
-    if ((m->flags & GOABT_MUTEX_RECURSIVE) && m->nesting > 0 && owned_by(m, caller_id())) {
+    if (m->nesting > 0 && owned_by(m, caller_id())) {
         m->nesting--;
         return ABT_SUCCESS;
     }
-    *handed = mutex_release(m);
+    *woke = mutex_release(m);
     return ABT_SUCCESS;
 }
 
@@ -283,25 +364,25 @@ int ABT_mutex_spinlock(ABT_mutex mutex)
 int ABT_mutex_unlock(ABT_mutex mutex)
 {
     RESOLVE_MUTEX(m, mutex);
-    int handed;
-    return mutex_unlock(m, &handed);
+    int woke;
+    return mutex_unlock(m, &woke);
 }
 
 int ABT_mutex_unlock_se(ABT_mutex mutex)
 {
     RESOLVE_MUTEX(m, mutex);
-    int handed;
-    int rc = mutex_unlock(m, &handed);
-    /* Let the waiter that got the mutex run soon: a ULT caller yields. */
-    if (rc == ABT_SUCCESS && handed && goabt_caller_parks()) goabt_unit_yield();
+    int woke;
+    int rc = mutex_unlock(m, &woke);
+    /* Let the woken waiter run soon: a ULT caller yields. */
+    if (rc == ABT_SUCCESS && woke && goabt_caller_parks()) goabt_unit_yield();
     return rc;
 }
 
 int ABT_mutex_unlock_de(ABT_mutex mutex)
 {
     RESOLVE_MUTEX(m, mutex);
-    int handed;
-    return mutex_unlock(m, &handed);
+    int woke;
+    return mutex_unlock(m, &woke);
 }
 
 int ABT_mutex_equal(ABT_mutex mutex1, ABT_mutex mutex2, ABT_bool *result)

@@ -4,8 +4,16 @@
  * this is goabt's promise. One stream, so the arrival order is the creation order: the main ULT
  * holds the mutex while ULTs queue with lock_low, lock, lock_high, lock, lock_low, lock_high,
  * then unlocks; the order they got the mutex in is checked, for a dynamic and a static mutex, and
- * again with an external pthread queued (with lock) between them. */
+ * again with an external pthread queued (with lock) between them.
+ *
+ * A woken waiter retakes the mutex itself, and a running caller may take it first (abt.h); the
+ * promise that nobody starves is checked against a barger: a ULT on a second stream that holds
+ * the mutex for 20 us at a time and relocks it at once, so that a woken waiter never finds it
+ * free. A ULT on
+ * the primary stream, then an external pthread, must each get the mutex while the barger runs
+ * (it gives up after 10 s and the test fails). */
 #include <pthread.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <abt.h>
 #include "check.h"
@@ -78,6 +86,69 @@ static void round_with(ABT_mutex m, ABT_pool pool, int with_external)
     for (int i = 0; i < n; i++) CHECK_INT(order[i], want[i]);
 }
 
+/* ---- Starvation ----------------------------------------------------------------------------- */
+
+static volatile int barger_stop, barger_gave_up;
+
+static void barger(void *arg)
+{
+    ABT_mutex m = arg;
+    double end = ABT_get_wtime() + 10;
+    long rounds = 0, errors = 0;
+    while (!barger_stop) {
+        errors += ABT_mutex_lock(m) != ABT_SUCCESS;
+        errors += ABT_thread_yield() != ABT_SUCCESS;
+        errors += ABT_mutex_unlock(m) != ABT_SUCCESS;
+        if ((++rounds & 1023) == 0 && ABT_get_wtime() > end) {
+            barger_gave_up = 1;
+            break;
+        }
+    }
+    CHECK_INT(errors, 0);
+}
+
+static void starved_waiter(void *arg)
+{
+    ABT_mutex m = arg;
+    CHECK_INT(ABT_mutex_lock(m), ABT_SUCCESS);
+    barger_stop = 1;
+    CHECK_INT(ABT_mutex_unlock(m), ABT_SUCCESS);
+}
+
+static void *starved_thread(void *arg)
+{
+    starved_waiter(arg);
+    return NULL;
+}
+
+static void starvation_round(ABT_pool pool, int external)
+{
+    ABT_mutex m;
+    ABT_thread b, w;
+    pthread_t t;
+    barger_stop = barger_gave_up = 0;
+    CHECK_INT(ABT_mutex_create(&m), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(pool, barger, m, ABT_THREAD_ATTR_NULL, &b), ABT_SUCCESS);
+    if (external) {
+        CHECK_INT(pthread_create(&t, NULL, starved_thread, m), 0);
+    } else {
+        CHECK_INT(ABT_thread_create(pool, starved_waiter, m, ABT_THREAD_ATTR_NULL, &w),
+                  ABT_SUCCESS);
+    }
+    CHECK_INT(ABT_thread_free(&b), ABT_SUCCESS);
+    if (external) {
+        CHECK_INT(pthread_join(t, NULL), 0);
+    } else {
+        CHECK_INT(ABT_thread_free(&w), ABT_SUCCESS);
+    }
+    if (barger_gave_up) {
+        fprintf(stderr, "%s waiter starved: the barger ran 10 s without it getting the mutex\n",
+                external ? "an external" : "a ULT");
+    }
+    CHECK(!barger_gave_up);
+    CHECK_INT(ABT_mutex_free(&m), ABT_SUCCESS);
+}
+
 int main(void)
 {
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
@@ -92,6 +163,8 @@ int main(void)
     static ABT_mutex_memory mem = ABT_MUTEX_INITIALIZER;
     round_with(ABT_MUTEX_MEMORY_GET_HANDLE(&mem), pool, 0);
     CHECK_INT(ABT_mutex_free(&m), ABT_SUCCESS);
+    starvation_round(pool, 0);
+    starvation_round(pool, 1);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
     return check_summary();
 }
