@@ -30,8 +30,8 @@
  * twice). No Go frame is ever live across a switch.
  *
  * Blocking. There is one way to block a ULT and one way to wake it (unit.c):
- *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted in its pool's
- *                              num_blocked, and fn(unit, arg) runs after its context is saved:
+ *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted as blocked in its
+ *                              pool, and fn(unit, arg) runs after its context is saved:
  *                              fn publishes the unit where its waker will find it (typically it
  *                              releases the spinlock of the wait list the unit is on);
  *   goabt_unit_ready(unit)     makes a parked unit READY on the pool it belongs to.
@@ -161,7 +161,11 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     int lock;        /* spinlock */
     goabt_unit *head, *tail;
     size_t size;       /* queued units, atomic reads */
-    long num_blocked;  /* parked ULTs that belong to this pool, atomic */
+    /* Parked ULTs that belong to this pool are num_parked - num_unparked (goabt_pool_num_blocked):
+     * parking counts with an atomic add, and readying under the lock its push takes anyway, so a
+     * park and wake cost one locked instruction for the count, not two. */
+    long num_parked;   /* atomic */
+    long num_unparked; /* written under lock, atomic reads */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
     int pushers;       /* atomic: pushes still signalling it after its lock (FIFO_WAIT) */
     /* Set (under lock) when the pool is retired while ULTs parked on it may still come back:
@@ -345,6 +349,15 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic) GOABT_HIDDEN;
 void goabt_pool_delete(goabt_pool *p) GOABT_HIDDEN;
 /* Queues u in p (or where p forwards to) and wakes one stream asleep on it, if any. */
 void goabt_pool_push(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
+/* The same for a parked ULT of p made ready again: it is no longer counted as blocked. */
+void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
+/* Parked ULTs that belong to p (they come back to it). */
+static inline long goabt_pool_num_blocked(goabt_pool *p)
+{
+    /* Unparked first: a ULT counted there parked before, so its park is seen too. */
+    long unparked = __atomic_load_n(&p->num_unparked, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&p->num_parked, __ATOMIC_ACQUIRE) - unparked;
+}
 goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if u was queued in p */
 void goabt_pool_release(goabt_pool *p) GOABT_HIDDEN; /* a scheduler stops using p */

@@ -42,9 +42,14 @@ void goabt_pool_release(goabt_pool *p)
     }
 }
 
-void goabt_pool_push(goabt_pool *p, goabt_unit *u)
+static void pool_push(goabt_pool *p, goabt_unit *u, int unparked)
 {
     spin_lock(&p->lock);
+    if (unparked) {
+        /* Uncounted with the push: a stream asked to finish sees the unit either counted as
+         * blocked or queued, never neither (a retired pool is in no scheduler any more). */
+        __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
+    }
     while (p->forward != NULL) { /* retired: its units live on elsewhere */
         goabt_pool *to = p->forward;
         spin_unlock(&p->lock);
@@ -95,6 +100,9 @@ void goabt_pool_push(goabt_pool *p, goabt_unit *u)
         __atomic_sub_fetch(&p->pushers, 1, __ATOMIC_RELEASE);
     }
 }
+
+void goabt_pool_push(goabt_pool *p, goabt_unit *u) { pool_push(p, u, 0); }
+void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u) { pool_push(p, u, 1); }
 
 void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n)
 {

@@ -32,7 +32,7 @@ int ABT_pool_free(ABT_pool *pool)
      * with queued units, and one that parked ULTs belong to (they come back to it). */
     if (__atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) > 0 ||
         __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) > 0 ||
-        __atomic_load_n(&p->num_blocked, __ATOMIC_ACQUIRE) > 0) {
+        goabt_pool_num_blocked(p) > 0) {
         return ABT_ERR_POOL;
     }
     goabt_pool_delete(p);
@@ -65,7 +65,7 @@ int ABT_pool_get_size(ABT_pool pool, size_t *size)
 int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
 {
     GOABT_RESOLVE_POOL(p, pool, size);
-    long blocked = __atomic_load_n(&p->num_blocked, __ATOMIC_ACQUIRE);
+    long blocked = goabt_pool_num_blocked(p);
     *size = __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) + (size_t)(blocked > 0 ? blocked : 0);
     return ABT_SUCCESS;
 }

@@ -391,19 +391,15 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
     goabt_unit *self = s->current;
     /* Counted before it is visible to wakers: a scheduler or finalize looking for work sees
      * parked ULTs that will come back to the pool. */
-    __atomic_add_fetch(&self->pool->num_blocked, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&self->pool->num_parked, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
     goabt_unit_switch_out(s, self, fn, arg);
 }
 
 void goabt_unit_ready(goabt_unit *u)
 {
-    goabt_pool *p = u->pool;
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
-    goabt_pool_push(p, u);
-    /* Uncounted only once queued: in between, a stream asked to finish would find neither the
-     * unit nor the count, stop, and leave it in a pool nobody serves. */
-    __atomic_sub_fetch(&p->num_blocked, 1, __ATOMIC_RELEASE);
+    goabt_pool_push_unparked(u->pool, u);
 }
 
 /* ---- Join --------------------------------------------------------------------------------- */

@@ -228,7 +228,7 @@ static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *sel
             /* The pool goes with the old scheduler, but ULTs parked on it (in a join, on a
              * mutex ...) still name it: it forwards them, and its queued units, to sc's first
              * pool, and its memory stays until finalize. */
-            if (__atomic_load_n(&p->num_blocked, __ATOMIC_ACQUIRE) > 0) {
+            if (goabt_pool_num_blocked(p) > 0) {
                 __atomic_add_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL); /* sched_delete skips it */
                 goabt_pool_retire(p, first);
             } else {
