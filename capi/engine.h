@@ -53,7 +53,7 @@
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
  * descriptors on pages of their own (core.Blocks.GetRun), trades them with the global cache in
- * batches, ULT stack tops are spread over 64 cache-line colours, and stream and pool structs sit
+ * batches, ULT stack tops are spread over 16 cache-line colours, and stream and pool structs sit
  * on lines of their own. Two streams forking and joining side by side ran at 2-3x the cost of
  * one without this (unit.c, unit_map_stack and go_take_batch, says what each part bought).
  */
