@@ -77,6 +77,7 @@
  * into the streams' pools; the main ULT waits in ABT_thread_free), frees the objects and checks
  * the counts. Critical sections increment a shared counter by a read and a later write, so a
  * lost update shows in the count.
+ *   sync_floor          no Argobots call: n times two atomic exchanges of one word
  *   sync_mutex          one ULT: n times ABT_mutex_lock, counter++, ABT_mutex_unlock
  *   sync_mutex_main     the same in the main ULT
  *   sync_mutex_handoff  two ULTs, n times each: lock, note itself as the holder, ABT_thread_yield
@@ -908,6 +909,20 @@ static uint64_t run_mutex_with(uint64_t n, int units, void (*body)(void *), uint
     return want;
 }
 
+/* sync_floor: two locked read-modify-writes of one word (exchange to 1, exchange back to 0) in
+ * the main thread. An uncontended lock + unlock that must see on unlock whether anyone waits
+ * executes at least this: native Argobots 1.2 (a test-and-set to lock, its waiter lock taken to
+ * unlock) and goabt (a compare-and-swap each) both do. */
+static uint64_t run_floor(uint64_t n)
+{
+    static int word;
+    for (uint64_t i = 0; i < n; i++) {
+        __atomic_exchange_n(&word, 1, __ATOMIC_ACQUIRE);
+        __atomic_exchange_n(&word, 0, __ATOMIC_RELEASE);
+    }
+    return n;
+}
+
 static uint64_t run_mutex(uint64_t n) { return run_mutex_with(n, 1, mutex_body, n); }
 
 static uint64_t run_mutex_main(uint64_t n) { return run_mutex_with(n, 0, NULL, n); }
@@ -1117,6 +1132,7 @@ static const struct {
         ROWS("thread_set_other_first", THREAD_SET_OTHER_FIRST)
     ALL_KEY_ROWS(KEY_ROWS),
     ALL_KEY_ROWS(TASK_KEY_ROWS),
+    {"sync_floor", run_floor, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"sync_mutex", run_mutex, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"sync_mutex_main", run_mutex_main, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"sync_mutex_handoff", run_mutex_handoff, 1, 1024, 1, KEY_NONE, 0, NULL},
