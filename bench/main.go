@@ -84,6 +84,10 @@ type suite struct {
 	// 1.0 for ops not listed.
 	targets map[string]float64
 	notes   []string // printed under the table
+	// maxRounds, when not 0, caps the rounds of this suite (a slow one).
+	maxRounds int
+	// table, when not nil, prints the suite's table and verdict instead of the comparison.
+	table func(w io.Writer, s suite, m measurement, rounds int) verdict
 	// rowNote, when not nil, may return a line to print under the table for a row, from the
 	// extra fields of goabt's lines for it, one map per round.
 	rowNote func(r row, rounds []map[string]string) string
@@ -147,14 +151,22 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 	start := time.Now()
 	var verdicts []verdict
 	for _, s := range suites(root) {
-		m, err := s.measure(root, out, rounds, only)
+		n := rounds
+		if s.maxRounds > 0 && n > s.maxRounds {
+			n = s.maxRounds
+		}
+		m, err := s.measure(root, out, n, only)
 		if err != nil {
 			return err
 		}
 		if len(m.order) == 0 && only != "" {
 			continue // -only left none of its operations: no table, no verdict
 		}
-		verdicts = append(verdicts, s.print(w, m, rounds))
+		if s.table != nil {
+			verdicts = append(verdicts, s.table(w, s, m, n))
+		} else {
+			verdicts = append(verdicts, s.print(w, m, n))
+		}
 	}
 	fmt.Fprintf(w, "\nmeasured in %s\n", time.Since(start).Round(100*time.Millisecond))
 	for _, v := range verdicts {
@@ -169,7 +181,7 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 
 // suites lists the benchmark suites, in the order their tables are printed.
 func suites(root string) []suite {
-	return []suite{opalSuite(root), abtSuite(root), keysSuite(root), syncSuite(root)}
+	return []suite{opalSuite(root), abtSuite(root), keysSuite(root), syncSuite(root), scaleSuite(root)}
 }
 
 // otherLoad returns how many CPUs, on average over d, were busy (this process sleeps meanwhile).
