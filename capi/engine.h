@@ -146,6 +146,11 @@ struct ABT_thread_opaque {
     goabt_unit *free_next;  /* link in a cache of free descriptors */
     goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
     int batch_len;          /* ... and how many descriptors its batch holds */
+    int user_queued;        /* in a user-defined pool now (pushed, not yet popped or removed) */
+    /* The pool unit a user-defined pool made for it (pool_user.c), and for which pool; last,
+     * away from the lines every create, run and free touches. */
+    ABT_unit pool_unit;
+    goabt_pool *pool_unit_of;
 };
 
 /* A pool (ABT_pool): a FIFO queue of ready units under a spinlock. Aligned to a pair of cache
@@ -159,7 +164,13 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     int id;
     int num_scheds;  /* schedulers using it, atomic */
     int lock;        /* spinlock */
+    /* A user-defined pool's functions (ABT_pool_create), or NULL for goabt's FIFO, whose queue
+     * is head/tail. Every engine path goes through goabt_pool_push/pop/remove/size, which take
+     * the FIFO inline and call the user's functions otherwise (pool_user.c). On the line of the
+     * queue: every push reads it. */
+    struct goabt_pool_user *user;
     goabt_unit *head, *tail;
+    int pop_waiters;   /* callers in ABT_pool_pop_wait* on it, under lock: a push signals them */
     size_t size;       /* queued units, atomic reads */
     /* Parked ULTs that belong to this pool are num_parked - num_unparked (goabt_pool_num_blocked):
      * parking counts with an atomic add, and readying under the lock its push takes anyway, so a
@@ -167,12 +178,13 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     long num_parked;   /* atomic */
     long num_unparked; /* written under lock, atomic reads */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
-    int pushers;       /* atomic: pushes still signalling it after its lock (FIFO_WAIT) */
+    int pushers;       /* atomic: pushes still signalling pop_waiters after its lock */
     /* Set (under lock) when the pool is retired while ULTs parked on it may still come back:
      * pushes go there instead (xstream.c, replace_main_sched). */
     goabt_pool *forward;
-    pthread_mutex_t wait_mutex; /* FIFO_WAIT: pop_wait sleeps here */
+    pthread_mutex_t wait_mutex; /* ABT_pool_pop_wait* sleeps here */
     pthread_cond_t wait_cond;
+    void *data; /* ABT_pool_set_data */
 };
 
 /* A scheduler (ABT_sched): pools in priority order. */
@@ -359,7 +371,11 @@ static inline long goabt_pool_num_blocked(goabt_pool *p)
     return __atomic_load_n(&p->num_parked, __ATOMIC_ACQUIRE) - unparked;
 }
 goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
+/* Pops, waiting until the CLOCK_REALTIME deadline (ns) for a unit if p is empty; NULL if none
+ * came. Built-in pools only. */
+goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline) GOABT_HIDDEN;
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if u was queued in p */
+int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
 void goabt_pool_release(goabt_pool *p) GOABT_HIDDEN; /* a scheduler stops using p */
 /* Retires p (no scheduler uses it any more, ULTs parked on it may still come back): its queued
  * units move to `to`, and so does every later push. p's memory is kept until finalize. */
@@ -371,6 +387,46 @@ void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n) GOABT_HIDDEN;
 void goabt_pool_sleeper_remove(goabt_pool *p, goabt_sleeper *n) GOABT_HIDDEN;
 /* p's size read under its lock (a scheduler's last look before it sleeps). */
 size_t goabt_pool_size_locked(goabt_pool *p) GOABT_HIDDEN;
+/* p's queued units now (a user pool without get_size: 1 when not empty). */
+size_t goabt_pool_size(goabt_pool *p) GOABT_HIDDEN;
+/* Wakes one stream asleep on p, if any (after a push that did not take p's lock). */
+void goabt_pool_wake_sleeper(goabt_pool *p) GOABT_HIDDEN;
+
+/* User-defined pools (pool_user.c): the engine's side of their functions. */
+void goabt_user_pool_push(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx) GOABT_HIDDEN;
+goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDEN;
+int goabt_user_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if it was queued */
+size_t goabt_user_pool_size(goabt_pool *p) GOABT_HIDDEN;
+void goabt_user_pool_free(goabt_pool *p) GOABT_HIDDEN; /* calls the user's free, drops the copy */
+/* Pops, waiting until the CLOCK_REALTIME deadline (ns) through the pool's own waiting pop;
+ * ABT_ERR_POOL in *rc when it has none. */
+goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, uint64_t deadline, ABT_pool_context ctx,
+                                     int *rc) GOABT_HIDDEN;
+int goabt_user_pool_can_remove(goabt_pool *p) GOABT_HIDDEN;
+/* Through the pool's push_many / pop_many: 0 (nothing done) when it has none. The units pushed
+ * have their pool units of p already. */
+int goabt_user_pool_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_context ctx)
+    GOABT_HIDDEN;
+int goabt_user_pool_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size_t *num,
+                             ABT_pool_context ctx) GOABT_HIDDEN;
+int goabt_user_pool_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
+                              void (*unit_fn)(void *, ABT_unit)) GOABT_HIDDEN;
+/* Gives u a pool unit of p if p is a user pool (ABT_ERR_MEM if its create_unit made none),
+ * dropping one of another pool. */
+int goabt_pool_associate(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
+/* Whether p can tell its size (built-in pools, user pools with get_size). */
+int goabt_user_pool_has_size(goabt_pool *p) GOABT_HIDDEN;
+/* Prints "goabt: <why>" on stderr and aborts: a user pool broke the engine's assumptions. */
+__attribute__((noreturn)) void goabt_die(const char *why) GOABT_HIDDEN;
+/* u leaves the user pool it had a pool unit for (it is freed, or moves to another pool). */
+void goabt_unit_drop_user_unit(goabt_unit *u) GOABT_HIDDEN;
+static inline void goabt_unit_drop_pool_unit(goabt_unit *u)
+{
+    if (u->pool_unit_of != NULL) goabt_unit_drop_user_unit(u); /* built-in pools make none */
+}
+/* The work unit behind a pool unit handle: a user pool's unit, or a built-in pool's (the
+ * work unit itself); NULL if it is neither. */
+goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit) GOABT_HIDDEN;
 
 /* Schedulers (sched.c). */
 goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)

@@ -117,92 +117,19 @@ int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop)
 
 /* Pools */
 
-int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *newpool)
-{
-    UNUSED(def); UNUSED(config); UNUSED(newpool);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_pop_thread(ABT_pool pool, ABT_thread *thread)
-{
-    UNUSED(pool); UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_pop_thread_ex(ABT_pool pool, ABT_thread *thread, ABT_pool_context pool_ctx)
-{
-    UNUSED(pool); UNUSED(thread); UNUSED(pool_ctx);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_pop_threads(ABT_pool pool, ABT_thread *threads, size_t len, size_t *num)
-{
-    UNUSED(pool); UNUSED(threads); UNUSED(len); UNUSED(num);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len, size_t *num,
-                            ABT_pool_context pool_ctx)
-{
-    UNUSED(pool); UNUSED(threads); UNUSED(len); UNUSED(num); UNUSED(pool_ctx);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_push_thread(ABT_pool pool, ABT_thread thread)
-{
-    UNUSED(pool); UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_push_thread_ex(ABT_pool pool, ABT_thread thread, ABT_pool_context pool_ctx)
-{
-    UNUSED(pool); UNUSED(thread); UNUSED(pool_ctx);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_push_threads(ABT_pool pool, const ABT_thread *threads, size_t num)
-{
-    UNUSED(pool); UNUSED(threads); UNUSED(num);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t num,
-                             ABT_pool_context pool_ctx)
-{
-    UNUSED(pool); UNUSED(threads); UNUSED(num); UNUSED(pool_ctx);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_pop_wait_thread(ABT_pool pool, ABT_thread *thread, double time_secs)
-{
-    UNUSED(pool); UNUSED(thread); UNUSED(time_secs);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_secs,
-                                ABT_pool_context pool_ctx)
-{
-    UNUSED(pool); UNUSED(thread); UNUSED(time_secs); UNUSED(pool_ctx);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_print_all_threads(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_thread))
-{
-    UNUSED(pool); UNUSED(arg); UNUSED(print_fn);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_set_data(ABT_pool pool, void *data)
-{
-    UNUSED(pool); UNUSED(data);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_get_data(ABT_pool pool, void **data)
-{
-    UNUSED(pool); UNUSED(data);
-    return ABT_ERR_FEATURE_NA;
-}
 
 int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
 {
@@ -210,131 +137,27 @@ int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_pool_pop(ABT_pool pool, ABT_unit *unit)
-{
-    UNUSED(pool); UNUSED(unit);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_pop_wait(ABT_pool pool, ABT_unit *unit, double time_secs)
-{
-    UNUSED(pool); UNUSED(unit); UNUSED(time_secs);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_pop_timedwait(ABT_pool pool, ABT_unit *unit, double abstime_secs)
-{
-    UNUSED(pool); UNUSED(unit); UNUSED(abstime_secs);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_remove(ABT_pool pool, ABT_unit unit)
-{
-    UNUSED(pool); UNUSED(unit);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_push(ABT_pool pool, ABT_unit unit)
-{
-    UNUSED(pool); UNUSED(unit);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_unit))
-{
-    UNUSED(pool); UNUSED(arg); UNUSED(print_fn);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_config_create(ABT_pool_config *config)
-{
-    UNUSED(config);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_config_free(ABT_pool_config *config)
-{
-    UNUSED(config);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type, const void *val)
-{
-    UNUSED(config); UNUSED(key); UNUSED(type); UNUSED(val);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_config_get(ABT_pool_config config, int key, ABT_pool_config_type *p_type, void *val)
-{
-    UNUSED(config); UNUSED(key); UNUSED(p_type); UNUSED(val);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
-                             ABT_pool_user_free_unit_fn p_free_unit,
-                             ABT_pool_user_is_empty_fn p_is_empty, ABT_pool_user_pop_fn p_pop,
-                             ABT_pool_user_push_fn p_push, ABT_pool_user_def *newdef)
-{
-    UNUSED(p_create_unit); UNUSED(p_free_unit); UNUSED(p_is_empty); UNUSED(p_pop); UNUSED(p_push);
-    UNUSED(newdef);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_free(ABT_pool_user_def *def)
-{
-    UNUSED(def);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_set_init(ABT_pool_user_def def, ABT_pool_user_init_fn p_init)
-{
-    UNUSED(def); UNUSED(p_init);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_set_free(ABT_pool_user_def def, ABT_pool_user_free_fn p_free)
-{
-    UNUSED(def); UNUSED(p_free);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_set_get_size(ABT_pool_user_def def, ABT_pool_user_get_size_fn p_get_size)
-{
-    UNUSED(def); UNUSED(p_get_size);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_set_pop_wait(ABT_pool_user_def def, ABT_pool_user_pop_wait_fn p_pop_wait)
-{
-    UNUSED(def); UNUSED(p_pop_wait);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_set_pop_many(ABT_pool_user_def def, ABT_pool_user_pop_many_fn p_pop_many)
-{
-    UNUSED(def); UNUSED(p_pop_many);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_set_push_many(ABT_pool_user_def def, ABT_pool_user_push_many_fn p_push_many)
-{
-    UNUSED(def); UNUSED(p_push_many);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_pool_user_def_set_print_all(ABT_pool_user_def def, ABT_pool_user_print_all_fn p_print_all)
-{
-    UNUSED(def); UNUSED(p_print_all);
-    return ABT_ERR_FEATURE_NA;
-}
 
 /* Pool units */
 
-int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
-{
-    UNUSED(unit); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
 
 /* ULTs */
 

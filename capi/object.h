@@ -32,6 +32,8 @@ enum {
     GOABT_MAGIC_EVENTUAL = 0x4556544c,        /* "EVTL" */
     GOABT_MAGIC_FUTURE = 0x46555452,          /* "FUTR" */
     GOABT_MAGIC_TIMER = 0x54494d52,           /* "TIMR" */
+    GOABT_MAGIC_POOL_CONFIG = 0x50434647,     /* "PCFG" */
+    GOABT_MAGIC_POOL_USER_DEF = 0x50444546,   /* "PDEF" */
 };
 
 /* The header every object starts with. */

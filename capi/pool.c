@@ -1,9 +1,11 @@
 //go:build goabt_c_engine
 /* pool.c: pools: FIFO queues of ready units under a spinlock (ABT_POOL_FIFO, ABT_POOL_FIFO_WAIT),
  * and the idle streams asleep on each. Access modes are hints, as in Argobots 1.2: every pool is
- * safe for any producer and consumer. */
+ * safe for any producer and consumer. A user-defined pool (pool_user.c) keeps its units itself:
+ * push, pop, remove and size call its functions, and the sleepers stay here. */
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include "engine.h"
 
 #define spin_lock goabt_spin_lock
@@ -25,10 +27,11 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic)
 
 void goabt_pool_delete(goabt_pool *p)
 {
-    /* A push may still be signalling this pool's FIFO_WAIT waiters. */
+    /* A push may still be signalling this pool's pop_wait waiters. */
     for (unsigned spins = 0; __atomic_load_n(&p->pushers, __ATOMIC_ACQUIRE) != 0; spins++) {
         goabt_backoff(spins);
     }
+    if (p->user != NULL) goabt_user_pool_free(p); /* still a pool: its free may get its data */
     p->magic = GOABT_MAGIC_FREED;
     pthread_mutex_destroy(&p->wait_mutex);
     pthread_cond_destroy(&p->wait_cond);
@@ -42,37 +45,16 @@ void goabt_pool_release(goabt_pool *p)
     }
 }
 
-static void pool_push(goabt_pool *p, goabt_unit *u, int unparked)
+/* Takes off p's sleepers the first stream that this call wakes (its sleep word turns from 0 to
+ * 1), holding it against being freed; p's lock is held. Sleepers register under this lock
+ * (goabt_pool_sleeper_add), so no fence is needed: a stream listed before a push is seen here,
+ * one listed after it sees the unit when it takes its last look. One is woken: one unit needs
+ * one stream. A listed stream may have woken already (by another push, or by itself) and not
+ * yet taken its nodes off: only the one whose sleep word this push turns from 0 to 1 counts,
+ * else the next is tried. (A stream between listing itself and its last look still counts: it
+ * will find this unit, but may run another pool's first.) */
+static goabt_stream *take_sleeper_slow(goabt_pool *p)
 {
-    spin_lock(&p->lock);
-    if (unparked) {
-        /* Uncounted with the push: a stream asked to finish sees the unit either counted as
-         * blocked or queued, never neither (a retired pool is in no scheduler any more). */
-        __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
-    }
-    while (p->forward != NULL) { /* retired: its units live on elsewhere */
-        goabt_pool *to = p->forward;
-        spin_unlock(&p->lock);
-        p = to;
-        spin_lock(&p->lock);
-    }
-    u->pool = p;
-    u->next = NULL;
-    u->prev = p->tail;
-    if (p->tail) {
-        p->tail->next = u;
-    } else {
-        p->head = u;
-    }
-    p->tail = u;
-    __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
-    /* Sleepers register under this lock (goabt_pool_sleeper_add), so no fence is needed: a
-     * stream listed before this push is seen here, one listed after it sees the unit when it
-     * takes its last look. One is woken: one unit needs one stream. A listed stream may have
-     * woken already (by another push, or by itself) and not yet taken its nodes off: only the
-     * one whose sleep word this push turns from 0 to 1 counts, else the next is tried. (A
-     * stream between listing itself and its last look still counts: it will find this unit,
-     * but may run another pool's first.) */
     goabt_stream *wake = NULL;
     goabt_sleeper *n;
     while (wake == NULL && (n = p->sleepers) != NULL) {
@@ -84,15 +66,93 @@ static void pool_push(goabt_pool *p, goabt_unit *u, int unparked)
             __atomic_add_fetch(&wake->wakers, 1, __ATOMIC_ACQ_REL); /* keeps it from being freed */
         }
     }
-    /* What is done after the lock is released must not read p once it could be freed (its
-     * last unit may run and its stream go meanwhile): the pool is held while it is. */
-    int signal_waiters = p->kind == ABT_POOL_FIFO_WAIT;
-    if (signal_waiters) __atomic_add_fetch(&p->pushers, 1, __ATOMIC_ACQ_REL);
-    spin_unlock(&p->lock);
+    return wake;
+}
+
+static inline goabt_stream *take_sleeper_locked(goabt_pool *p)
+{
+    return p->sleepers == NULL ? NULL : take_sleeper_slow(p);
+}
+
+static void wake_stream(goabt_stream *wake)
+{
     if (wake != NULL) {
         goabt_futex_wake(&wake->sleep_word, 1);
         __atomic_sub_fetch(&wake->wakers, 1, __ATOMIC_RELEASE);
     }
+}
+
+void goabt_pool_wake_sleeper(goabt_pool *p)
+{
+    /* After a user pool's push, under the lock sleepers list themselves under: a stream listed
+     * later finds the unit when it takes its last look. */
+    spin_lock(&p->lock);
+    goabt_stream *wake = take_sleeper_locked(p);
+    spin_unlock(&p->lock);
+    wake_stream(wake);
+}
+
+/* A parked unit of `origin` made ready is no longer counted as blocked there. */
+static void uncount_parked(goabt_pool *origin)
+{
+    spin_lock(&origin->lock);
+    __atomic_store_n(&origin->num_unparked, origin->num_unparked + 1, __ATOMIC_RELEASE);
+    spin_unlock(&origin->lock);
+}
+
+/* A push into a user pool (origin: where a readied unit was counted, or NULL). The user's push
+ * runs without our lock; then the count, then the sleepers. */
+static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, goabt_pool *origin)
+{
+    u->pool = p;
+    goabt_user_pool_push(p, u, ABT_POOL_CONTEXT_OP_POOL_OTHER);
+    if (origin != NULL) uncount_parked(origin);
+    goabt_pool_wake_sleeper(p);
+}
+
+static void pool_push(goabt_pool *p, goabt_unit *u, int unparked)
+{
+    if (__builtin_expect(p->user != NULL, 0) && p->forward == NULL) {
+        user_push(p, u, unparked ? p : NULL);
+        return;
+    }
+    goabt_pool *origin = p;
+    spin_lock(&p->lock);
+    if (unparked && p->user == NULL) {
+        /* Uncounted with the push: a stream asked to finish sees the unit either counted as
+         * blocked or queued, never neither (a retired pool is in no scheduler any more). */
+        __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
+        unparked = 0;
+    }
+    while (p->forward != NULL) { /* retired: its units live on elsewhere */
+        goabt_pool *to = p->forward;
+        spin_unlock(&p->lock);
+        p = to;
+        spin_lock(&p->lock);
+    }
+    if (__builtin_expect(p->user != NULL, 0)) { /* forwarded to a user pool */
+        spin_unlock(&p->lock);
+        user_push(p, u, unparked ? origin : NULL);
+        return;
+    }
+    u->pool = p;
+    u->next = NULL;
+    u->prev = p->tail;
+    if (p->tail) {
+        p->tail->next = u;
+    } else {
+        p->head = u;
+    }
+    p->tail = u;
+    __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
+    goabt_stream *wake = take_sleeper_locked(p);
+    /* What is done after the lock is released must not read p once it could be freed (its
+     * last unit may run and its stream go meanwhile): the pool is held while it is. */
+    int signal_waiters = p->pop_waiters != 0; /* read under the lock: see goabt_pool_pop_wait */
+    if (signal_waiters) __atomic_add_fetch(&p->pushers, 1, __ATOMIC_ACQ_REL);
+    spin_unlock(&p->lock);
+    if (unparked) uncount_parked(origin); /* a user pool's unit, forwarded to this one */
+    if (wake != NULL) wake_stream(wake);
     if (signal_waiters) {
         pthread_mutex_lock(&p->wait_mutex);
         pthread_cond_signal(&p->wait_cond);
@@ -150,6 +210,12 @@ void goabt_pool_retire(goabt_pool *p, goabt_pool *to)
         queued = u->next;
         goabt_pool_push(to, u);
     }
+    if (p->user != NULL) {
+        goabt_unit *u;
+        while ((u = goabt_user_pool_pop(p, ABT_POOL_CONTEXT_OP_POOL_OTHER)) != NULL) {
+            goabt_pool_push(to, u);
+        }
+    }
     pthread_mutex_lock(&retired_lock);
     if (num_retired == cap_retired) {
         int cap = cap_retired ? 2 * cap_retired : 8;
@@ -171,8 +237,16 @@ void goabt_pools_free_retired(void)
     pthread_mutex_unlock(&retired_lock);
 }
 
+size_t goabt_pool_size(goabt_pool *p)
+{
+    if (p->user != NULL) return goabt_user_pool_size(p);
+    return __atomic_load_n(&p->size, __ATOMIC_ACQUIRE);
+}
+
 size_t goabt_pool_size_locked(goabt_pool *p)
 {
+    /* A user pool's push takes the lock after it (goabt_pool_wake_sleeper), which is enough. */
+    if (p->user != NULL) return goabt_user_pool_size(p);
     spin_lock(&p->lock);
     size_t n = p->size;
     spin_unlock(&p->lock);
@@ -181,7 +255,9 @@ size_t goabt_pool_size_locked(goabt_pool *p)
 
 goabt_unit *goabt_pool_pop(goabt_pool *p)
 {
-    if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
+    if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) {
+        return p->user == NULL ? NULL : goabt_user_pool_pop(p, ABT_POOL_CONTEXT_OWNER_PRIMARY);
+    }
     spin_lock(&p->lock);
     goabt_unit *u = p->head;
     if (u) {
@@ -198,8 +274,41 @@ goabt_unit *goabt_pool_pop(goabt_pool *p)
     return u;
 }
 
+goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline)
+{
+    for (;;) {
+        goabt_unit *u = goabt_pool_pop(p);
+        if (u != NULL) return u;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+        if (now_ns >= deadline) return NULL;
+        /* Counted, then a last look under the pool's lock: a push either comes after that look
+         * and finds the count (it reads it under the same lock), or before, and is seen. */
+        pthread_mutex_lock(&p->wait_mutex);
+        __atomic_add_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
+        if (goabt_pool_size_locked(p) == 0) {
+            struct timespec until = {(time_t)(deadline / 1000000000ull),
+                                     (long)(deadline % 1000000000ull)};
+            pthread_cond_timedwait(&p->wait_cond, &p->wait_mutex, &until);
+        }
+        __atomic_sub_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_unlock(&p->wait_mutex);
+    }
+}
+
+int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u)
+{
+    if (p->user != NULL) return __atomic_load_n(&u->user_queued, __ATOMIC_RELAXED);
+    spin_lock(&p->lock);
+    int queued = u->pool == p && (u->prev != NULL || p->head == u);
+    spin_unlock(&p->lock);
+    return queued;
+}
+
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u)
 {
+    if (p->user != NULL) return goabt_user_pool_remove(p, u);
     int queued = 0;
     spin_lock(&p->lock);
     if (u->pool == p && (u->prev != NULL || p->head == u)) {

@@ -1,7 +1,9 @@
 //go:build goabt_c_engine
 /* Pools and schedulers as the API sees them (ABT_pool_*, ABT_sched_*); the queues themselves
  * are in pool.c. */
+#include <stdlib.h>
 #include "args.h"
+#include "wait.h"
 #include "engine.h"
 
 int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool automatic,
@@ -30,8 +32,7 @@ int ABT_pool_free(ABT_pool *pool)
     if (p == NULL) return ABT_ERR_INV_POOL;
     /* Argobots leaves freeing a pool in use undefined; goabt refuses one a scheduler uses, one
      * with queued units, and one that parked ULTs belong to (they come back to it). */
-    if (__atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) > 0 ||
-        __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) > 0 ||
+    if (__atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) > 0 || goabt_pool_size(p) > 0 ||
         goabt_pool_num_blocked(p) > 0) {
         return ABT_ERR_POOL;
     }
@@ -51,23 +52,286 @@ int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access)
 int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty)
 {
     GOABT_RESOLVE_POOL(p, pool, is_empty);
-    *is_empty = __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) == 0 ? ABT_TRUE : ABT_FALSE;
+    *is_empty = goabt_pool_size(p) == 0 ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
 
 int ABT_pool_get_size(ABT_pool pool, size_t *size)
 {
     GOABT_RESOLVE_POOL(p, pool, size);
-    *size = __atomic_load_n(&p->size, __ATOMIC_ACQUIRE);
+    if (!goabt_user_pool_has_size(p)) return ABT_ERR_POOL;
+    *size = goabt_pool_size(p);
     return ABT_SUCCESS;
 }
 
 int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
 {
     GOABT_RESOLVE_POOL(p, pool, size);
+    if (!goabt_user_pool_has_size(p)) return ABT_ERR_POOL;
     long blocked = goabt_pool_num_blocked(p);
-    *size = __atomic_load_n(&p->size, __ATOMIC_ACQUIRE) + (size_t)(blocked > 0 ? blocked : 0);
+    *size = goabt_pool_size(p) + (size_t)(blocked > 0 ? blocked : 0);
     return ABT_SUCCESS;
+}
+
+/* ---- Work units by hand ------------------------------------------------------------------- */
+
+/* Puts u, a ready work unit in no pool, into p. */
+static int push_unit(goabt_pool *p, goabt_unit *u)
+{
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY ||
+        (u->flags & GOABT_UNIT_MAIN)) {
+        return ABT_ERR_INV_THREAD; /* running, blocked or finished: a scheduler owns it */
+    }
+    if (u->pool != NULL && goabt_pool_is_queued(u->pool, u)) {
+        return ABT_ERR_INV_THREAD; /* still queued in a pool */
+    }
+    int rc = goabt_pool_associate(p, u);
+    if (rc != ABT_SUCCESS) return rc;
+    goabt_pool_push(p, u);
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_push_thread_ex(ABT_pool pool, ABT_thread thread, ABT_pool_context pool_ctx)
+{
+    (void)pool_ctx;
+    GOABT_CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    if (thread == ABT_THREAD_NULL) return ABT_SUCCESS;
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    return push_unit(p, u);
+}
+
+int ABT_pool_push_thread(ABT_pool pool, ABT_thread thread)
+{
+    return ABT_pool_push_thread_ex(pool, thread, ABT_POOL_CONTEXT_OP_POOL_OTHER);
+}
+
+int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t num,
+                             ABT_pool_context pool_ctx)
+{
+    GOABT_CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    if (num > 0 && threads == NULL) return ABT_ERR_INV_ARG;
+    if (p->user != NULL && num > 0) {
+        /* A pool with push_many gets them all at once, once each is checked and has its pool
+         * unit; else one at a time. */
+        goabt_unit **units = malloc(num * sizeof *units);
+        if (units == NULL) return ABT_ERR_MEM;
+        size_t n = 0;
+        int rc = ABT_SUCCESS;
+        for (size_t i = 0; i < num && rc == ABT_SUCCESS; i++) {
+            if (threads[i] == ABT_THREAD_NULL) continue;
+            goabt_unit *u = goabt_unit_of(threads[i]);
+            if (u == NULL) {
+                rc = ABT_ERR_INV_THREAD;
+            } else if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY ||
+                       (u->flags & GOABT_UNIT_MAIN) ||
+                       (u->pool != NULL && goabt_pool_is_queued(u->pool, u))) {
+                rc = ABT_ERR_INV_THREAD;
+            } else if ((rc = goabt_pool_associate(p, u)) == ABT_SUCCESS) {
+                units[n++] = u;
+            }
+        }
+        int done = rc == ABT_SUCCESS && goabt_user_pool_push_many(p, units, n, pool_ctx);
+        if (!done) {
+            for (size_t i = 0; i < n; i++) goabt_pool_push(p, units[i]);
+        }
+        free(units);
+        return rc;
+    }
+    for (size_t i = 0; i < num; i++) {
+        int rc = ABT_pool_push_thread_ex(pool, threads[i], pool_ctx);
+        if (rc != ABT_SUCCESS) return rc;
+    }
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_push_threads(ABT_pool pool, const ABT_thread *threads, size_t num)
+{
+    return ABT_pool_push_threads_ex(pool, threads, num, ABT_POOL_CONTEXT_OP_POOL_OTHER);
+}
+
+int ABT_pool_pop_thread_ex(ABT_pool pool, ABT_thread *thread, ABT_pool_context pool_ctx)
+{
+    GOABT_CHECK_INIT();
+    if (thread != NULL) *thread = ABT_THREAD_NULL;
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_CHECK_OUT(thread);
+    goabt_unit *u = p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p);
+    *thread = u != NULL ? u : ABT_THREAD_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_pop_thread(ABT_pool pool, ABT_thread *thread)
+{
+    return ABT_pool_pop_thread_ex(pool, thread, ABT_POOL_CONTEXT_OP_POOL_OTHER);
+}
+
+int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len, size_t *num,
+                            ABT_pool_context pool_ctx)
+{
+    GOABT_CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    if ((len > 0 && threads == NULL) || num == NULL) return ABT_ERR_INV_ARG;
+    size_t n = 0;
+    if (p->user != NULL && goabt_user_pool_pop_many(p, (goabt_unit **)threads, len, num, pool_ctx)) {
+        return ABT_SUCCESS;
+    }
+    while (n < len) {
+        goabt_unit *u = p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p);
+        if (u == NULL) break;
+        threads[n++] = u;
+    }
+    *num = n;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_pop_threads(ABT_pool pool, ABT_thread *threads, size_t len, size_t *num)
+{
+    return ABT_pool_pop_threads_ex(pool, threads, len, num, ABT_POOL_CONTEXT_OP_POOL_OTHER);
+}
+
+/* Pops from p, waiting until the deadline (CLOCK_REALTIME ns) if it is empty: the built-in
+ * pools sleep on their condition variable; a user pool needs its pop_wait (or, older
+ * definitions, p_pop_timedwait). NULL with *rc set when the pool cannot wait. */
+static goabt_unit *pop_until(goabt_pool *p, uint64_t deadline, ABT_pool_context ctx, int *rc);
+
+int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_secs,
+                                ABT_pool_context pool_ctx)
+{
+    GOABT_CHECK_INIT();
+    if (thread != NULL) *thread = ABT_THREAD_NULL;
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_CHECK_OUT(thread);
+    int rc = ABT_SUCCESS;
+    uint64_t now = goabt_now_ns();
+    uint64_t deadline = time_secs > 0 ? now + (uint64_t)(time_secs * 1e9) : now;
+    goabt_unit *u = pop_until(p, deadline, pool_ctx, &rc);
+    if (u != NULL) *thread = u;
+    return rc;
+}
+
+int ABT_pool_pop_wait_thread(ABT_pool pool, ABT_thread *thread, double time_secs)
+{
+    return ABT_pool_pop_wait_thread_ex(pool, thread, time_secs, ABT_POOL_CONTEXT_OP_POOL_OTHER);
+}
+
+/* Calls thread_fn(arg, u) (or unit_fn(arg, its pool unit)) for every unit queued in p: a
+ * snapshot under the lock, called after it, as the functions may call into goabt. */
+static int print_queued(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
+                        void (*unit_fn)(void *, ABT_unit))
+{
+    if (p->user != NULL) return goabt_user_pool_print_all(p, arg, thread_fn, unit_fn);
+    goabt_spin_lock(&p->lock);
+    size_t n = p->size, i = 0;
+    goabt_unit **all = malloc((n ? n : 1) * sizeof *all);
+    if (all != NULL) {
+        for (goabt_unit *u = p->head; u != NULL && i < n; u = u->next) all[i++] = u;
+    }
+    goabt_spin_unlock(&p->lock);
+    if (all == NULL) return ABT_ERR_MEM;
+    for (size_t j = 0; j < i; j++) {
+        if (thread_fn != NULL) {
+            thread_fn(arg, all[j]);
+        } else {
+            unit_fn(arg, (ABT_unit)all[j]); /* a built-in pool's unit is the work unit */
+        }
+    }
+    free(all);
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_print_all_threads(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_thread))
+{
+    GOABT_CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    if (print_fn == NULL) return ABT_ERR_INV_ARG;
+    return print_queued(p, arg, print_fn, NULL);
+}
+
+/* --- Pool units. */
+
+int ABT_pool_pop(ABT_pool pool, ABT_unit *unit)
+{
+    GOABT_CHECK_INIT();
+    if (unit != NULL) *unit = ABT_UNIT_NULL;
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_CHECK_OUT(unit);
+    goabt_unit *u = goabt_pool_pop(p);
+    if (u != NULL) *unit = p->user != NULL ? u->pool_unit : (ABT_unit)u;
+    return ABT_SUCCESS;
+}
+
+static int pop_unit_until(ABT_pool pool, ABT_unit *unit, uint64_t deadline)
+{
+    GOABT_CHECK_INIT();
+    if (unit != NULL) *unit = ABT_UNIT_NULL;
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_CHECK_OUT(unit);
+    int rc = ABT_SUCCESS;
+    goabt_unit *u = pop_until(p, deadline, ABT_POOL_CONTEXT_OP_POOL_OTHER, &rc);
+    if (u != NULL) *unit = p->user != NULL ? u->pool_unit : (ABT_unit)u;
+    return rc;
+}
+
+int ABT_pool_pop_wait(ABT_pool pool, ABT_unit *unit, double time_secs)
+{
+    uint64_t now = goabt_now_ns();
+    return pop_unit_until(pool, unit, time_secs > 0 ? now + (uint64_t)(time_secs * 1e9) : now);
+}
+
+int ABT_pool_pop_timedwait(ABT_pool pool, ABT_unit *unit, double abstime_secs)
+{
+    /* abstime_secs is on ABT_get_wtime's clock (CLOCK_MONOTONIC): made a realtime deadline. */
+    double left = abstime_secs - ABT_get_wtime();
+    uint64_t now = goabt_now_ns();
+    return pop_unit_until(pool, unit, left > 0 ? now + (uint64_t)(left * 1e9) : now);
+}
+
+int ABT_pool_push(ABT_pool pool, ABT_unit unit)
+{
+    GOABT_CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    goabt_unit *u = goabt_unit_of_pool_unit(unit);
+    if (u == NULL) return ABT_ERR_INV_UNIT;
+    return push_unit(p, u);
+}
+
+int ABT_pool_remove(ABT_pool pool, ABT_unit unit)
+{
+    GOABT_CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    goabt_unit *u = goabt_unit_of_pool_unit(unit);
+    if (u == NULL) return ABT_ERR_INV_UNIT;
+    if (p->user != NULL && !goabt_user_pool_can_remove(p)) return ABT_ERR_POOL;
+    /* Argobots ignores what the pool's remove says; goabt tells a unit that was not there. */
+    return goabt_pool_remove(p, u) ? ABT_SUCCESS : ABT_ERR_INV_UNIT;
+}
+
+int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_unit))
+{
+    GOABT_CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    if (print_fn == NULL) return ABT_ERR_INV_ARG;
+    return print_queued(p, arg, NULL, print_fn);
+}
+
+static goabt_unit *pop_until(goabt_pool *p, uint64_t deadline, ABT_pool_context ctx, int *rc)
+{
+    if (p->user == NULL) return goabt_pool_pop_wait(p, deadline);
+    return goabt_user_pool_pop_wait(p, deadline, ctx, rc);
 }
 
 int ABT_pool_get_id(ABT_pool pool, int *id)

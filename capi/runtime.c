@@ -4,6 +4,7 @@
  * ../shared/design/engine.md's. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -38,6 +39,12 @@ __attribute__((noinline, noipa)) goabt_stream *goabt_self_stream(void)
 __attribute__((noinline, noipa)) void goabt_set_self_stream(goabt_stream *s)
 {
     tls_stream = s;
+}
+
+void goabt_die(const char *why)
+{
+    fprintf(stderr, "goabt: %s\n", why);
+    abort();
 }
 
 /* ---- The gate ----------------------------------------------------------------------------- */

@@ -36,7 +36,7 @@ int goabt_sched_has_work(goabt_sched *s)
 {
     for (int i = 0; i < s->num_pools; i++) {
         goabt_pool *p = s->pools[i];
-        if (__atomic_load_n(&p->size, __ATOMIC_ACQUIRE) > 0) return 1;
+        if (goabt_pool_size(p) > 0) return 1;
         if (goabt_pool_num_blocked(p) > 0 &&
             __atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED) <= 1) {
             return 1;

@@ -218,14 +218,14 @@ int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream)
 int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit)
 {
     GOABT_RESOLVE_UNIT(u, thread, unit);
-    *unit = (ABT_unit)u; /* built-in pools hold the units themselves */
+    /* A user pool's unit for it, else the unit itself: built-in pools hold work units. */
+    *unit = u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;
     return ABT_SUCCESS;
 }
 
 int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
 {
-    if (unit == ABT_UNIT_NULL) return ABT_ERR_INV_UNIT;
-    goabt_unit *u = goabt_unit_of((ABT_thread)unit);
+    goabt_unit *u = goabt_unit_of_pool_unit(unit);
     if (u == NULL) return ABT_ERR_INV_UNIT;
     if (thread == NULL) return ABT_ERR_INV_ARG;
     *thread = u;

@@ -220,6 +220,12 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     u->joiners = NULL;
     u->keys = NULL;
     u->next = u->prev = NULL;
+    /* pool_unit, pool_unit_of and user_queued are clear: fresh descriptors are zeroed, and a
+     * unit gives its pool unit back when it is freed (goabt_unit_drop_pool_unit). */
+    if (pool->user != NULL && goabt_pool_associate(pool, u) != ABT_SUCCESS) {
+        unit_release(s, u);
+        return ABT_ERR_MEM; /* the user pool's create_unit made no unit */
+    }
     if (kind == GOABT_ULT) {
         void *top;
         if (attr != NULL && attr->stack != NULL) {
@@ -231,6 +237,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
             size_t size = attr != NULL ? attr->stacksize : goabt_rt.thread_stacksize;
             top = unit_map_stack(u, size);
             if (top == NULL) {
+                goabt_unit_drop_pool_unit(u);
                 unit_release(s, u);
                 return ABT_ERR_MEM;
             }
@@ -253,6 +260,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
 void goabt_unit_free(goabt_unit *u)
 {
     goabt_keys_destroy(u); /* may run user code: read the stream after it */
+    goabt_unit_drop_pool_unit(u); /* so may a user pool's free_unit */
     unit_release(goabt_self_stream(), u);
 }
 
@@ -282,6 +290,7 @@ void goabt_unit_terminated(goabt_unit *u, void *arg)
     if (!(u->flags & GOABT_UNIT_NAMED)) {
         /* Nobody may join or free an unnamed unit: it is freed now. */
         goabt_keys_destroy(u);
+        goabt_unit_drop_pool_unit(u);
         unit_release(s, u);
         return;
     }

@@ -546,7 +546,9 @@ ABT_API_PUBLIC int ABT_sched_config_get(ABT_sched_config config, int idx,
  *
  * A pool holds ready work units for the schedulers that use it. Predefined pools are created by
  * kind and access mode; user-defined ones from an ABT_pool_user_def built with the
- * ABT_pool_user_def_* functions (or, the older way, from a struct ABT_pool_def).
+ * ABT_pool_user_def_* functions (or, the older way, from a struct ABT_pool_def), whose functions
+ * goabt calls for every push and pop, from any stream or thread. Work units can also be moved by
+ * hand: popped out of one pool (they stay ready, in no pool) and pushed into another.
  * ------------------------------------------------------------------------------------------- */
 
 /* Predefined pools. */
@@ -662,8 +664,18 @@ struct ABT_pool_def {
 };
 typedef struct ABT_pool_def ABT_pool_def;
 
-/* Create a pool from the user definition def, calling its init function with config
- * (ABT_POOL_CONFIG_NULL: none). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a pool from the user definition def: one made with ABT_pool_user_def_create (access
+ * ABT_POOL_ACCESS_MPMC), or the address of a struct ABT_pool_def (its access, and at least
+ * u_create_from_thread, u_free, p_get_size, p_push and p_pop). The definition is copied. Its
+ * init function, if any, is called with the new pool and config (ABT_POOL_CONFIG_NULL: none),
+ * and its error returned, the pool not made; ABT_pool_config_automatic in config (default 0)
+ * frees the pool with the last scheduler that uses it. goabt asks create_unit for a pool unit
+ * the first time a work unit goes into the pool and gives it back with free_unit when the work
+ * unit is freed or moves to another pool; the pool's functions may be called from any stream or
+ * thread, and must not switch context. ABT_ERR_UNINITIALIZED outside ABT_init,
+ * ABT_ERR_INV_ARG when newpool is NULL, ABT_ERR_INV_POOL_USER_DEF for an invalid definition,
+ * ABT_ERR_INV_POOL_CONFIG for an invalid config, ABT_ERR_MEM; *newpool is ABT_POOL_NULL on
+ * error. */
 ABT_API_PUBLIC int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config,
                                    ABT_pool *newpool);
 
@@ -688,70 +700,79 @@ ABT_API_PUBLIC int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access);
 ABT_API_PUBLIC int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty);
 
 /* Return in *size the number of work units waiting in pool; ABT_ERR_INV_POOL for an invalid handle,
- * ABT_ERR_INV_ARG when size is NULL. */
+ * ABT_ERR_INV_ARG when size is NULL, ABT_ERR_POOL for a user pool without get_size. */
 ABT_API_PUBLIC int ABT_pool_get_size(ABT_pool pool, size_t *size);
 
-/* Return in *size the number of work units waiting in pool plus its ULTs blocked in a join (goabt
- * does not count running ones). ABT_ERR_INV_POOL for an invalid handle, ABT_ERR_INV_ARG when size
- * is NULL. */
+/* Return in *size the number of work units waiting in pool plus its ULTs blocked in a wait (join,
+ * mutex ...; goabt does not count running ones). ABT_ERR_INV_POOL for an invalid handle,
+ * ABT_ERR_INV_ARG when size is NULL, ABT_ERR_POOL for a user pool without get_size. */
 ABT_API_PUBLIC int ABT_pool_get_total_size(ABT_pool pool, size_t *size);
 
-/* Take one work unit out of pool into *thread; ABT_THREAD_NULL when the pool is empty. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Take one work unit out of pool into *thread; ABT_THREAD_NULL when the pool is empty. The unit
+ * is ready and in no pool: run it from a scheduler, or push it into a pool. ABT_ERR_INV_POOL for
+ * an invalid handle, ABT_ERR_INV_ARG when thread is NULL. */
 ABT_API_PUBLIC int ABT_pool_pop_thread(ABT_pool pool, ABT_thread *thread);
 
-/* Like ABT_pool_pop_thread, passing the hint pool_ctx (ABT_POOL_CONTEXT_*) to the pool. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_pool_pop_thread, passing the hint pool_ctx (ABT_POOL_CONTEXT_*) to a user pool's pop.
+ * Errors as ABT_pool_pop_thread. */
 ABT_API_PUBLIC int ABT_pool_pop_thread_ex(ABT_pool pool, ABT_thread *thread,
                                           ABT_pool_context pool_ctx);
 
-/* Take up to len work units out of pool into threads and store how many were taken in *num. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Take up to len work units out of pool into threads and store how many were taken in *num
+ * (a user pool with pop_many is asked once, else one pop at a time until it is empty).
+ * ABT_ERR_INV_POOL for an invalid handle, ABT_ERR_INV_ARG when num is NULL or threads is NULL
+ * with len > 0. */
 ABT_API_PUBLIC int ABT_pool_pop_threads(ABT_pool pool, ABT_thread *threads, size_t len,
                                         size_t *num);
 
-/* Like ABT_pool_pop_threads, passing the hint pool_ctx to the pool. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Like ABT_pool_pop_threads, passing the hint pool_ctx to a user pool. Errors as
+ * ABT_pool_pop_threads. */
 ABT_API_PUBLIC int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len,
                                            size_t *num, ABT_pool_context pool_ctx);
 
-/* Put the ready work unit thread, which is in no pool, into pool. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Put the ready work unit thread, which is in no pool (made with no pool, or popped by hand),
+ * into pool; ABT_THREAD_NULL is skipped. ABT_ERR_INV_POOL for an invalid handle,
+ * ABT_ERR_INV_THREAD for an invalid handle and (goabt) for a unit that is running, blocked,
+ * finished or still in a pool, ABT_ERR_MEM when a user pool's create_unit makes no unit. */
 ABT_API_PUBLIC int ABT_pool_push_thread(ABT_pool pool, ABT_thread thread);
 
-/* Like ABT_pool_push_thread, passing the hint pool_ctx to the pool. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Like ABT_pool_push_thread, passing the hint pool_ctx to the pool. Errors as
+ * ABT_pool_push_thread. */
 ABT_API_PUBLIC int ABT_pool_push_thread_ex(ABT_pool pool, ABT_thread thread,
                                            ABT_pool_context pool_ctx);
 
-/* Put the num ready work units of threads into pool. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Put the num ready work units of threads into pool, as ABT_pool_push_thread does for each (a
+ * user pool with push_many gets them in one call); stops at the first error and returns it.
+ * ABT_ERR_INV_ARG when threads is NULL with num > 0. */
 ABT_API_PUBLIC int ABT_pool_push_threads(ABT_pool pool, const ABT_thread *threads, size_t num);
 
-/* Like ABT_pool_push_threads, passing the hint pool_ctx to the pool. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_pool_push_threads, passing the hint pool_ctx to the pool. Errors as
+ * ABT_pool_push_threads. */
 ABT_API_PUBLIC int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t num,
                                             ABT_pool_context pool_ctx);
 
-/* Like ABT_pool_pop_thread, but wait up to time_secs seconds for a work unit to arrive. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_pool_pop_thread, but wait up to time_secs seconds for a work unit to arrive: the
+ * caller's thread sleeps (a built-in pool wakes it at the next push), or a user pool's pop_wait
+ * waits. ABT_ERR_POOL for a user pool without pop_wait; other errors as ABT_pool_pop_thread. */
 ABT_API_PUBLIC int ABT_pool_pop_wait_thread(ABT_pool pool, ABT_thread *thread, double time_secs);
 
-/* Like ABT_pool_pop_wait_thread, passing the hint pool_ctx to the pool. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_pool_pop_wait_thread, passing the hint pool_ctx to the pool. Errors as
+ * ABT_pool_pop_wait_thread. */
 ABT_API_PUBLIC int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_secs,
                                                ABT_pool_context pool_ctx);
 
-/* Call print_fn(arg, thread) for every work unit in pool, leaving the pool unchanged. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Call print_fn(arg, thread) for every work unit in pool, leaving the pool unchanged (a built-in
+ * pool calls it on a snapshot). ABT_ERR_INV_POOL for an invalid handle, ABT_ERR_INV_ARG when
+ * print_fn is NULL, ABT_ERR_POOL for a user pool without print_all. */
 ABT_API_PUBLIC int ABT_pool_print_all_threads(ABT_pool pool, void *arg,
                                               void (*print_fn)(void *, ABT_thread));
 
-/* Attach the user pointer data to pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Attach the user pointer data to pool (a user pool's functions keep their state there).
+ * ABT_ERR_INV_POOL for an invalid handle. */
 ABT_API_PUBLIC int ABT_pool_set_data(ABT_pool pool, void *data);
 
-/* Return the user pointer attached to pool in *data. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the user pointer attached to pool in *data (NULL if none was set). ABT_ERR_INV_POOL for
+ * an invalid handle, ABT_ERR_INV_ARG when data is NULL. */
 ABT_API_PUBLIC int ABT_pool_get_data(ABT_pool pool, void **data);
 
 /* Push the scheduler sched into pool as a work unit, so that the scheduler popping it runs sched
@@ -764,53 +785,61 @@ ABT_API_PUBLIC int ABT_pool_get_id(ABT_pool pool, int *id);
 
 /* --- The older pool interface, on pool units (ABT_unit) rather than work units. */
 
-/* Take one work unit out of pool as a pool unit handle into *unit; ABT_UNIT_NULL when the pool
- * is empty. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Take one work unit out of pool as a pool unit handle into *unit (a user pool's own unit, or for
+ * a built-in pool the work unit's handle); ABT_UNIT_NULL when the pool is empty. ABT_unit_get_thread
+ * gives its work unit. ABT_ERR_INV_POOL for an invalid handle, ABT_ERR_INV_ARG when unit is NULL. */
 ABT_API_PUBLIC int ABT_pool_pop(ABT_pool pool, ABT_unit *unit);
 
-/* Like ABT_pool_pop, but wait up to time_secs seconds for a work unit to arrive. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_pool_pop, but wait up to time_secs seconds for a work unit to arrive (as
+ * ABT_pool_pop_wait_thread). ABT_ERR_POOL for a user pool that cannot wait. */
 ABT_API_PUBLIC int ABT_pool_pop_wait(ABT_pool pool, ABT_unit *unit, double time_secs);
 
 /* Deprecated form of ABT_pool_pop_wait: wait until the absolute time abstime_secs (on the
- * ABT_get_wtime clock). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * ABT_get_wtime clock); an older struct ABT_pool_def pool waits in its p_pop_timedwait.
+ * ABT_ERR_POOL for a user pool that cannot wait. */
 ABT_API_PUBLIC ABT_DEPRECATED int ABT_pool_pop_timedwait(ABT_pool pool, ABT_unit *unit,
                                                          double abstime_secs);
 
-/* Remove the pool unit unit from pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Take the pool unit unit out of pool. ABT_ERR_INV_POOL or ABT_ERR_INV_UNIT for invalid handles,
+ * ABT_ERR_POOL for a user pool without p_remove (definitions made with ABT_pool_user_def_create
+ * have none), and (goabt) ABT_ERR_INV_UNIT for a unit that was not in pool. */
 ABT_API_PUBLIC int ABT_pool_remove(ABT_pool pool, ABT_unit unit);
 
-/* Put the pool unit unit into pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Put the pool unit unit (from ABT_pool_pop, or ABT_thread_get_unit) into pool, as
+ * ABT_pool_push_thread does its work unit. ABT_ERR_INV_POOL, ABT_ERR_INV_UNIT for invalid handles;
+ * the other errors as ABT_pool_push_thread. */
 ABT_API_PUBLIC int ABT_pool_push(ABT_pool pool, ABT_unit unit);
 
-/* Call print_fn(arg, unit) for every pool unit in pool, leaving the pool unchanged. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Call print_fn(arg, unit) for every pool unit in pool, leaving the pool unchanged. Errors as
+ * ABT_pool_print_all_threads. */
 ABT_API_PUBLIC int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_unit));
 
 /* --- Pool configurations. */
 
-/* Create an empty pool configuration in *config. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Create an empty pool configuration in *config. ABT_ERR_INV_ARG when config is NULL,
+ * ABT_ERR_MEM; *config is ABT_POOL_CONFIG_NULL on error. */
 ABT_API_PUBLIC int ABT_pool_config_create(ABT_pool_config *config);
 
-/* Free the pool configuration *config and set *config to ABT_POOL_CONFIG_NULL. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Free the pool configuration *config and set *config to ABT_POOL_CONFIG_NULL. ABT_ERR_INV_ARG
+ * when config is NULL, ABT_ERR_INV_POOL_CONFIG for an invalid handle. */
 ABT_API_PUBLIC int ABT_pool_config_free(ABT_pool_config *config);
 
 /* Store the value *val of type type under key in config, replacing any previous one; val NULL
- * removes the entry. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * removes the entry. ABT_ERR_INV_POOL_CONFIG for an invalid handle, ABT_ERR_INV_ARG for an
+ * unknown type, ABT_ERR_MEM past 64 keys. */
 ABT_API_PUBLIC int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type,
                                        const void *val);
 
-/* Read the value under key in config into *val and its type into *p_type (either may be NULL);
- * ABT_ERR_INV_ARG when absent. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Read the value under key in config into *val and its type into *p_type (either may be NULL).
+ * ABT_ERR_INV_POOL_CONFIG for an invalid handle, ABT_ERR_INV_ARG when key is absent. */
 ABT_API_PUBLIC int ABT_pool_config_get(ABT_pool_config config, int key,
                                        ABT_pool_config_type *p_type, void *val);
 
 /* --- User-defined pools. */
 
 /* Create a pool definition from its five mandatory functions; the optional ones are added with
- * the ABT_pool_user_def_set_* functions. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * the ABT_pool_user_def_set_* functions. ABT_ERR_INV_ARG when newdef or a function is NULL,
+ * ABT_ERR_MEM; *newdef is ABT_POOL_USER_DEF_NULL on error. */
 ABT_API_PUBLIC int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
                                             ABT_pool_user_free_unit_fn p_free_unit,
                                             ABT_pool_user_is_empty_fn p_is_empty,
@@ -819,39 +848,40 @@ ABT_API_PUBLIC int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_creat
                                             ABT_pool_user_def *newdef);
 
 /* Free the pool definition *def and set *def to ABT_POOL_USER_DEF_NULL; pools created from it
- * are not affected. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+ * are not affected. ABT_ERR_INV_ARG when def is NULL, ABT_ERR_INV_POOL_USER_DEF for an invalid
+ * handle. */
 ABT_API_PUBLIC int ABT_pool_user_def_free(ABT_pool_user_def *def);
 
-/* Set the optional function called when a pool is created from def. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set the optional function called when a pool is created from def (its error makes
+ * ABT_pool_create fail). ABT_ERR_INV_POOL_USER_DEF for an invalid handle; the same for every
+ * ABT_pool_user_def_set_* below, and NULL removes the function. */
 ABT_API_PUBLIC int ABT_pool_user_def_set_init(ABT_pool_user_def def, ABT_pool_user_init_fn p_init);
 
-/* Set the optional function called when a pool created from def is freed. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Set the optional function called when a pool created from def is freed. */
 ABT_API_PUBLIC int ABT_pool_user_def_set_free(ABT_pool_user_def def, ABT_pool_user_free_fn p_free);
 
-/* Set the optional function returning the number of work units in a pool created from def. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set the optional function returning the number of work units in a pool created from def;
+ * without it ABT_pool_get_size and ABT_pool_get_total_size give ABT_ERR_POOL. */
 ABT_API_PUBLIC int ABT_pool_user_def_set_get_size(ABT_pool_user_def def,
                                                   ABT_pool_user_get_size_fn p_get_size);
 
-/* Set the optional function that pops a work unit, waiting up to a given time. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Set the optional function that pops a work unit, waiting up to a given time (used by
+ * ABT_pool_pop_wait*). */
 ABT_API_PUBLIC int ABT_pool_user_def_set_pop_wait(ABT_pool_user_def def,
                                                   ABT_pool_user_pop_wait_fn p_pop_wait);
 
-/* Set the optional function that pops several work units at once. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set the optional function that pops several work units at once (used by
+ * ABT_pool_pop_threads*). */
 ABT_API_PUBLIC int ABT_pool_user_def_set_pop_many(ABT_pool_user_def def,
                                                   ABT_pool_user_pop_many_fn p_pop_many);
 
-/* Set the optional function that pushes several work units at once. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set the optional function that pushes several work units at once (used by
+ * ABT_pool_push_threads*). */
 ABT_API_PUBLIC int ABT_pool_user_def_set_push_many(ABT_pool_user_def def,
                                                    ABT_pool_user_push_many_fn p_push_many);
 
-/* Set the optional function that visits every work unit of a pool. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Set the optional function that visits every work unit of a pool (used by
+ * ABT_pool_print_all*). */
 ABT_API_PUBLIC int ABT_pool_user_def_set_print_all(ABT_pool_user_def def,
                                                    ABT_pool_user_print_all_fn p_print_all);
 
@@ -867,8 +897,9 @@ ABT_API_PUBLIC int ABT_pool_user_def_set_print_all(ABT_pool_user_def def,
  * ABT_ERR_INV_ARG when thread is NULL. */
 ABT_API_PUBLIC int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread);
 
-/* Make pool the pool that the work unit behind unit goes back to when it yields or is resumed.
- * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Make pool the pool the work unit behind unit goes back to (its associated pool); for a user
+ * pool a pool unit is made for it, and ABT_thread_get_unit then returns that. ABT_ERR_INV_UNIT,
+ * ABT_ERR_INV_POOL for invalid handles, ABT_ERR_MEM when create_unit makes no unit. */
 ABT_API_PUBLIC int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool);
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,0 +1,665 @@
+//go:build goabt_c_engine
+/* pool_user.c: user-defined pools: ABT_pool_create from an ABT_pool_user_def (made with the
+ * ABT_pool_user_def_* functions) or from the older struct ABT_pool_def, pool configurations
+ * (ABT_pool_config_*), pool data, and pool units.
+ *
+ * A user pool holds pool units (ABT_unit) that its create_unit function makes for work units:
+ * goabt asks for one the first time a unit goes into the pool, keeps it in the unit descriptor
+ * (pool_unit, pool_unit_of) for every later push (yield, wake-up), and gives it back with
+ * free_unit when the unit is freed or moves to another pool. A table maps pool units back to
+ * work units, for ABT_unit_get_thread and the functions that take a pool unit, as Argobots does.
+ * The engine reaches a user pool only through goabt_user_pool_push / pop / remove / size, which
+ * pool.c calls when a pool has a `user` table; the sleepers of idle streams stay in pool.c.
+ *
+ * Both kinds of definitions are copied into the pool, so the program may free or change its
+ * definition afterwards. They are told apart by their first int: an ABT_pool_user_def made here
+ * starts with USER_DEF_TAG, which is no ABT_pool_access, where an ABT_pool_def has its access. */
+#include <stdlib.h>
+#include <string.h>
+#include "args.h"
+#include "engine.h"
+#include "object.h"
+#include "wait.h"
+
+#define USER_DEF_TAG 0x7fdefde5
+
+/* What ABT_pool_user_def_create makes. */
+typedef struct {
+    int tag;        /* USER_DEF_TAG */
+    uint32_t magic; /* GOABT_MAGIC_POOL_USER_DEF */
+    ABT_pool_user_create_unit_fn create_unit;
+    ABT_pool_user_free_unit_fn free_unit;
+    ABT_pool_user_is_empty_fn is_empty;
+    ABT_pool_user_pop_fn pop;
+    ABT_pool_user_push_fn push;
+    ABT_pool_user_init_fn init;
+    ABT_pool_user_free_fn free;
+    ABT_pool_user_get_size_fn get_size;
+    ABT_pool_user_pop_wait_fn pop_wait;
+    ABT_pool_user_pop_many_fn pop_many;
+    ABT_pool_user_push_many_fn push_many;
+    ABT_pool_user_print_all_fn print_all;
+} user_def;
+
+/* A pool's copy of its definition. */
+struct goabt_pool_user {
+    int old_style;     /* functions in `old`, else in `def` */
+    user_def def;
+    struct ABT_pool_def old;
+};
+
+static user_def *user_def_of(ABT_pool_user_def h)
+{
+    user_def *d = (user_def *)h;
+    if ((uintptr_t)h < 4096 || d->tag != USER_DEF_TAG) return NULL;
+    return d->magic == GOABT_MAGIC_POOL_USER_DEF ? d : NULL;
+}
+
+/* ---- Pool units back to work units ---------------------------------------------------------- */
+
+/* Open addressing over pool unit handles, under one lock: a user pool pays for it once per
+ * unit and pool (create_unit, free_unit), not per push or pop. */
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct map_slot {
+    ABT_unit key; /* NULL: empty; TOMBSTONE: removed */
+    goabt_unit *unit;
+} *map;
+static size_t map_cap, map_used; /* map_used counts tombstones too */
+#define TOMBSTONE ((ABT_unit)1)
+
+static size_t map_hash(ABT_unit k)
+{
+    uint64_t x = (uint64_t)(uintptr_t)k;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+/* Rebuilds the table at twice the live entries (at least 64 slots); map_lock is held. */
+static int map_grow(void)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < map_cap; i++) live += map[i].key != NULL && map[i].key != TOMBSTONE;
+    size_t cap = 64;
+    while (cap < 4 * (live + 1)) cap *= 2;
+    struct map_slot *fresh = calloc(cap, sizeof *fresh);
+    if (fresh == NULL) return 0;
+    for (size_t i = 0; i < map_cap; i++) {
+        if (map[i].key == NULL || map[i].key == TOMBSTONE) continue;
+        size_t j = map_hash(map[i].key) & (cap - 1);
+        while (fresh[j].key != NULL) j = (j + 1) & (cap - 1);
+        fresh[j] = map[i];
+    }
+    free(map);
+    map = fresh;
+    map_cap = cap;
+    map_used = live;
+    return 1;
+}
+
+static int map_put(ABT_unit key, goabt_unit *u)
+{
+    pthread_mutex_lock(&map_lock);
+    int ok = 1;
+    if (2 * (map_used + 1) > map_cap) ok = map_grow();
+    if (ok) {
+        size_t j = map_hash(key) & (map_cap - 1);
+        while (map[j].key != NULL && map[j].key != TOMBSTONE && map[j].key != key) {
+            j = (j + 1) & (map_cap - 1);
+        }
+        if (map[j].key == NULL) map_used++;
+        map[j].key = key;
+        map[j].unit = u;
+    }
+    pthread_mutex_unlock(&map_lock);
+    return ok;
+}
+
+/* The slot of key, or NULL; map_lock is held. */
+static struct map_slot *map_find_locked(ABT_unit key)
+{
+    if (map_cap == 0 || key == NULL || key == TOMBSTONE) return NULL;
+    for (size_t j = map_hash(key) & (map_cap - 1); map[j].key != NULL; j = (j + 1) & (map_cap - 1)) {
+        if (map[j].key == key) return &map[j];
+    }
+    return NULL;
+}
+
+static goabt_unit *map_get(ABT_unit key)
+{
+    pthread_mutex_lock(&map_lock);
+    struct map_slot *slot = map_find_locked(key);
+    goabt_unit *u = slot != NULL ? slot->unit : NULL;
+    pthread_mutex_unlock(&map_lock);
+    return u;
+}
+
+static void map_del(ABT_unit key)
+{
+    pthread_mutex_lock(&map_lock);
+    struct map_slot *slot = map_find_locked(key);
+    if (slot != NULL) slot->key = TOMBSTONE;
+    pthread_mutex_unlock(&map_lock);
+}
+
+goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit)
+{
+    if ((uintptr_t)unit < 4096) return NULL; /* ABT_UNIT_NULL and the other null handles */
+    goabt_unit *u = map_get(unit);
+    if (u != NULL) return u;
+    return goabt_unit_of((ABT_thread)unit); /* a built-in pool's unit is the work unit */
+}
+
+/* ---- Pool units ------------------------------------------------------------------------------ */
+
+static ABT_unit user_create_unit(goabt_pool *p, goabt_unit *u)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (!pu->old_style) return pu->def.create_unit(p, u);
+    if (u->kind == GOABT_TASKLET && pu->old.u_create_from_task != NULL) {
+        return pu->old.u_create_from_task(u);
+    }
+    return pu->old.u_create_from_thread(u);
+}
+
+void goabt_unit_drop_user_unit(goabt_unit *u)
+{
+    goabt_pool *p = u->pool_unit_of;
+    ABT_unit unit = u->pool_unit;
+    u->pool_unit_of = NULL;
+    u->pool_unit = NULL;
+    map_del(unit);
+    struct goabt_pool_user *pu = p->user;
+    if (pu == NULL) return;
+    if (pu->old_style) {
+        pu->old.u_free(&unit);
+    } else {
+        pu->def.free_unit(p, unit);
+    }
+}
+
+/* Makes sure u has a pool unit of p (a user pool): ABT_ERR_MEM if create_unit gave none. */
+static int associate(goabt_pool *p, goabt_unit *u)
+{
+    if (u->pool_unit_of == p) return ABT_SUCCESS;
+    goabt_unit_drop_pool_unit(u);
+    ABT_unit unit = user_create_unit(p, u);
+    if (unit == ABT_UNIT_NULL || unit == NULL) return ABT_ERR_MEM;
+    if (!map_put(unit, u)) {
+        struct goabt_pool_user *pu = p->user;
+        if (pu->old_style) {
+            pu->old.u_free(&unit);
+        } else {
+            pu->def.free_unit(p, unit);
+        }
+        return ABT_ERR_MEM;
+    }
+    u->pool_unit = unit;
+    u->pool_unit_of = p;
+    return ABT_SUCCESS;
+}
+
+int goabt_pool_associate(goabt_pool *p, goabt_unit *u)
+{
+    if (p->user == NULL) {
+        goabt_unit_drop_pool_unit(u);
+        return ABT_SUCCESS;
+    }
+    return associate(p, u);
+}
+
+/* ---- The engine's side of a user pool ---------------------------------------------------------- */
+
+void goabt_user_pool_push(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
+{
+    if (associate(p, u) != ABT_SUCCESS) {
+        /* A unit that was made for this pool already has its pool unit (goabt_unit_create,
+         * ABT_pool_push*): only an engine push of a unit from elsewhere lands here. */
+        goabt_die("a user-defined pool's create_unit returned no unit for a ready work unit");
+    }
+    struct goabt_pool_user *pu = p->user;
+    __atomic_store_n(&u->user_queued, 1, __ATOMIC_RELAXED);
+    if (pu->old_style) {
+        pu->old.p_push(p, u->pool_unit);
+    } else {
+        pu->def.push(p, u->pool_unit, ctx);
+    }
+}
+
+/* The work unit of a unit an old-style pool's pop returned. */
+static goabt_unit *old_unit_to_work_unit(struct goabt_pool_user *pu, ABT_unit unit)
+{
+    goabt_unit *u = map_get(unit);
+    if (u != NULL) return u;
+    if (pu->old.u_get_thread != NULL) return goabt_unit_of(pu->old.u_get_thread(unit));
+    return NULL;
+}
+
+goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)
+{
+    struct goabt_pool_user *pu = p->user;
+    goabt_unit *u;
+    if (pu->old_style) {
+        ABT_unit unit = pu->old.p_pop(p);
+        if (unit == ABT_UNIT_NULL || unit == NULL) return NULL;
+        u = old_unit_to_work_unit(pu, unit);
+    } else {
+        ABT_thread t = pu->def.pop(p, ctx);
+        if (t == ABT_THREAD_NULL || t == NULL) return NULL;
+        u = goabt_unit_of(t);
+    }
+    if (u == NULL) goabt_die("a user-defined pool's pop returned something that is not a work unit");
+    __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    return u;
+}
+
+int goabt_user_pool_remove(goabt_pool *p, goabt_unit *u)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (!pu->old_style || pu->old.p_remove == NULL || u->pool_unit_of != p) return 0;
+    if (!__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED)) return 0;
+    if (pu->old.p_remove(p, u->pool_unit) != ABT_SUCCESS) return 0;
+    __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* Whether the pool can tell its size (else only emptiness). */
+static int has_size(struct goabt_pool_user *pu)
+{
+    return pu->old_style ? pu->old.p_get_size != NULL : pu->def.get_size != NULL;
+}
+
+size_t goabt_user_pool_size(goabt_pool *p)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style) return pu->old.p_get_size(p);
+    if (pu->def.get_size != NULL) return pu->def.get_size(p);
+    return pu->def.is_empty(p) ? 0 : 1;
+}
+
+void goabt_user_pool_free(goabt_pool *p)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style) {
+        if (pu->old.p_free != NULL) pu->old.p_free(p);
+    } else if (pu->def.free != NULL) {
+        pu->def.free(p);
+    }
+    p->user = NULL;
+    free(pu);
+}
+
+/* ---- Definitions ------------------------------------------------------------------------------ */
+
+int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
+                             ABT_pool_user_free_unit_fn p_free_unit,
+                             ABT_pool_user_is_empty_fn p_is_empty, ABT_pool_user_pop_fn p_pop,
+                             ABT_pool_user_push_fn p_push, ABT_pool_user_def *newdef)
+{
+    if (newdef != NULL) *newdef = ABT_POOL_USER_DEF_NULL;
+    if (newdef == NULL || !p_create_unit || !p_free_unit || !p_is_empty || !p_pop || !p_push) {
+        return ABT_ERR_INV_ARG;
+    }
+    user_def *d = calloc(1, sizeof *d);
+    if (d == NULL) return ABT_ERR_MEM;
+    d->tag = USER_DEF_TAG;
+    d->magic = GOABT_MAGIC_POOL_USER_DEF;
+    d->create_unit = p_create_unit;
+    d->free_unit = p_free_unit;
+    d->is_empty = p_is_empty;
+    d->pop = p_pop;
+    d->push = p_push;
+    *newdef = (ABT_pool_user_def)d;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_user_def_free(ABT_pool_user_def *def)
+{
+    if (def == NULL) return ABT_ERR_INV_ARG;
+    user_def *d = user_def_of(*def);
+    if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;
+    d->magic = GOABT_MAGIC_FREED;
+    free(d);
+    *def = ABT_POOL_USER_DEF_NULL;
+    return ABT_SUCCESS;
+}
+
+#define SET_USER_FN(field, value)                                                              \
+    do {                                                                                       \
+        user_def *d = user_def_of(def);                                                        \
+        if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;                                       \
+        d->field = (value);                                                                    \
+        return ABT_SUCCESS;                                                                    \
+    } while (0)
+
+int ABT_pool_user_def_set_init(ABT_pool_user_def def, ABT_pool_user_init_fn p_init)
+{
+    SET_USER_FN(init, p_init);
+}
+
+int ABT_pool_user_def_set_free(ABT_pool_user_def def, ABT_pool_user_free_fn p_free)
+{
+    SET_USER_FN(free, p_free);
+}
+
+int ABT_pool_user_def_set_get_size(ABT_pool_user_def def, ABT_pool_user_get_size_fn p_get_size)
+{
+    SET_USER_FN(get_size, p_get_size);
+}
+
+int ABT_pool_user_def_set_pop_wait(ABT_pool_user_def def, ABT_pool_user_pop_wait_fn p_pop_wait)
+{
+    SET_USER_FN(pop_wait, p_pop_wait);
+}
+
+int ABT_pool_user_def_set_pop_many(ABT_pool_user_def def, ABT_pool_user_pop_many_fn p_pop_many)
+{
+    SET_USER_FN(pop_many, p_pop_many);
+}
+
+int ABT_pool_user_def_set_push_many(ABT_pool_user_def def, ABT_pool_user_push_many_fn p_push_many)
+{
+    SET_USER_FN(push_many, p_push_many);
+}
+
+int ABT_pool_user_def_set_print_all(ABT_pool_user_def def, ABT_pool_user_print_all_fn p_print_all)
+{
+    SET_USER_FN(print_all, p_print_all);
+}
+
+/* ---- Pool configurations ---------------------------------------------------------------------- */
+
+#define POOL_CONFIG_MAX 64
+
+struct ABT_pool_config_opaque {
+    int n;
+    uint32_t magic; /* GOABT_MAGIC_POOL_CONFIG */
+    struct {
+        int key;
+        ABT_pool_config_type type;
+        union {
+            int i;
+            double d;
+            void *p;
+        } v;
+    } entries[POOL_CONFIG_MAX];
+};
+
+static struct ABT_pool_config_opaque *pool_config_of(ABT_pool_config h)
+{
+    return goabt_object_of(h, GOABT_MAGIC_POOL_CONFIG, 0);
+}
+
+static size_t config_value_size(ABT_pool_config_type type)
+{
+    switch (type) {
+    case ABT_POOL_CONFIG_INT:
+        return sizeof(int);
+    case ABT_POOL_CONFIG_DOUBLE:
+        return sizeof(double);
+    case ABT_POOL_CONFIG_PTR:
+        return sizeof(void *);
+    }
+    return 0;
+}
+
+int ABT_pool_config_create(ABT_pool_config *config)
+{
+    if (config != NULL) *config = ABT_POOL_CONFIG_NULL;
+    GOABT_CHECK_OUT(config);
+    struct ABT_pool_config_opaque *c = calloc(1, sizeof *c); /* larger than object memory's sizes */
+    if (c == NULL) return ABT_ERR_MEM;
+    c->magic = GOABT_MAGIC_POOL_CONFIG;
+    *config = c;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_config_free(ABT_pool_config *config)
+{
+    if (config == NULL) return ABT_ERR_INV_ARG;
+    struct ABT_pool_config_opaque *c = pool_config_of(*config);
+    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    c->magic = GOABT_MAGIC_FREED;
+    free(c);
+    *config = ABT_POOL_CONFIG_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type,
+                        const void *val)
+{
+    struct ABT_pool_config_opaque *c = pool_config_of(config);
+    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    size_t size = config_value_size(type);
+    if (size == 0) return ABT_ERR_INV_ARG;
+    int i = 0;
+    while (i < c->n && c->entries[i].key != key) i++;
+    if (val == NULL) { /* removes the key */
+        if (i < c->n) c->entries[i] = c->entries[--c->n];
+        return ABT_SUCCESS;
+    }
+    if (i == c->n) {
+        if (c->n == POOL_CONFIG_MAX) return ABT_ERR_MEM;
+        c->n++;
+    }
+    c->entries[i].key = key;
+    c->entries[i].type = type;
+    memcpy(&c->entries[i].v, val, size);
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_config_get(ABT_pool_config config, int key, ABT_pool_config_type *p_type, void *val)
+{
+    struct ABT_pool_config_opaque *c = pool_config_of(config);
+    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    for (int i = 0; i < c->n; i++) {
+        if (c->entries[i].key != key) continue;
+        if (p_type != NULL) *p_type = c->entries[i].type;
+        if (val != NULL) memcpy(val, &c->entries[i].v, config_value_size(c->entries[i].type));
+        return ABT_SUCCESS;
+    }
+    return ABT_ERR_INV_ARG;
+}
+
+/* ---- Creating a user pool --------------------------------------------------------------------- */
+
+int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *newpool)
+{
+    if (newpool != NULL) *newpool = ABT_POOL_NULL;
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_OUT(newpool);
+    if ((uintptr_t)def < 4096) return ABT_ERR_INV_POOL_USER_DEF;
+    struct ABT_pool_config_opaque *c = NULL;
+    if (config != ABT_POOL_CONFIG_NULL && config != NULL) {
+        c = pool_config_of(config);
+        if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    }
+    struct goabt_pool_user *pu = calloc(1, sizeof *pu);
+    if (pu == NULL) return ABT_ERR_MEM;
+    int access = ABT_POOL_ACCESS_MPMC;
+    if (*(const int *)def == USER_DEF_TAG) {
+        user_def *d = user_def_of(def);
+        if (d == NULL) {
+            free(pu);
+            return ABT_ERR_INV_POOL_USER_DEF;
+        }
+        pu->def = *d;
+    } else {
+        /* The older definition: it must at least make, free, push and pop units and count
+         * them (what Argobots requires of it). */
+        const struct ABT_pool_def *old = def;
+        if ((int)old->access < ABT_POOL_ACCESS_PRIV || old->access > ABT_POOL_ACCESS_MPMC ||
+            !old->u_create_from_thread || !old->u_free || !old->p_get_size || !old->p_push ||
+            !old->p_pop) {
+            free(pu);
+            return ABT_ERR_INV_POOL_USER_DEF;
+        }
+        pu->old_style = 1;
+        pu->old = *old;
+        access = old->access;
+    }
+    int automatic = 0;
+    for (int i = 0; c != NULL && i < c->n; i++) {
+        if (c->entries[i].key == ABT_pool_config_automatic.key) automatic = c->entries[i].v.i != 0;
+    }
+    goabt_pool *p = goabt_pool_new(-1, access, automatic);
+    if (p == NULL) {
+        free(pu);
+        return ABT_ERR_MEM;
+    }
+    p->user = pu;
+    ABT_pool_init_fn init = pu->old_style ? pu->old.p_init : pu->def.init;
+    if (init != NULL) {
+        int rc = init(p, c != NULL ? (ABT_pool_config)c : ABT_POOL_CONFIG_NULL);
+        if (rc != ABT_SUCCESS) {
+            /* Not initialized: its free function is not called. */
+            p->user = NULL;
+            free(pu);
+            goabt_pool_delete(p);
+            return rc;
+        }
+    }
+    *newpool = p;
+    return ABT_SUCCESS;
+}
+
+/* ---- Pool data and pool units from the API ------------------------------------------------------ */
+
+int ABT_pool_set_data(ABT_pool pool, void *data)
+{
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    p->data = data;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_get_data(ABT_pool pool, void **data)
+{
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    if (data == NULL) return ABT_ERR_INV_ARG;
+    *data = p->data;
+    return ABT_SUCCESS;
+}
+
+int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
+{
+    goabt_unit *u = goabt_unit_of_pool_unit(unit);
+    if (u == NULL) return ABT_ERR_INV_UNIT;
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    int rc = goabt_pool_associate(p, u);
+    if (rc == ABT_SUCCESS) u->pool = p;
+    return rc;
+}
+
+goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, uint64_t deadline, ABT_pool_context ctx,
+                                     int *rc)
+{
+    struct goabt_pool_user *pu = p->user;
+    uint64_t now = goabt_now_ns();
+    double left = deadline > now ? (double)(deadline - now) * 1e-9 : 0.0;
+    goabt_unit *u = NULL;
+    if (!pu->old_style && pu->def.pop_wait != NULL) {
+        ABT_thread t = pu->def.pop_wait(p, left, ctx);
+        if (t != ABT_THREAD_NULL && t != NULL) u = goabt_unit_of(t);
+    } else if (pu->old_style && pu->old.p_pop_timedwait != NULL) {
+        ABT_unit unit = pu->old.p_pop_timedwait(p, ABT_get_wtime() + left);
+        if (unit != ABT_UNIT_NULL && unit != NULL) u = old_unit_to_work_unit(pu, unit);
+    } else {
+        *rc = ABT_ERR_POOL;
+        return NULL;
+    }
+    if (u != NULL) __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    return u;
+}
+
+int goabt_user_pool_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_context ctx)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style || pu->def.push_many == NULL) return 0;
+    ABT_unit *handles = malloc((n ? n : 1) * sizeof *handles);
+    if (handles == NULL) return 0;
+    for (size_t i = 0; i < n; i++) {
+        handles[i] = units[i]->pool_unit;
+        units[i]->pool = p;
+        __atomic_store_n(&units[i]->user_queued, 1, __ATOMIC_RELAXED);
+    }
+    pu->def.push_many(p, handles, n, ctx);
+    free(handles);
+    goabt_pool_wake_sleeper(p);
+    return 1;
+}
+
+int goabt_user_pool_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size_t *num,
+                             ABT_pool_context ctx)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style || pu->def.pop_many == NULL) return 0;
+    size_t n = 0;
+    pu->def.pop_many(p, (ABT_thread *)units, len, &n, ctx);
+    if (n > len) goabt_die("a user-defined pool's pop_many returned more units than asked for");
+    for (size_t i = 0; i < n; i++) {
+        goabt_unit *u = goabt_unit_of(units[i]);
+        if (u == NULL) goabt_die("a user-defined pool's pop_many returned something that is not a work unit");
+        __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    }
+    *num = n;
+    return 1;
+}
+
+int goabt_user_pool_can_remove(goabt_pool *p)
+{
+    return p->user->old_style && p->user->old.p_remove != NULL;
+}
+
+/* print_all of a user pool: new definitions print work units, older ones pool units; the
+ * caller's function gets what it asked for. */
+struct print_adapter {
+    void *arg;
+    void (*thread_fn)(void *, ABT_thread);
+    void (*unit_fn)(void *, ABT_unit);
+};
+
+static void print_thread_as_asked(void *arg, ABT_thread t)
+{
+    struct print_adapter *a = arg;
+    goabt_unit *u = goabt_unit_of(t);
+    if (a->thread_fn != NULL) {
+        a->thread_fn(a->arg, t);
+    } else if (u != NULL) {
+        a->unit_fn(a->arg, u->pool_unit);
+    }
+}
+
+static void print_unit_as_asked(void *arg, ABT_unit unit)
+{
+    struct print_adapter *a = arg;
+    if (a->unit_fn != NULL) {
+        a->unit_fn(a->arg, unit);
+    } else {
+        goabt_unit *u = goabt_unit_of_pool_unit(unit);
+        if (u != NULL) a->thread_fn(a->arg, u);
+    }
+}
+
+int goabt_user_pool_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
+                              void (*unit_fn)(void *, ABT_unit))
+{
+    struct goabt_pool_user *pu = p->user;
+    struct print_adapter a = {arg, thread_fn, unit_fn};
+    if (!pu->old_style && pu->def.print_all != NULL) {
+        pu->def.print_all(p, &a, print_thread_as_asked);
+        return ABT_SUCCESS;
+    }
+    if (pu->old_style && pu->old.p_print_all != NULL) {
+        return pu->old.p_print_all(p, &a, print_unit_as_asked);
+    }
+    return ABT_ERR_POOL;
+}
+
+int goabt_user_pool_has_size(goabt_pool *p)
+{
+    return p->user == NULL || has_size(p->user);
+}

@@ -1,0 +1,589 @@
+/* User-defined pools (ABT_pool_create, ABT_pool_user_def_*, ABT_pool_config_*) and work units
+ * moved by hand (ABT_pool_push, pop and remove, the push_thread and pop_thread families,
+ * pop_wait, print_all, ABT_unit_get_thread, ABT_unit_set_associated_pool), against Argobots 1.2's
+ * documented semantics:
+ *  - a FIFO and a LIFO pool written against ABT_pool_user_def (a mutex and a list each), shared
+ *    by 4 streams (the primary's main ULT creates, 3 streams with the basic scheduler run): 10,000
+ *    ULTs, each yielding once (so it goes back through push), and 2,000 tasklets; the sum of
+ *    their indices is exact, create_unit ran once per unit and free_unit as often once all are
+ *    freed, init and free once per pool;
+ *  - the same with a FIFO written the older way, a struct ABT_pool_def (units made by
+ *    u_create_from_thread / u_create_from_task, freed by u_free, p_remove used by
+ *    ABT_pool_remove);
+ *  - by hand, on a built-in pool no scheduler serves and on the user pools: ULTs created into it
+ *    wait there; get_size, print_all_threads and print_all see them; pop_thread / pop take them
+ *    out (ABT_unit_get_thread maps a pool unit back), push_thread / push put them into a served
+ *    pool where they run; pushing a unit that is still queued or running is refused; remove;
+ *    pop_threads and push_threads; pop_wait on an empty pool returns nothing after its time, and
+ *    a unit pushed by another thread meanwhile;
+ *  - bad input: NULL or invalid definitions and configs, a definition missing a function,
+ *    init failing, the optional functions a pool lacks (ABT_ERR_POOL), freed handles.
+ * Every wait is bounded. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <abt.h>
+#include "check.h"
+#include "abt_wait.h"
+
+#define NSTREAMS 4
+#define NULTS 10000
+#define NTASKS 2000
+
+/* ---- A list-based pool: FIFO or LIFO, new-style or old-style ------------------------------ */
+
+typedef struct unit {
+    ABT_thread thread;
+    ABT_unit_type type;
+    struct unit *next, *prev;
+    int in_pool;
+} unit_t;
+
+typedef struct {
+    pthread_mutex_t lock;
+    unit_t *head, *tail;
+    size_t size;
+    int lifo;
+} list_pool_t;
+
+static int n_create, n_free_unit, n_init, n_free_pool, n_push_many, n_pop_many;
+
+static unit_t *new_unit(ABT_thread thread, ABT_unit_type type)
+{
+    unit_t *u = calloc(1, sizeof *u);
+    u->thread = thread;
+    u->type = type;
+    __atomic_add_fetch(&n_create, 1, __ATOMIC_RELAXED);
+    return u;
+}
+
+static void delete_unit(unit_t *u)
+{
+    __atomic_add_fetch(&n_free_unit, 1, __ATOMIC_RELAXED);
+    free(u);
+}
+
+static list_pool_t *data_of(ABT_pool pool)
+{
+    void *d = NULL;
+    ABT_pool_get_data(pool, &d);
+    return d;
+}
+
+static void list_push(list_pool_t *l, unit_t *u)
+{
+    pthread_mutex_lock(&l->lock);
+    u->next = NULL;
+    u->prev = l->tail;
+    if (l->tail) l->tail->next = u; else l->head = u;
+    l->tail = u;
+    u->in_pool = 1;
+    l->size++;
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void list_unlink(list_pool_t *l, unit_t *u)
+{
+    if (u->prev) u->prev->next = u->next; else l->head = u->next;
+    if (u->next) u->next->prev = u->prev; else l->tail = u->prev;
+    u->next = u->prev = NULL;
+    u->in_pool = 0;
+    l->size--;
+}
+
+static unit_t *list_pop(list_pool_t *l)
+{
+    pthread_mutex_lock(&l->lock);
+    unit_t *u = l->lifo ? l->tail : l->head;
+    if (u) list_unlink(l, u);
+    pthread_mutex_unlock(&l->lock);
+    return u;
+}
+
+static int pool_init_fn(ABT_pool pool, ABT_pool_config config)
+{
+    list_pool_t *l = calloc(1, sizeof *l);
+    pthread_mutex_init(&l->lock, NULL);
+    int lifo = 0;
+    if (config != ABT_POOL_CONFIG_NULL) ABT_pool_config_get(config, 1, NULL, &lifo);
+    l->lifo = lifo;
+    __atomic_add_fetch(&n_init, 1, __ATOMIC_RELAXED);
+    return ABT_pool_set_data(pool, l);
+}
+
+static void pool_free_fn(ABT_pool pool)
+{
+    list_pool_t *l = data_of(pool);
+    pthread_mutex_destroy(&l->lock);
+    free(l);
+    __atomic_add_fetch(&n_free_pool, 1, __ATOMIC_RELAXED);
+}
+
+/* New-style functions. */
+static ABT_unit new_create_unit(ABT_pool pool, ABT_thread thread)
+{
+    (void)pool;
+    return (ABT_unit)new_unit(thread, ABT_UNIT_TYPE_THREAD);
+}
+static void new_free_unit(ABT_pool pool, ABT_unit unit)
+{
+    (void)pool;
+    delete_unit((unit_t *)unit);
+}
+static ABT_bool new_is_empty(ABT_pool pool)
+{
+    return __atomic_load_n(&data_of(pool)->size, __ATOMIC_ACQUIRE) == 0 ? ABT_TRUE : ABT_FALSE;
+}
+static size_t new_get_size(ABT_pool pool) { return __atomic_load_n(&data_of(pool)->size, __ATOMIC_ACQUIRE); }
+static ABT_thread new_pop(ABT_pool pool, ABT_pool_context ctx)
+{
+    (void)ctx;
+    unit_t *u = list_pop(data_of(pool));
+    return u ? u->thread : ABT_THREAD_NULL;
+}
+static void new_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
+{
+    (void)ctx;
+    list_push(data_of(pool), (unit_t *)unit);
+}
+static void new_push_many(ABT_pool pool, const ABT_unit *units, size_t n, ABT_pool_context ctx)
+{
+    __atomic_add_fetch(&n_push_many, 1, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < n; i++) new_push(pool, units[i], ctx);
+}
+static void new_pop_many(ABT_pool pool, ABT_thread *threads, size_t len, size_t *num,
+                         ABT_pool_context ctx)
+{
+    __atomic_add_fetch(&n_pop_many, 1, __ATOMIC_RELAXED);
+    size_t n = 0;
+    while (n < len && (threads[n] = new_pop(pool, ctx)) != ABT_THREAD_NULL) n++;
+    *num = n;
+}
+static void new_print_all(ABT_pool pool, void *arg, void (*fn)(void *, ABT_thread))
+{
+    list_pool_t *l = data_of(pool);
+    pthread_mutex_lock(&l->lock);
+    for (unit_t *u = l->head; u; u = u->next) fn(arg, u->thread);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Old-style functions. */
+static ABT_unit_type old_get_type(ABT_unit unit) { return ((unit_t *)unit)->type; }
+static ABT_thread old_get_thread(ABT_unit unit) { return ((unit_t *)unit)->thread; }
+static ABT_task old_get_task(ABT_unit unit) { return ((unit_t *)unit)->thread; }
+static ABT_bool old_is_in_pool(ABT_unit unit) { return ((unit_t *)unit)->in_pool ? ABT_TRUE : ABT_FALSE; }
+static ABT_unit old_from_thread(ABT_thread t) { return (ABT_unit)new_unit(t, ABT_UNIT_TYPE_THREAD); }
+static ABT_unit old_from_task(ABT_task t) { return (ABT_unit)new_unit(t, ABT_UNIT_TYPE_TASK); }
+static void old_free(ABT_unit *unit) { delete_unit((unit_t *)*unit); *unit = ABT_UNIT_NULL; }
+static size_t old_get_size(ABT_pool pool) { return new_get_size(pool); }
+static void old_push(ABT_pool pool, ABT_unit unit) { list_push(data_of(pool), (unit_t *)unit); }
+static ABT_unit old_pop(ABT_pool pool)
+{
+    unit_t *u = list_pop(data_of(pool));
+    return u ? (ABT_unit)u : ABT_UNIT_NULL;
+}
+static int old_remove(ABT_pool pool, ABT_unit unit)
+{
+    list_pool_t *l = data_of(pool);
+    unit_t *u = (unit_t *)unit;
+    pthread_mutex_lock(&l->lock);
+    int rc = ABT_ERR_POOL;
+    if (u->in_pool) {
+        list_unlink(l, u);
+        rc = ABT_SUCCESS;
+    }
+    pthread_mutex_unlock(&l->lock);
+    return rc;
+}
+static int old_free_pool(ABT_pool pool) { pool_free_fn(pool); return ABT_SUCCESS; }
+static int old_print_all(ABT_pool pool, void *arg, void (*fn)(void *, ABT_unit))
+{
+    list_pool_t *l = data_of(pool);
+    pthread_mutex_lock(&l->lock);
+    for (unit_t *u = l->head; u; u = u->next) fn(arg, (ABT_unit)u);
+    pthread_mutex_unlock(&l->lock);
+    return ABT_SUCCESS;
+}
+
+static ABT_pool_user_def make_new_def(void)
+{
+    ABT_pool_user_def def;
+    CHECK_INT(ABT_pool_user_def_create(new_create_unit, new_free_unit, new_is_empty, new_pop,
+                                       new_push, &def), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_init(def, pool_init_fn), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_free(def, pool_free_fn), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_get_size(def, new_get_size), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_push_many(def, new_push_many), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_pop_many(def, new_pop_many), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_print_all(def, new_print_all), ABT_SUCCESS);
+    return def;
+}
+
+static ABT_pool_def old_def = {
+    .access = ABT_POOL_ACCESS_MPMC,
+    .u_get_type = old_get_type,
+    .u_get_thread = old_get_thread,
+    .u_get_task = old_get_task,
+    .u_is_in_pool = old_is_in_pool,
+    .u_create_from_thread = old_from_thread,
+    .u_create_from_task = old_from_task,
+    .u_free = old_free,
+    .p_init = pool_init_fn,
+    .p_get_size = old_get_size,
+    .p_push = old_push,
+    .p_pop = old_pop,
+    .p_remove = old_remove,
+    .p_free = old_free_pool,
+    .p_print_all = old_print_all,
+};
+
+/* ---- Many units through a shared user pool ------------------------------------------------- */
+
+static uint64_t sum;
+static int ran;
+
+static void ult_body(void *arg)
+{
+    ABT_thread_yield(); /* back through the pool's push */
+    __atomic_add_fetch(&sum, (uint64_t)(uintptr_t)arg, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ran, 1, __ATOMIC_RELAXED);
+}
+
+static void task_body(void *arg)
+{
+    __atomic_add_fetch(&sum, (uint64_t)(uintptr_t)arg, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ran, 1, __ATOMIC_RELAXED);
+}
+
+static ABT_thread units[NULTS + NTASKS];
+
+/* Runs NULTS ULTs and NTASKS tasklets through pool on 3 more streams. */
+static void drive(const char *what, ABT_pool pool)
+{
+    sum = 0;
+    ran = 0;
+    int created0 = n_create, freed0 = n_free_unit;
+    ABT_xstream xs[NSTREAMS - 1];
+    for (int i = 0; i < NSTREAMS - 1; i++) {
+        CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &pool, ABT_SCHED_CONFIG_NULL, &xs[i]),
+                  ABT_SUCCESS);
+    }
+    int errors = 0;
+    uint64_t want = 0;
+    for (int i = 0; i < NULTS; i++) {
+        errors += ABT_thread_create(pool, ult_body, (void *)(uintptr_t)(i + 1), ABT_THREAD_ATTR_NULL,
+                                    &units[i]) != ABT_SUCCESS;
+        want += (uint64_t)(i + 1);
+    }
+    for (int i = 0; i < NTASKS; i++) {
+        errors += ABT_task_create(pool, task_body, (void *)(uintptr_t)(i + 7), &units[NULTS + i]) !=
+                  ABT_SUCCESS;
+        want += (uint64_t)(i + 7);
+    }
+    CHECK_INT(errors, 0);
+    for (int i = 0; i < NULTS + NTASKS; i++) {
+        errors += (i < NULTS ? ABT_thread_free(&units[i]) : ABT_task_free(&units[i])) != ABT_SUCCESS;
+    }
+    CHECK_INT(errors, 0);
+    printf("%s: %d units ran\n", what, ran);
+    CHECK_INT(ran, NULTS + NTASKS);
+    CHECK(sum == want);
+    CHECK_INT(n_create - created0, NULTS + NTASKS);
+    CHECK_INT(n_free_unit - freed0, NULTS + NTASKS);
+    for (int i = 0; i < NSTREAMS - 1; i++) {
+        CHECK_INT(ABT_xstream_join(xs[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_free(&xs[i]), ABT_SUCCESS);
+    }
+}
+
+/* ---- By hand ------------------------------------------------------------------------------- */
+
+static int visited;
+static void count_thread(void *arg, ABT_thread t) { (void)arg; visited += t != ABT_THREAD_NULL; }
+static void count_unit(void *arg, ABT_unit u) { (void)arg; visited += u != ABT_UNIT_NULL; }
+
+static int hand_ran;
+static void hand_body(void *arg) { (void)arg; __atomic_add_fetch(&hand_ran, 1, __ATOMIC_RELAXED); }
+
+struct pusher {
+    ABT_pool pool;
+    ABT_thread thread;
+};
+static void *push_later(void *arg)
+{
+    struct pusher *p = arg;
+    usleep(20000);
+    CHECK_INT(ABT_pool_push_thread(p->pool, p->thread), ABT_SUCCESS);
+    return NULL;
+}
+
+/* pool: no scheduler serves it; served: the primary's main pool. can_remove: pool has p_remove
+ * (built-in and old-style pools). */
+static void by_hand(const char *what, ABT_pool pool, ABT_pool served, int can_remove)
+{
+    printf("-- by hand: %s\n", what);
+    enum { N = 8 };
+    ABT_thread t[N];
+    hand_ran = 0;
+    for (int i = 0; i < N; i++) {
+        CHECK_INT(ABT_thread_create(pool, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t[i]), ABT_SUCCESS);
+    }
+    size_t size = 0;
+    CHECK_INT(ABT_pool_get_size(pool, &size), ABT_SUCCESS);
+    CHECK_INT(size, N);
+    ABT_bool empty = ABT_TRUE;
+    CHECK_INT(ABT_pool_is_empty(pool, &empty), ABT_SUCCESS);
+    CHECK_INT(empty, ABT_FALSE);
+    visited = 0;
+    CHECK_INT(ABT_pool_print_all_threads(pool, NULL, count_thread), ABT_SUCCESS);
+    CHECK_INT(visited, N);
+    visited = 0;
+    CHECK_INT(ABT_pool_print_all(pool, NULL, count_unit), ABT_SUCCESS);
+    CHECK_INT(visited, N);
+
+    /* A queued unit cannot be pushed again; a unit's pool unit maps back to it. */
+    CHECK_INT(ABT_pool_push_thread(served, t[0]), ABT_ERR_INV_THREAD);
+    ABT_unit unit = ABT_UNIT_NULL;
+    ABT_thread back = ABT_THREAD_NULL;
+    CHECK_INT(ABT_thread_get_unit(t[1], &unit), ABT_SUCCESS);
+    CHECK_INT(ABT_unit_get_thread(unit, &back), ABT_SUCCESS);
+    CHECK(back == t[1]);
+    if (can_remove) {
+        CHECK_INT(ABT_pool_remove(pool, unit), ABT_SUCCESS);
+        CHECK_INT(ABT_pool_remove(pool, unit), ABT_ERR_INV_UNIT); /* not there any more */
+        CHECK_INT(ABT_pool_push(served, unit), ABT_SUCCESS);  /* runs on the primary */
+    } else {
+        CHECK_INT(ABT_pool_remove(pool, unit), ABT_ERR_POOL);
+    }
+
+    /* pop_thread / pop, then push into the served pool, where they run. */
+    int moved = can_remove ? 1 : 0, errors = 0;
+    ABT_thread got = ABT_THREAD_NULL;
+    CHECK_INT(ABT_pool_pop_thread(pool, &got), ABT_SUCCESS);
+    CHECK(got != ABT_THREAD_NULL);
+    CHECK_INT(ABT_pool_push_thread(served, got), ABT_SUCCESS);
+    moved++;
+    ABT_unit u = ABT_UNIT_NULL;
+    CHECK_INT(ABT_pool_pop(pool, &u), ABT_SUCCESS);
+    CHECK(u != ABT_UNIT_NULL);
+    CHECK_INT(ABT_unit_get_thread(u, &got), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_push_thread(served, got), ABT_SUCCESS);
+    moved++;
+    ABT_thread some[N];
+    size_t num = 0;
+    CHECK_INT(ABT_pool_pop_threads(pool, some, 2, &num), ABT_SUCCESS);
+    CHECK_INT(num, 2);
+    CHECK_INT(ABT_pool_push_threads(served, some, num), ABT_SUCCESS);
+    moved += (int)num;
+    while (ABT_pool_pop_thread(pool, &got) == ABT_SUCCESS && got != ABT_THREAD_NULL) {
+        errors += ABT_pool_push_thread(served, got) != ABT_SUCCESS;
+        moved++;
+    }
+    CHECK_INT(errors, 0);
+    CHECK_INT(moved, N);
+    CHECK_INT(ABT_pool_get_size(pool, &size), ABT_SUCCESS);
+    CHECK_INT(size, 0);
+    for (int i = 0; i < N; i++) CHECK_INT(ABT_thread_free(&t[i]), ABT_SUCCESS);
+    CHECK_INT(hand_ran, N);
+
+    /* A running unit (the main ULT) and NULL. */
+    ABT_thread self;
+    CHECK_INT(ABT_self_get_thread(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_push_thread(pool, self), ABT_ERR_INV_THREAD);
+    CHECK_INT(ABT_pool_push_thread(pool, ABT_THREAD_NULL), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_pop_thread(pool, &got), ABT_SUCCESS);
+    CHECK(got == ABT_THREAD_NULL);
+}
+
+/* pop_wait on a built-in pool: nothing after its time, then a unit another thread pushes. */
+static void pop_wait(ABT_pool pool, ABT_pool served)
+{
+    ABT_thread got = ABT_THREAD_NULL;
+    double t0 = ABT_get_wtime();
+    CHECK_INT(ABT_pool_pop_wait_thread(pool, &got, 0.05), ABT_SUCCESS);
+    CHECK(got == ABT_THREAD_NULL);
+    CHECK(ABT_get_wtime() - t0 >= 0.04);
+    ABT_thread t;
+    hand_ran = 0;
+    CHECK_INT(ABT_thread_create(pool, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    ABT_thread popped = ABT_THREAD_NULL;
+    CHECK_INT(ABT_pool_pop_thread(pool, &popped), ABT_SUCCESS);
+    CHECK(popped == t);
+    struct pusher p = {pool, t};
+    pthread_t th;
+    CHECK_INT(pthread_create(&th, NULL, push_later, &p), 0);
+    CHECK_INT(ABT_pool_pop_wait_thread(pool, &got, 10.0), ABT_SUCCESS);
+    CHECK(got == t);
+    CHECK_INT(pthread_join(th, NULL), 0);
+    ABT_unit u = ABT_UNIT_NULL;
+    CHECK_INT(ABT_pool_pop_wait(pool, &u, 0.01), ABT_SUCCESS);
+    CHECK(u == ABT_UNIT_NULL);
+    CHECK_INT(ABT_pool_push_thread(served, got), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(hand_ran, 1);
+}
+
+/* ---- Bad input ----------------------------------------------------------------------------- */
+
+static int failing_init(ABT_pool pool, ABT_pool_config config)
+{
+    (void)pool;
+    (void)config;
+    return ABT_ERR_SYS;
+}
+
+static void bad_input(void)
+{
+    ABT_pool pool = ABT_POOL_NULL;
+    ABT_pool_user_def def = ABT_POOL_USER_DEF_NULL;
+    CHECK_INT(ABT_pool_user_def_create(NULL, new_free_unit, new_is_empty, new_pop, new_push, &def),
+              ABT_ERR_INV_ARG);
+    CHECK(def == ABT_POOL_USER_DEF_NULL);
+    CHECK_INT(ABT_pool_user_def_create(new_create_unit, new_free_unit, new_is_empty, new_pop,
+                                       new_push, NULL), ABT_ERR_INV_ARG);
+    CHECK_INT(ABT_pool_create(NULL, ABT_POOL_CONFIG_NULL, &pool), ABT_ERR_INV_POOL_USER_DEF);
+    CHECK_INT(ABT_pool_create(ABT_POOL_USER_DEF_NULL, ABT_POOL_CONFIG_NULL, &pool),
+              ABT_ERR_INV_POOL_USER_DEF);
+    CHECK(pool == ABT_POOL_NULL);
+    CHECK_INT(ABT_pool_user_def_set_init(ABT_POOL_USER_DEF_NULL, pool_init_fn),
+              ABT_ERR_INV_POOL_USER_DEF);
+    /* An old definition without p_pop. */
+    ABT_pool_def broken = old_def;
+    broken.p_pop = NULL;
+    CHECK_INT(ABT_pool_create((ABT_pool_user_def)&broken, ABT_POOL_CONFIG_NULL, &pool),
+              ABT_ERR_INV_POOL_USER_DEF);
+    /* init's error is returned, and the pool not made (nor freed through free). */
+    CHECK_INT(ABT_pool_user_def_create(new_create_unit, new_free_unit, new_is_empty, new_pop,
+                                       new_push, &def), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_init(def, failing_init), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create(def, ABT_POOL_CONFIG_NULL, &pool), ABT_ERR_SYS);
+    CHECK(pool == ABT_POOL_NULL);
+    /* Without get_size, print_all, pop_wait, remove: ABT_ERR_POOL; is_empty still answers. */
+    CHECK_INT(ABT_pool_user_def_set_init(def, pool_init_fn), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_free(def, pool_free_fn), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create(def, ABT_POOL_CONFIG_NULL, &pool), ABT_SUCCESS);
+    size_t size;
+    ABT_bool empty = ABT_FALSE;
+    CHECK_INT(ABT_pool_get_size(pool, &size), ABT_ERR_POOL);
+    CHECK_INT(ABT_pool_get_total_size(pool, &size), ABT_ERR_POOL);
+    CHECK_INT(ABT_pool_is_empty(pool, &empty), ABT_SUCCESS);
+    CHECK_INT(empty, ABT_TRUE);
+    CHECK_INT(ABT_pool_print_all_threads(pool, NULL, count_thread), ABT_ERR_POOL);
+    ABT_thread got;
+    CHECK_INT(ABT_pool_pop_wait_thread(pool, &got, 0.01), ABT_ERR_POOL);
+    ABT_pool_access access;
+    CHECK_INT(ABT_pool_get_access(pool, &access), ABT_SUCCESS);
+    CHECK_INT(access, ABT_POOL_ACCESS_MPMC);
+    CHECK_INT(ABT_pool_free(&pool), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_free(&def), ABT_SUCCESS);
+    CHECK(def == ABT_POOL_USER_DEF_NULL);
+    CHECK_INT(ABT_pool_user_def_free(&def), ABT_ERR_INV_POOL_USER_DEF);
+    CHECK_INT(ABT_pool_user_def_free(NULL), ABT_ERR_INV_ARG);
+
+    /* Configurations. */
+    ABT_pool_config config;
+    int v = 7, out = 0;
+    double d = 2.5, dout = 0;
+    ABT_pool_config_type type;
+    CHECK_INT(ABT_pool_config_create(&config), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_config_set(config, 3, ABT_POOL_CONFIG_INT, &v), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_config_set(config, 4, ABT_POOL_CONFIG_DOUBLE, &d), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_config_get(config, 3, &type, &out), ABT_SUCCESS);
+    CHECK_INT(type, ABT_POOL_CONFIG_INT);
+    CHECK_INT(out, 7);
+    CHECK_INT(ABT_pool_config_get(config, 4, NULL, &dout), ABT_SUCCESS);
+    CHECK(dout == 2.5);
+    CHECK_INT(ABT_pool_config_set(config, 3, ABT_POOL_CONFIG_INT, NULL), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_config_get(config, 3, &type, &out), ABT_ERR_INV_ARG);
+    CHECK_INT(ABT_pool_config_set(config, 5, (ABT_pool_config_type)99, &v), ABT_ERR_INV_ARG);
+    CHECK_INT(ABT_pool_create(def = make_new_def(), (ABT_pool_config)ABT_MUTEX_NULL, &pool),
+              ABT_ERR_INV_POOL_CONFIG);
+    CHECK_INT(ABT_pool_user_def_free(&def), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_config_free(&config), ABT_SUCCESS);
+    CHECK(config == ABT_POOL_CONFIG_NULL);
+    CHECK_INT(ABT_pool_config_free(&config), ABT_ERR_INV_POOL_CONFIG);
+    CHECK_INT(ABT_pool_config_set(ABT_POOL_CONFIG_NULL, 1, ABT_POOL_CONFIG_INT, &v),
+              ABT_ERR_INV_POOL_CONFIG);
+    CHECK_INT(ABT_pool_config_get(ABT_POOL_CONFIG_NULL, 1, NULL, &v), ABT_ERR_INV_POOL_CONFIG);
+
+    /* Handles. */
+    CHECK_INT(ABT_pool_set_data(ABT_POOL_NULL, NULL), ABT_ERR_INV_POOL);
+    CHECK_INT(ABT_pool_get_data(ABT_POOL_NULL, NULL), ABT_ERR_INV_POOL);
+    CHECK_INT(ABT_pool_push(ABT_POOL_NULL, ABT_UNIT_NULL), ABT_ERR_INV_POOL);
+    ABT_unit unit;
+    CHECK_INT(ABT_pool_pop(ABT_POOL_NULL, &unit), ABT_ERR_INV_POOL);
+    ABT_thread t;
+    CHECK_INT(ABT_unit_get_thread(ABT_UNIT_NULL, &t), ABT_ERR_INV_UNIT);
+    CHECK_INT(ABT_unit_set_associated_pool(ABT_UNIT_NULL, ABT_POOL_NULL), ABT_ERR_INV_UNIT);
+}
+
+int main(void)
+{
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    ABT_xstream self;
+    ABT_pool served;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &served), ABT_SUCCESS);
+
+    /* New-style FIFO and LIFO (config key 1: lifo). */
+    ABT_pool_user_def def = make_new_def();
+    ABT_pool_config lifo_config;
+    int one = 1;
+    CHECK_INT(ABT_pool_config_create(&lifo_config), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_config_set(lifo_config, 1, ABT_POOL_CONFIG_INT, &one), ABT_SUCCESS);
+    ABT_pool fifo, lifo, old;
+    CHECK_INT(ABT_pool_create(def, ABT_POOL_CONFIG_NULL, &fifo), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create(def, lifo_config, &lifo), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_free(&def), ABT_SUCCESS); /* the pools keep their copies */
+    CHECK_INT(ABT_pool_config_free(&lifo_config), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create((ABT_pool_user_def)&old_def, ABT_POOL_CONFIG_NULL, &old), ABT_SUCCESS);
+    CHECK_INT(n_init, 3);
+    CHECK(data_of(lifo)->lifo == 1 && data_of(fifo)->lifo == 0);
+
+    drive("user FIFO", fifo);
+    drive("user LIFO", lifo);
+    drive("ABT_pool_def FIFO", old);
+
+    /* By hand, on a built-in pool and the user pools (no stream serves them any more). */
+    ABT_pool own;
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &own),
+              ABT_SUCCESS);
+    by_hand("built-in FIFO", own, served, 1);
+    by_hand("user FIFO", fifo, served, 0);
+    by_hand("ABT_pool_def FIFO", old, served, 1);
+    CHECK(n_pop_many > 0); /* pop_threads used it */
+    pop_wait(own, served);
+
+    /* A unit made for one pool, moved to another: its pool unit follows. */
+    ABT_thread t;
+    int freed0 = n_free_unit;
+    CHECK_INT(ABT_thread_create(own, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    ABT_thread got;
+    CHECK_INT(ABT_pool_pop_thread(own, &got), ABT_SUCCESS);
+    ABT_unit unit;
+    CHECK_INT(ABT_thread_get_unit(got, &unit), ABT_SUCCESS);
+    CHECK_INT(ABT_unit_set_associated_pool(unit, fifo), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_get_unit(got, &unit), ABT_SUCCESS);
+    CHECK(unit != (ABT_unit)got); /* now fifo's own unit */
+    CHECK_INT(ABT_pool_push_threads(fifo, &got, 1), ABT_SUCCESS); /* through push_many */
+    size_t size = 0;
+    CHECK_INT(ABT_pool_get_size(fifo, &size), ABT_SUCCESS);
+    CHECK_INT(size, 1);
+    CHECK_INT(ABT_pool_pop_thread(fifo, &got), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_push_thread(served, got), ABT_SUCCESS); /* leaves fifo: unit freed */
+    CHECK_INT(n_free_unit - freed0, 1);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK(n_push_many > 0);
+
+    bad_input();
+
+    CHECK_INT(ABT_pool_free(&own), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&fifo), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&lifo), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&old), ABT_SUCCESS);
+    CHECK_INT(n_free_pool, 4); /* bad_input's second pool too */
+    CHECK_INT(n_create, n_free_unit);
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
+    return check_summary();
+}
