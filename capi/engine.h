@@ -190,11 +190,16 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
 /* A scheduler (ABT_sched): pools in priority order. */
 #define GOABT_SCHED_MAX_POOLS 64
 struct ABT_sched_opaque {
-    int predef;      /* ABT_SCHED_BASIC or ABT_SCHED_BASIC_WAIT */
+    int predef;      /* ABT_SCHED_BASIC or ABT_SCHED_BASIC_WAIT; -1 for a user scheduler */
     uint32_t magic;
     int automatic;   /* freed with the stream that uses it */
     int used;        /* is the main scheduler of a stream */
     int num_pools;
+    int is_user;     /* runs def.run (sched_user.c) instead of goabt's loop */
+    int finish_req;  /* ABT_sched_finish: stop once its pools are empty (atomic) */
+    int exit_req;    /* ABT_sched_exit: stop now (atomic) */
+    ABT_sched_def def;
+    void *data;      /* ABT_sched_set_data */
     goabt_pool *pools[GOABT_SCHED_MAX_POOLS];
 };
 
@@ -445,6 +450,14 @@ static inline void goabt_sched_after_switch(goabt_stream *s)
     fn(s->after_unit, s->after_arg);
 }
 
+/* A user scheduler's turn on stream s (sched_user.c): runs sc's run function until it returns;
+ * then 1 if s has to end (its scheduler finished), 0 to go on with s's scheduler (replaced
+ * meanwhile, or run again). May not return (the primary resumes the main ULT). */
+int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
+/* Whether sc has to stop on s: exit asked, or finish asked (of sc, or of s when sc is its main
+ * scheduler) and no work is left, or s runs another scheduler now. */
+int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
+
 /* The int a scheduler configuration stores at idx, or def (sched_config.c). */
 int goabt_sched_config_int(ABT_sched_config config, int idx, int def) GOABT_HIDDEN;
 
@@ -511,6 +524,8 @@ void goabt_stream_join(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
 /* Wakes s if it sleeps idle (after giving it news: a request, the main ULT's hand-off). */
 void goabt_stream_wake(goabt_stream *s) GOABT_HIDDEN;
+/* Wakes every stream asleep idle (a request they must notice: ABT_sched_finish, exit). */
+void goabt_streams_wake_all(void) GOABT_HIDDEN;
 /* A secondary stream still registered, or NULL (finalize frees them). */
 goabt_stream *goabt_stream_any_secondary(void) GOABT_HIDDEN;
 

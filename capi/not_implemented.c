@@ -28,17 +28,7 @@ int ABT_xstream_cancel(ABT_xstream xstream)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool)
-{
-    UNUSED(unit); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_xstream_check_events(ABT_sched sched)
-{
-    UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
 
 int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid)
 {
@@ -66,54 +56,13 @@ int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, i
 
 /* Schedulers */
 
-int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sched_config config,
-                     ABT_sched *newsched)
-{
-    UNUSED(def); UNUSED(num_pools); UNUSED(pools); UNUSED(config); UNUSED(newsched);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_sched_set_data(ABT_sched sched, void *data)
-{
-    UNUSED(sched); UNUSED(data);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_sched_get_data(ABT_sched sched, void **data)
-{
-    UNUSED(sched); UNUSED(data);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_sched_get_size(ABT_sched sched, size_t *size)
-{
-    UNUSED(sched); UNUSED(size);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_sched_get_total_size(ABT_sched sched, size_t *size)
-{
-    UNUSED(sched); UNUSED(size);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_sched_finish(ABT_sched sched)
-{
-    UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_sched_exit(ABT_sched sched)
-{
-    UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop)
-{
-    UNUSED(sched); UNUSED(stop);
-    return ABT_ERR_FEATURE_NA;
-}
 
 /* Pools */
 
@@ -285,11 +234,6 @@ int ABT_self_resume_exit_to(ABT_thread thread)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
-{
-    UNUSED(thread); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
 
 /* Information */
 

@@ -25,6 +25,7 @@ goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int 
 
 void goabt_sched_delete(goabt_sched *s)
 {
+    if (s->is_user && s->def.free != NULL) s->def.free(s); /* still a scheduler: it may get its data */
     s->magic = GOABT_MAGIC_FREED;
     for (int i = 0; i < s->num_pools; i++) goabt_pool_release(s->pools[i]);
     free(s);
@@ -114,6 +115,10 @@ void goabt_sched_loop(goabt_stream *s)
             goabt_timers_fire();
         }
         goabt_sched *sc = s->sched;
+        if (__builtin_expect(sc->is_user, 0)) {
+            if (goabt_user_sched_run(s, sc)) return;
+            continue;
+        }
         goabt_unit *u = NULL;
         for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
         if (u != NULL) {
@@ -128,7 +133,13 @@ void goabt_sched_loop(goabt_stream *s)
             goabt_unit_run(s, u);
             continue;
         }
-        if ((__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) &&
+        if (__builtin_expect(__atomic_load_n(&sc->exit_req, __ATOMIC_ACQUIRE), 0) &&
+            !s->is_primary) {
+            return; /* ABT_sched_exit: the stream ends with its scheduler */
+        }
+        /* Finish: asked of the stream (join, finalize), or of a secondary's scheduler. */
+        if (((__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) ||
+             (!s->is_primary && __atomic_load_n(&sc->finish_req, __ATOMIC_ACQUIRE))) &&
             !goabt_sched_has_work(sc)) {
             if (!s->is_primary) return;
             /* ABT_finalize parked the main ULT until the primary ran out of work. */

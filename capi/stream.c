@@ -70,6 +70,11 @@ static void wake_others(goabt_stream *s)
     pthread_mutex_unlock(&goabt_rt.lock);
 }
 
+void goabt_streams_wake_all(void)
+{
+    wake_others(NULL);
+}
+
 static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;

@@ -354,13 +354,18 @@ ABT_API_PUBLIC int ABT_xstream_get_num(int *num_xstreams);
 ABT_API_PUBLIC int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_primary);
 
 /* Run unit, just popped from pool, on the calling scheduler's execution stream; returns when the
- * unit yields, blocks or finishes. For schedulers' run functions. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+ * unit yields, blocks or finishes (the unit goes back to pool when it yields). For schedulers'
+ * run functions. ABT_ERR_INV_UNIT for an invalid handle and (goabt) a unit that is not ready or
+ * still in a pool, ABT_ERR_INV_POOL, ABT_ERR_INV_XSTREAM from an external thread. Called from a
+ * work unit (a scheduler running as a unit of another, stacked): not implemented yet, returns
+ * ABT_ERR_FEATURE_NA. The main ULT is resumed on the primary stream only: another stream's
+ * scheduler hands it over to the primary's. */
 ABT_API_PUBLIC int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool);
 
-/* Let the runtime handle pending requests (finish, exit, migration, printing) for the calling
- * scheduler sched; run functions call it periodically. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Let the runtime handle what is pending for the calling scheduler sched (due timed waits, the
+ * main ULT handed over to the primary stream, which may resume it from here); run functions
+ * call it periodically. ABT_ERR_INV_SCHED for an invalid handle, ABT_ERR_INV_XSTREAM when the
+ * caller is not a scheduler (an external thread, or a work unit). */
 ABT_API_PUBLIC int ABT_xstream_check_events(ABT_sched sched);
 
 /* Bind the execution stream xstream to the CPU cpuid. Not implemented yet: returns
@@ -462,9 +467,14 @@ typedef struct {
     ABT_sched_get_migr_pool_fn get_migr_pool;
 } ABT_sched_def;
 
-/* Create a user-defined scheduler from def over num_pools pools (ABT_POOL_NULL entries: new
- * pools), calling def->init with config; not freed automatically by default. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Create a user-defined scheduler from def over num_pools pools (at most 64; ABT_POOL_NULL
+ * entries, or pools NULL: new FIFO pools, freed with it), calling def->init with config (its
+ * error is returned, and def->free is not called). Not freed automatically unless config sets
+ * ABT_sched_config_automatic. A stream whose main scheduler it is calls def->run, which pops
+ * units and runs them with ABT_xstream_run_unit (or ABT_self_schedule) until
+ * ABT_sched_has_to_stop says so; def->free runs when the scheduler is freed. ABT_ERR_INV_ARG
+ * when newsched, def or def->run is NULL or num_pools is out of range, ABT_ERR_INV_POOL,
+ * ABT_ERR_MEM; *newsched is ABT_SCHED_NULL on error. */
 ABT_API_PUBLIC int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools,
                                     ABT_sched_config config, ABT_sched *newsched);
 
@@ -480,12 +490,12 @@ ABT_API_PUBLIC int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools
  * is an execution stream's main scheduler. */
 ABT_API_PUBLIC int ABT_sched_free(ABT_sched *sched);
 
-/* Attach the user pointer data to sched, typically from its init function. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Attach the user pointer data to sched, typically from its init function. ABT_ERR_INV_SCHED for an
+ * invalid handle. */
 ABT_API_PUBLIC int ABT_sched_set_data(ABT_sched sched, void *data);
 
-/* Return the user pointer attached to sched in *data. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return the user pointer attached to sched in *data (NULL if none). ABT_ERR_INV_SCHED for an
+ * invalid handle, ABT_ERR_INV_ARG when data is NULL. */
 ABT_API_PUBLIC int ABT_sched_get_data(ABT_sched sched, void **data);
 
 /* Return the number of pools of sched in *num_pools; ABT_ERR_INV_SCHED for an invalid handle,
@@ -497,23 +507,27 @@ ABT_API_PUBLIC int ABT_sched_get_num_pools(ABT_sched sched, int *num_pools);
  * with a NULL pools. */
 ABT_API_PUBLIC int ABT_sched_get_pools(ABT_sched sched, int max_pools, int idx, ABT_pool *pools);
 
-/* Return in *size the number of work units waiting in the pools of sched. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Return in *size the number of work units waiting in the pools of sched. ABT_ERR_INV_SCHED for an
+ * invalid handle, ABT_ERR_INV_ARG when size is NULL, ABT_ERR_POOL when a user pool of it has no
+ * get_size. */
 ABT_API_PUBLIC int ABT_sched_get_size(ABT_sched sched, size_t *size);
 
-/* Return in *size the number of work units belonging to the pools of sched, including blocked
- * and running ones. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Return in *size the number of work units belonging to the pools of sched: waiting, and blocked
+ * in a wait (goabt does not count running ones). Errors as ABT_sched_get_size. */
 ABT_API_PUBLIC int ABT_sched_get_total_size(ABT_sched sched, size_t *size);
 
-/* Ask sched to stop once its pools are empty. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Ask sched to stop once its pools are empty (ABT_sched_has_to_stop then says so); a secondary
+ * stream ends with its main scheduler. ABT_ERR_INV_SCHED for an invalid handle. */
 ABT_API_PUBLIC int ABT_sched_finish(ABT_sched sched);
 
-/* Ask sched to stop at once, whatever is left in its pools. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Ask sched to stop at once, whatever is left in its pools. ABT_ERR_INV_SCHED for an invalid
+ * handle. */
 ABT_API_PUBLIC int ABT_sched_exit(ABT_sched sched);
 
-/* Set *stop to ABT_TRUE when the scheduler sched must return from its run function because of a
- * finish or exit request. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set *stop to ABT_TRUE when the scheduler sched must return from its run function: exit was
+ * asked, or finish was asked (of sched, or of its stream: ABT_xstream_join, ABT_finalize) and
+ * its pools hold no work, or its stream has another main scheduler now. ABT_ERR_INV_SCHED for an
+ * invalid handle, ABT_ERR_INV_ARG when stop is NULL. */
 ABT_API_PUBLIC int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop);
 
 /* --- Scheduler configurations. */
@@ -1345,8 +1359,10 @@ ABT_API_PUBLIC int ABT_self_exit_to(ABT_thread thread);
  * implemented yet: returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_self_resume_exit_to(ABT_thread thread);
 
-/* Run the work unit thread, which is in no pool, on top of the caller; it goes into pool when it
- * yields (ABT_POOL_NULL: its associated pool). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Run the work unit thread, which is in no pool, from the calling scheduler, as
+ * ABT_xstream_run_unit does; pool (ABT_POOL_NULL: its associated pool) becomes the pool it goes
+ * back to when it yields. ABT_ERR_INV_THREAD, ABT_ERR_INV_POOL for invalid handles; from a work
+ * unit (running a unit on top of the caller): not implemented yet, returns ABT_ERR_FEATURE_NA. */
 ABT_API_PUBLIC int ABT_self_schedule(ABT_thread thread, ABT_pool pool);
 
 /* Replace the argument of the calling work unit; ABT_ERR_INV_XSTREAM from an external thread. */

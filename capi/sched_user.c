@@ -1,0 +1,239 @@
+//go:build goabt_c_engine
+/* sched_user.c: user-defined schedulers (ABT_sched_create from an ABT_sched_def), what their run
+ * function calls (ABT_xstream_run_unit, ABT_self_schedule, ABT_xstream_check_events,
+ * ABT_sched_has_to_stop), and the scheduler controls and queries every scheduler has
+ * (ABT_sched_finish, exit, get/set_data, get_size, get_total_size).
+ *
+ * A stream whose main scheduler is a user one calls its run function from goabt's loop
+ * (sched.c), on the scheduler's context: run pops work units from the scheduler's pools and runs
+ * each with ABT_xstream_run_unit, which switches to the unit exactly as goabt's loop does and
+ * returns once the unit switches back. run returns when ABT_sched_has_to_stop says so: the
+ * stream ends (a secondary), or the primary resumes the main ULT in ABT_finalize, or the stream
+ * goes on with the scheduler ABT_xstream_set_main_sched gave it meanwhile. On the primary the
+ * scheduler runs below the suspended main ULT (engine.h, rule 5): when the main ULT is resumed
+ * (popped from a pool, or handed over by another stream and noticed in
+ * ABT_xstream_check_events), the run function's frames are left behind and run starts afresh
+ * the next time the main ULT steps aside, as goabt's own loop does. Running a scheduler as a
+ * work unit of another (ABT_pool_add_sched) is not built yet: run_unit and self_schedule need a
+ * scheduler context. */
+#include <sched.h>
+#include <stdlib.h>
+#include "args.h"
+#include "engine.h"
+#include "wait.h"
+
+static goabt_sched *sched_of(ABT_sched h)
+{
+    return goabt_sched_of(h);
+}
+
+int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc)
+{
+    if (__atomic_load_n(&sc->exit_req, __ATOMIC_ACQUIRE)) return 1;
+    if (s != NULL && s->sched != sc) return 1; /* replaced by ABT_xstream_set_main_sched */
+    int finish = __atomic_load_n(&sc->finish_req, __ATOMIC_ACQUIRE) ||
+                 (s != NULL && (__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH));
+    return finish && !goabt_sched_has_work(sc);
+}
+
+int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc)
+{
+    sc->def.run(sc);
+    if (s->sched != sc) return 0; /* replaced: go on with the new one */
+    if (s->is_primary) {
+        if ((__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) &&
+            !goabt_sched_has_work(sc)) {
+            /* ABT_finalize parked the main ULT until the primary ran out of work. */
+            __atomic_and_fetch(&s->request, ~GOABT_REQ_FINISH, __ATOMIC_RELEASE);
+            goabt_unit_resume_main(s);
+        }
+        /* The primary's scheduler stopped on its own: it is run again (the main ULT needs
+         * a scheduler to come back to); a short pause keeps a run that returns at once from
+         * spinning. */
+        sched_yield();
+        return 0;
+    }
+    return 1; /* a secondary stream ends with its main scheduler */
+}
+
+/* ---- Creating ------------------------------------------------------------------------------ */
+
+int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sched_config config,
+                     ABT_sched *newsched)
+{
+    if (newsched != NULL) *newsched = ABT_SCHED_NULL;
+    GOABT_CHECK_INIT();
+    if (newsched == NULL || def == NULL || def->run == NULL) return ABT_ERR_INV_ARG;
+    if (num_pools < 0 || num_pools > GOABT_SCHED_MAX_POOLS) return ABT_ERR_INV_ARG;
+    goabt_pool *list[GOABT_SCHED_MAX_POOLS];
+    for (int i = 0; i < num_pools; i++) {
+        list[i] = NULL;
+        if (pools != NULL && pools[i] != ABT_POOL_NULL && (list[i] = goabt_pool_of(pools[i])) == NULL) {
+            return ABT_ERR_INV_POOL;
+        }
+    }
+    for (int i = 0; i < num_pools; i++) { /* ABT_POOL_NULL (or no array): a new FIFO pool */
+        if (list[i] == NULL && (list[i] = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPSC, 1)) == NULL) {
+            return ABT_ERR_MEM;
+        }
+    }
+    /* Not freed automatically unless the configuration says so (Argobots' default for user
+     * schedulers). */
+    int automatic = goabt_sched_config_int(config, ABT_sched_config_automatic.idx, 0) != 0;
+    goabt_sched *sc = goabt_sched_new(-1, num_pools, list, automatic);
+    if (sc == NULL) return ABT_ERR_MEM;
+    sc->is_user = 1;
+    sc->def = *def;
+    if (def->init != NULL) {
+        int rc = def->init(sc, config);
+        if (rc != ABT_SUCCESS) {
+            sc->def.free = NULL; /* not initialized: not finalized either */
+            goabt_sched_delete(sc);
+            return rc;
+        }
+    }
+    *newsched = sc;
+    return ABT_SUCCESS;
+}
+
+/* ---- What run calls ------------------------------------------------------------------------- */
+
+/* Runs u, a ready unit taken out of its pool, on the calling scheduler's stream; p becomes its
+ * pool. The caller must be a scheduler's context (a stream's loop or a user run function). */
+static int run_unit(goabt_unit *u, goabt_pool *p)
+{
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (s->current != NULL) return ABT_ERR_FEATURE_NA; /* from a work unit: stacked scheduling */
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY ||
+        (u->pool != NULL && goabt_pool_is_queued(u->pool, u))) {
+        return ABT_ERR_INV_UNIT; /* not ready, or still in a pool */
+    }
+    if (p != NULL && u->pool != p) {
+        int rc = goabt_pool_associate(p, u);
+        if (rc != ABT_SUCCESS) return rc;
+        u->pool = p;
+    }
+    if (u->flags & GOABT_UNIT_MAIN) {
+        /* The main ULT lives on the main thread's stack: only the primary runs it. */
+        if (s->is_primary) goabt_unit_resume_main(s);
+        __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_SEQ_CST);
+        goabt_stream_wake(goabt_rt.primary);
+        return ABT_SUCCESS;
+    }
+    goabt_unit_run(s, u);
+    return ABT_SUCCESS;
+}
+
+int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of_pool_unit(unit);
+    if (u == NULL) return ABT_ERR_INV_UNIT;
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    return run_unit(u, p);
+}
+
+int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    goabt_pool *p = NULL;
+    if (pool != ABT_POOL_NULL) {
+        p = goabt_pool_of(pool);
+        if (p == NULL) return ABT_ERR_INV_POOL;
+    }
+    return run_unit(u, p);
+}
+
+int ABT_xstream_check_events(ABT_sched sched)
+{
+    GOABT_CHECK_INIT();
+    goabt_sched *sc = sched_of(sched);
+    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL || s->current != NULL) return ABT_ERR_INV_XSTREAM; /* not a scheduler */
+    if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 && goabt_timers_due()) {
+        goabt_timers_fire();
+    }
+    if (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&s->main_handoff, 0, __ATOMIC_RELAXED);
+        goabt_unit_resume_main(s);
+    }
+    return ABT_SUCCESS;
+}
+
+int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop)
+{
+    GOABT_CHECK_INIT();
+    goabt_sched *sc = sched_of(sched);
+    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_CHECK_OUT(stop);
+    goabt_stream *s = goabt_self_stream();
+    /* Asked of a scheduler other than the caller's stream's: only its own requests count. */
+    if (s != NULL && s->sched != sc && sc->used) s = NULL;
+    *stop = goabt_sched_stop_now(s, sc) ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+/* ---- Controls and queries --------------------------------------------------------------------- */
+
+int ABT_sched_finish(ABT_sched sched)
+{
+    goabt_sched *sc = sched_of(sched);
+    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    __atomic_store_n(&sc->finish_req, 1, __ATOMIC_RELEASE);
+    goabt_streams_wake_all();
+    return ABT_SUCCESS;
+}
+
+int ABT_sched_exit(ABT_sched sched)
+{
+    goabt_sched *sc = sched_of(sched);
+    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    __atomic_store_n(&sc->exit_req, 1, __ATOMIC_RELEASE);
+    goabt_streams_wake_all();
+    return ABT_SUCCESS;
+}
+
+int ABT_sched_set_data(ABT_sched sched, void *data)
+{
+    goabt_sched *sc = sched_of(sched);
+    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    sc->data = data;
+    return ABT_SUCCESS;
+}
+
+int ABT_sched_get_data(ABT_sched sched, void **data)
+{
+    goabt_sched *sc = sched_of(sched);
+    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_CHECK_OUT(data);
+    *data = sc->data;
+    return ABT_SUCCESS;
+}
+
+static int sched_size(ABT_sched sched, size_t *size, int with_blocked)
+{
+    goabt_sched *sc = sched_of(sched);
+    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_CHECK_OUT(size);
+    size_t n = 0;
+    for (int i = 0; i < sc->num_pools; i++) {
+        goabt_pool *p = sc->pools[i];
+        if (!goabt_user_pool_has_size(p)) return ABT_ERR_POOL;
+        n += goabt_pool_size(p);
+        if (with_blocked) {
+            long blocked = goabt_pool_num_blocked(p);
+            n += blocked > 0 ? (size_t)blocked : 0;
+        }
+    }
+    *size = n;
+    return ABT_SUCCESS;
+}
+
+int ABT_sched_get_size(ABT_sched sched, size_t *size) { return sched_size(sched, size, 0); }
+
+int ABT_sched_get_total_size(ABT_sched sched, size_t *size) { return sched_size(sched, size, 1); }

@@ -1,0 +1,320 @@
+/* User-defined schedulers (ABT_sched_create from an ABT_sched_def), against Argobots 1.2's
+ * documented semantics:
+ *  - a work-stealing scheduler of the shape Argobots' documentation shows (run: pop from its own
+ *    pool, else steal from the others; every 16 rounds ABT_xstream_check_events and
+ *    ABT_sched_has_to_stop) on 4 streams: the primary's (ABT_xstream_set_main_sched) and 3
+ *    made with ABT_xstream_create. Two streams run units with ABT_pool_pop + ABT_xstream_run_unit,
+ *    two with ABT_pool_pop_thread + ABT_self_schedule. 2,000 ULTs that yield 3 times each and
+ *    500 tasklets: the checksum is exact, every unit's runs are counted by the schedulers (per
+ *    scheduler data, ABT_sched_set_data / get_data), and init and free run once per scheduler
+ *    (free when the scheduler is freed: by hand for the secondaries, by ABT_finalize for the
+ *    primary's);
+ *  - ABT_sched_get_size / get_total_size count queued (and blocked) units of its pools;
+ *  - ABT_sched_finish and ABT_sched_exit end a secondary stream's user scheduler (its stream
+ *    then terminates and ABT_xstream_join returns); joining a stream stops its user scheduler
+ *    once its pools are empty;
+ *  - bad input: no definition or no run function, init failing (its error is returned), invalid
+ *    handles; run_unit from a ULT (stacked scheduling, not built yet: ABT_ERR_FEATURE_NA);
+ *    check_events from a ULT.
+ * Every wait is bounded. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <abt.h>
+#include "check.h"
+#include "abt_wait.h"
+
+#define NSTREAMS 4
+#define NULTS 2000
+#define NTASKS 500
+#define YIELDS 3
+
+typedef struct {
+    int id;
+    int use_unit_api; /* ABT_pool_pop + ABT_xstream_run_unit, else pop_thread + self_schedule */
+    long runs;        /* units this scheduler ran (a yielded ULT counts again) */
+    long steals;
+} sched_data_t;
+
+static int n_init, n_free;
+
+static int ws_init(ABT_sched sched, ABT_sched_config config)
+{
+    sched_data_t *d = calloc(1, sizeof *d);
+    int id = 0;
+    if (config != ABT_SCHED_CONFIG_NULL) ABT_sched_config_read(config, 1, &id);
+    d->id = id;
+    d->use_unit_api = id % 2;
+    __atomic_add_fetch(&n_init, 1, __ATOMIC_RELAXED);
+    return ABT_sched_set_data(sched, d);
+}
+
+static int ws_free(ABT_sched sched)
+{
+    void *d = NULL;
+    ABT_sched_get_data(sched, &d);
+    free(d);
+    __atomic_add_fetch(&n_free, 1, __ATOMIC_RELAXED);
+    return ABT_SUCCESS;
+}
+
+static void ws_run(ABT_sched sched)
+{
+    sched_data_t *d = NULL;
+    ABT_sched_get_data(sched, (void **)&d);
+    int n = 0;
+    ABT_sched_get_num_pools(sched, &n);
+    ABT_pool pools[NSTREAMS];
+    ABT_sched_get_pools(sched, n, 0, pools);
+    for (unsigned round = 1;; round++) {
+        for (int i = 0; i < n; i++) { /* its own pool first, then steal */
+            ABT_pool p = pools[i];
+            if (d->use_unit_api) {
+                ABT_unit unit = ABT_UNIT_NULL;
+                ABT_pool_pop(p, &unit);
+                if (unit == ABT_UNIT_NULL) continue;
+                d->runs++;
+                d->steals += i != 0;
+                ABT_xstream_run_unit(unit, p);
+            } else {
+                ABT_thread t = ABT_THREAD_NULL;
+                ABT_pool_pop_thread(p, &t);
+                if (t == ABT_THREAD_NULL) continue;
+                d->runs++;
+                d->steals += i != 0;
+                ABT_self_schedule(t, ABT_POOL_NULL);
+            }
+            break;
+        }
+        if (round % 16 == 0) {
+            ABT_xstream_check_events(sched);
+            ABT_bool stop = ABT_FALSE;
+            ABT_sched_has_to_stop(sched, &stop);
+            if (stop == ABT_TRUE) break;
+        }
+    }
+}
+
+static ABT_sched_def ws_def = {
+    .type = ABT_SCHED_TYPE_ULT,
+    .init = ws_init,
+    .run = ws_run,
+    .free = ws_free,
+    .get_migr_pool = NULL,
+};
+
+/* ---- Work ----------------------------------------------------------------------------------- */
+
+static uint64_t sum;
+static int done;
+
+static void ult_body(void *arg)
+{
+    for (int i = 0; i < YIELDS; i++) ABT_thread_yield();
+    __atomic_add_fetch(&sum, (uint64_t)(uintptr_t)arg, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+}
+
+static void task_body(void *arg)
+{
+    __atomic_add_fetch(&sum, (uint64_t)(uintptr_t)arg, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+}
+
+static ABT_thread units[NULTS + NTASKS];
+
+/* A user scheduler asked to stop by ABT_sched_finish or ABT_sched_exit from the main ULT. */
+static void stop_by_request(int use_exit)
+{
+    ABT_sched sched;
+    ABT_sched_config config;
+    CHECK_INT(ABT_sched_config_create(&config, ABT_sched_config_var_end), ABT_SUCCESS);
+    CHECK_INT(ABT_sched_create(&ws_def, 1, NULL, config, &sched), ABT_SUCCESS); /* a new pool */
+    CHECK_INT(ABT_sched_config_free(&config), ABT_SUCCESS);
+    ABT_pool pool;
+    CHECK_INT(ABT_sched_get_pools(sched, 1, 0, &pool), ABT_SUCCESS);
+    ABT_xstream xs;
+    CHECK_INT(ABT_xstream_create(sched, &xs), ABT_SUCCESS);
+    ABT_thread t;
+    done = 0;
+    sum = 0;
+    CHECK_INT(ABT_thread_create(pool, ult_body, (void *)(uintptr_t)5, ABT_THREAD_ATTR_NULL, &t),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(done, 1);
+    CHECK_INT(use_exit ? ABT_sched_exit(sched) : ABT_sched_finish(sched), ABT_SUCCESS);
+    /* The stream ends with its scheduler. */
+    ABT_xstream_state state = ABT_XSTREAM_STATE_RUNNING;
+    for (double end = ABT_get_wtime() + 10; ABT_get_wtime() < end; ABT_thread_yield()) {
+        if (ABT_xstream_get_state(xs, &state) != ABT_SUCCESS) break;
+        if (state == ABT_XSTREAM_STATE_TERMINATED) break;
+    }
+    CHECK_INT(state, ABT_XSTREAM_STATE_TERMINATED);
+    CHECK_INT(ABT_xstream_join(xs), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
+    int freed = n_free;
+    CHECK_INT(ABT_sched_free(&sched), ABT_SUCCESS);
+    CHECK_INT(n_free, freed + 1);
+}
+
+/* Runs on a ULT: what a scheduler may call, but a ULT may not. arg: a pool nobody serves. */
+static ABT_pool served_pool;
+static void from_ult(void *arg)
+{
+    ABT_pool own = arg;
+    ABT_thread t, got = ABT_THREAD_NULL;
+    CHECK_INT(ABT_thread_create(own, task_body, (void *)(uintptr_t)1, ABT_THREAD_ATTR_NULL, &t),
+              ABT_SUCCESS);
+    ABT_unit unit = ABT_UNIT_NULL;
+    CHECK_INT(ABT_pool_pop(own, &unit), ABT_SUCCESS);
+    CHECK(unit != ABT_UNIT_NULL);
+    CHECK_INT(ABT_xstream_run_unit(unit, own), ABT_ERR_FEATURE_NA);
+    CHECK_INT(ABT_pool_push(own, unit), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_pop_thread(own, &got), ABT_SUCCESS);
+    CHECK(got == t);
+    CHECK_INT(ABT_self_schedule(got, ABT_POOL_NULL), ABT_ERR_FEATURE_NA);
+    CHECK_INT(ABT_pool_push_thread(served_pool, got), ABT_SUCCESS); /* a scheduler runs it */
+    ABT_sched sched;
+    ABT_xstream self;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_sched(self, &sched), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_check_events(sched), ABT_ERR_INV_XSTREAM);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+}
+
+static int failing_init(ABT_sched sched, ABT_sched_config config)
+{
+    (void)sched;
+    (void)config;
+    return ABT_ERR_SYS;
+}
+
+static void bad_input(ABT_pool pool)
+{
+    ABT_sched sched = ABT_SCHED_NULL;
+    CHECK_INT(ABT_sched_create(NULL, 1, &pool, ABT_SCHED_CONFIG_NULL, &sched), ABT_ERR_INV_ARG);
+    ABT_sched_def no_run = ws_def;
+    no_run.run = NULL;
+    CHECK_INT(ABT_sched_create(&no_run, 1, &pool, ABT_SCHED_CONFIG_NULL, &sched), ABT_ERR_INV_ARG);
+    ABT_sched_def bad_init = ws_def;
+    bad_init.init = failing_init;
+    int freed = n_free;
+    CHECK_INT(ABT_sched_create(&bad_init, 1, &pool, ABT_SCHED_CONFIG_NULL, &sched), ABT_ERR_SYS);
+    CHECK(sched == ABT_SCHED_NULL);
+    CHECK_INT(n_free, freed); /* not initialized: not finalized either */
+    ABT_bool stop;
+    void *data;
+    size_t size;
+    CHECK_INT(ABT_sched_has_to_stop(ABT_SCHED_NULL, &stop), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_sched_finish(ABT_SCHED_NULL), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_sched_exit(ABT_SCHED_NULL), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_sched_set_data(ABT_SCHED_NULL, NULL), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_sched_get_data(ABT_SCHED_NULL, &data), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_sched_get_size(ABT_SCHED_NULL, &size), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_sched_get_total_size(ABT_SCHED_NULL, &size), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_xstream_run_unit(ABT_UNIT_NULL, pool), ABT_ERR_INV_UNIT);
+    CHECK_INT(ABT_xstream_check_events(ABT_SCHED_NULL), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_self_schedule(ABT_THREAD_NULL, ABT_POOL_NULL), ABT_ERR_INV_THREAD);
+}
+
+int main(void)
+{
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    ABT_pool pools[NSTREAMS];
+    for (int i = 0; i < NSTREAMS; i++) {
+        CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &pools[i]),
+                  ABT_SUCCESS);
+    }
+    ABT_sched scheds[NSTREAMS];
+    ABT_sched_config_var id_var = {.idx = 0, .type = ABT_SCHED_CONFIG_INT};
+    for (int i = 0; i < NSTREAMS; i++) {
+        ABT_pool mine[NSTREAMS]; /* its own pool first */
+        for (int j = 0; j < NSTREAMS; j++) mine[j] = pools[(i + j) % NSTREAMS];
+        ABT_sched_config config;
+        CHECK_INT(ABT_sched_config_create(&config, id_var, i, ABT_sched_config_var_end), ABT_SUCCESS);
+        CHECK_INT(ABT_sched_create(&ws_def, NSTREAMS, mine, config, &scheds[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_sched_config_free(&config), ABT_SUCCESS);
+    }
+    CHECK_INT(n_init, NSTREAMS);
+    sched_data_t *d0 = NULL;
+    CHECK_INT(ABT_sched_get_data(scheds[1], (void **)&d0), ABT_SUCCESS);
+    CHECK(d0 != NULL && d0->id == 1 && d0->use_unit_api == 1);
+
+    /* Queued units count in the scheduler's size before any stream runs them. */
+    ABT_thread early;
+    CHECK_INT(ABT_thread_create(pools[0], task_body, (void *)(uintptr_t)0, ABT_THREAD_ATTR_NULL, &early),
+              ABT_SUCCESS);
+    size_t size = 0;
+    CHECK_INT(ABT_sched_get_size(scheds[1], &size), ABT_SUCCESS);
+    CHECK_INT(size, 1);
+    CHECK_INT(ABT_sched_get_total_size(scheds[1], &size), ABT_SUCCESS);
+    CHECK_INT(size, 1);
+
+    ABT_xstream self, xs[NSTREAMS - 1];
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_set_main_sched(self, scheds[0]), ABT_SUCCESS);
+    for (int i = 1; i < NSTREAMS; i++) {
+        CHECK_INT(ABT_xstream_create(scheds[i], &xs[i - 1]), ABT_SUCCESS);
+    }
+    CHECK_INT(ABT_thread_free(&early), ABT_SUCCESS);
+
+    int errors = 0;
+    uint64_t want = 0;
+    done = 0;
+    sum = 0;
+    for (int i = 0; i < NULTS; i++) {
+        errors += ABT_thread_create(pools[i % NSTREAMS], ult_body, (void *)(uintptr_t)(i + 1),
+                                    ABT_THREAD_ATTR_NULL, &units[i]) != ABT_SUCCESS;
+        want += (uint64_t)(i + 1);
+    }
+    for (int i = 0; i < NTASKS; i++) {
+        errors += ABT_task_create(pools[i % NSTREAMS], task_body, (void *)(uintptr_t)(i + 3),
+                                  &units[NULTS + i]) != ABT_SUCCESS;
+        want += (uint64_t)(i + 3);
+    }
+    CHECK_INT(errors, 0);
+    for (int i = 0; i < NULTS + NTASKS; i++) {
+        errors += (i < NULTS ? ABT_thread_free(&units[i]) : ABT_task_free(&units[i])) != ABT_SUCCESS;
+    }
+    CHECK_INT(errors, 0);
+    CHECK_INT(done, NULTS + NTASKS);
+    CHECK(sum == want);
+    long runs = 0, steals = 0;
+    for (int i = 0; i < NSTREAMS; i++) {
+        sched_data_t *d = NULL;
+        CHECK_INT(ABT_sched_get_data(scheds[i], (void **)&d), ABT_SUCCESS);
+        runs += d->runs;
+        steals += d->steals;
+    }
+    printf("runs %ld (of which stolen %ld)\n", runs, steals);
+    /* Every unit ran once per start and once per yield, the early tasklet once; the main ULT,
+     * popped by the primary's scheduler after each of its waits, adds some. */
+    CHECK(runs >= (long)NULTS * (YIELDS + 1) + NTASKS + 1);
+
+    /* Not from a ULT. */
+    ABT_pool own;
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &own),
+              ABT_SUCCESS);
+    served_pool = pools[2];
+    ABT_thread t;
+    CHECK_INT(ABT_thread_create(pools[1], from_ult, own, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&own), ABT_SUCCESS);
+
+    /* Joining a stream stops its user scheduler once its pools are empty. */
+    for (int i = 0; i < NSTREAMS - 1; i++) {
+        CHECK_INT(ABT_xstream_join(xs[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_free(&xs[i]), ABT_SUCCESS);
+    }
+    for (int i = 1; i < NSTREAMS; i++) CHECK_INT(ABT_sched_free(&scheds[i]), ABT_SUCCESS);
+    CHECK_INT(n_free, NSTREAMS - 1);
+
+    stop_by_request(0);
+    stop_by_request(1);
+    bad_input(pools[0]);
+
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
+    CHECK_INT(n_free, NSTREAMS + 2);
+    return check_summary();
+}
