@@ -33,6 +33,16 @@
 #define GOABT_RESOLVE_POOL(var, h, out)                                                       \
     GOABT_RESOLVE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL, out)
 
+/* The same without an output pointer to check. */
+#define GOABT_HANDLE(type, var, of, h, err)                                                   \
+    type *var = of(h);                                                                        \
+    if (var == NULL) return (err)
+#define GOABT_POOL(var, h) GOABT_HANDLE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL)
+#define GOABT_SCHED(var, h) GOABT_HANDLE(goabt_sched, var, goabt_sched_of, h, ABT_ERR_INV_SCHED)
+/* A pool unit (ABT_unit): a user pool's, or a built-in pool's (the work unit itself). */
+#define GOABT_POOL_UNIT(var, h)                                                               \
+    GOABT_HANDLE(goabt_unit, var, goabt_unit_of_pool_unit, h, ABT_ERR_INV_UNIT)
+
 /* Declares `var`, the synchronization object of C type `type` behind handle `h` (object.h):
  * it must carry `magic`, or be static memory of that kind when `statics` is 1; else returns
  * err. */

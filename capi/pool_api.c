@@ -95,8 +95,7 @@ int ABT_pool_push_thread_ex(ABT_pool pool, ABT_thread thread, ABT_pool_context p
 {
     (void)pool_ctx;
     GOABT_CHECK_INIT();
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     if (thread == ABT_THREAD_NULL) return ABT_SUCCESS;
     goabt_unit *u = goabt_unit_of(thread);
     if (u == NULL) return ABT_ERR_INV_THREAD;
@@ -112,8 +111,7 @@ int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t nu
                              ABT_pool_context pool_ctx)
 {
     GOABT_CHECK_INIT();
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     if (num > 0 && threads == NULL) return ABT_ERR_INV_ARG;
     if (p->user != NULL && num > 0) {
         /* A pool with push_many gets them all at once, once each is checked and has its pool
@@ -158,8 +156,7 @@ int ABT_pool_pop_thread_ex(ABT_pool pool, ABT_thread *thread, ABT_pool_context p
 {
     GOABT_CHECK_INIT();
     if (thread != NULL) *thread = ABT_THREAD_NULL;
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(thread);
     goabt_unit *u = p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p);
     *thread = u != NULL ? u : ABT_THREAD_NULL;
@@ -175,8 +172,7 @@ int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len, size
                             ABT_pool_context pool_ctx)
 {
     GOABT_CHECK_INIT();
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     if ((len > 0 && threads == NULL) || num == NULL) return ABT_ERR_INV_ARG;
     size_t n = 0;
     if (p->user != NULL && goabt_user_pool_pop_many(p, (goabt_unit **)threads, len, num, pool_ctx)) {
@@ -206,8 +202,7 @@ int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_s
 {
     GOABT_CHECK_INIT();
     if (thread != NULL) *thread = ABT_THREAD_NULL;
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(thread);
     int rc = ABT_SUCCESS;
     uint64_t now = goabt_now_ns();
@@ -250,8 +245,7 @@ static int print_queued(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_
 int ABT_pool_print_all_threads(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_thread))
 {
     GOABT_CHECK_INIT();
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     if (print_fn == NULL) return ABT_ERR_INV_ARG;
     return print_queued(p, arg, print_fn, NULL);
 }
@@ -262,8 +256,7 @@ int ABT_pool_pop(ABT_pool pool, ABT_unit *unit)
 {
     GOABT_CHECK_INIT();
     if (unit != NULL) *unit = ABT_UNIT_NULL;
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(unit);
     goabt_unit *u = goabt_pool_pop(p);
     if (u != NULL) *unit = p->user != NULL ? u->pool_unit : (ABT_unit)u;
@@ -274,8 +267,7 @@ static int pop_unit_until(ABT_pool pool, ABT_unit *unit, uint64_t deadline)
 {
     GOABT_CHECK_INIT();
     if (unit != NULL) *unit = ABT_UNIT_NULL;
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(unit);
     int rc = ABT_SUCCESS;
     goabt_unit *u = pop_until(p, deadline, ABT_POOL_CONTEXT_OP_POOL_OTHER, &rc);
@@ -300,20 +292,16 @@ int ABT_pool_pop_timedwait(ABT_pool pool, ABT_unit *unit, double abstime_secs)
 int ABT_pool_push(ABT_pool pool, ABT_unit unit)
 {
     GOABT_CHECK_INIT();
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
-    goabt_unit *u = goabt_unit_of_pool_unit(unit);
-    if (u == NULL) return ABT_ERR_INV_UNIT;
+    GOABT_POOL(p, pool);
+    GOABT_POOL_UNIT(u, unit);
     return push_unit(p, u);
 }
 
 int ABT_pool_remove(ABT_pool pool, ABT_unit unit)
 {
     GOABT_CHECK_INIT();
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
-    goabt_unit *u = goabt_unit_of_pool_unit(unit);
-    if (u == NULL) return ABT_ERR_INV_UNIT;
+    GOABT_POOL(p, pool);
+    GOABT_POOL_UNIT(u, unit);
     if (p->user != NULL && !goabt_user_pool_can_remove(p)) return ABT_ERR_POOL;
     /* Argobots ignores what the pool's remove says; goabt tells a unit that was not there. */
     return goabt_pool_remove(p, u) ? ABT_SUCCESS : ABT_ERR_INV_UNIT;
@@ -322,8 +310,7 @@ int ABT_pool_remove(ABT_pool pool, ABT_unit unit)
 int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_unit))
 {
     GOABT_CHECK_INIT();
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     if (print_fn == NULL) return ABT_ERR_INV_ARG;
     return print_queued(p, arg, NULL, print_fn);
 }

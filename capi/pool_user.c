@@ -528,16 +528,14 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
 
 int ABT_pool_set_data(ABT_pool pool, void *data)
 {
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     p->data = data;
     return ABT_SUCCESS;
 }
 
 int ABT_pool_get_data(ABT_pool pool, void **data)
 {
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     if (data == NULL) return ABT_ERR_INV_ARG;
     *data = p->data;
     return ABT_SUCCESS;
@@ -545,10 +543,8 @@ int ABT_pool_get_data(ABT_pool pool, void **data)
 
 int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
 {
-    goabt_unit *u = goabt_unit_of_pool_unit(unit);
-    if (u == NULL) return ABT_ERR_INV_UNIT;
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL_UNIT(u, unit);
+    GOABT_POOL(p, pool);
     int rc = goabt_pool_associate(p, u);
     if (rc == ABT_SUCCESS) u->pool = p;
     return rc;

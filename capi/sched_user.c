@@ -22,11 +22,6 @@
 #include "engine.h"
 #include "wait.h"
 
-static goabt_sched *sched_of(ABT_sched h)
-{
-    return goabt_sched_of(h);
-}
-
 int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc)
 {
     if (__atomic_load_n(&sc->exit_req, __ATOMIC_ACQUIRE)) return 1;
@@ -128,10 +123,8 @@ static int run_unit(goabt_unit *u, goabt_pool *p)
 int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of_pool_unit(unit);
-    if (u == NULL) return ABT_ERR_INV_UNIT;
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL_UNIT(u, unit);
+    GOABT_POOL(p, pool);
     return run_unit(u, p);
 }
 
@@ -151,8 +144,7 @@ int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
 int ABT_xstream_check_events(ABT_sched sched)
 {
     GOABT_CHECK_INIT();
-    goabt_sched *sc = sched_of(sched);
-    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_SCHED(sc, sched);
     goabt_stream *s = goabt_self_stream();
     if (s == NULL || s->current != NULL) return ABT_ERR_INV_XSTREAM; /* not a scheduler */
     if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 && goabt_timers_due()) {
@@ -168,8 +160,7 @@ int ABT_xstream_check_events(ABT_sched sched)
 int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop)
 {
     GOABT_CHECK_INIT();
-    goabt_sched *sc = sched_of(sched);
-    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_SCHED(sc, sched);
     GOABT_CHECK_OUT(stop);
     goabt_stream *s = goabt_self_stream();
     /* Asked of a scheduler other than the caller's stream's: only its own requests count. */
@@ -182,8 +173,7 @@ int ABT_sched_has_to_stop(ABT_sched sched, ABT_bool *stop)
 
 int ABT_sched_finish(ABT_sched sched)
 {
-    goabt_sched *sc = sched_of(sched);
-    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_SCHED(sc, sched);
     __atomic_store_n(&sc->finish_req, 1, __ATOMIC_RELEASE);
     goabt_streams_wake_all();
     return ABT_SUCCESS;
@@ -191,8 +181,7 @@ int ABT_sched_finish(ABT_sched sched)
 
 int ABT_sched_exit(ABT_sched sched)
 {
-    goabt_sched *sc = sched_of(sched);
-    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_SCHED(sc, sched);
     __atomic_store_n(&sc->exit_req, 1, __ATOMIC_RELEASE);
     goabt_streams_wake_all();
     return ABT_SUCCESS;
@@ -200,16 +189,14 @@ int ABT_sched_exit(ABT_sched sched)
 
 int ABT_sched_set_data(ABT_sched sched, void *data)
 {
-    goabt_sched *sc = sched_of(sched);
-    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_SCHED(sc, sched);
     sc->data = data;
     return ABT_SUCCESS;
 }
 
 int ABT_sched_get_data(ABT_sched sched, void **data)
 {
-    goabt_sched *sc = sched_of(sched);
-    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_SCHED(sc, sched);
     GOABT_CHECK_OUT(data);
     *data = sc->data;
     return ABT_SUCCESS;
@@ -217,8 +204,7 @@ int ABT_sched_get_data(ABT_sched sched, void **data)
 
 static int sched_size(ABT_sched sched, size_t *size, int with_blocked)
 {
-    goabt_sched *sc = sched_of(sched);
-    if (sc == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_SCHED(sc, sched);
     GOABT_CHECK_OUT(size);
     size_t n = 0;
     for (int i = 0; i < sc->num_pools; i++) {

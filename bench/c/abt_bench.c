@@ -130,14 +130,6 @@
 #define BENCH_RUNS 5
 #define BATCH 256 /* work units created before the first is freed */
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != ABT_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, rc_);            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static uint64_t now_ns(void)
 {

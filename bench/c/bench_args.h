@@ -1,10 +1,21 @@
-/* bench_args.h: the command line every benchmark program takes: no argument runs every
- * operation, OP names run only those, -l lists the names. */
+/* bench_args.h: what every benchmark program shares: its command line (no argument runs every
+ * operation, OP names run only those, -l lists the names) and CHECK. */
 #ifndef GOABT_BENCH_ARGS_H
 #define GOABT_BENCH_ARGS_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* CHECK(call): an ABT_* call must return ABT_SUCCESS, or the benchmark stops with its error. */
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != 0) {                                                                            \
+            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, rc_);            \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
 
 /* ops is an array of n structs of stride bytes whose first member is the operation's name.
  * Sets want[i] for each operation to run; returns -1 to go on, or the exit status to end with. */

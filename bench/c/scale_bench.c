@@ -31,14 +31,6 @@
 #include "bench_args.h"
 
 #define NSTREAMS 4
-#define CHECK(call)                                                                            \
-    do {                                                                                       \
-        int check_rc_ = (call);                                                                \
-        if (check_rc_ != ABT_SUCCESS) {                                                        \
-            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, check_rc_);  \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
 
 typedef struct {
     _Alignas(64) uint64_t n;
