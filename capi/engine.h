@@ -147,6 +147,8 @@ struct ABT_thread_opaque {
     goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
     int batch_len;          /* ... and how many descriptors its batch holds */
     int user_queued;        /* in a user-defined pool now (pushed, not yet popped or removed) */
+    int suspend;            /* ABT_self_suspend's state (unit.c), atomic */
+    goabt_pool *parked_in;  /* the pool it was counted in when it last parked */
     /* The pool unit a user-defined pool made for it (pool_user.c), and for which pool; last,
      * away from the lines every create, run and free touches. */
     ABT_unit pool_unit;
@@ -366,8 +368,9 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic) GOABT_HIDDEN;
 void goabt_pool_delete(goabt_pool *p) GOABT_HIDDEN;
 /* Queues u in p (or where p forwards to) and wakes one stream asleep on it, if any. */
 void goabt_pool_push(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
-/* The same for a parked ULT of p made ready again: it is no longer counted as blocked. */
-void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
+/* The same for a parked ULT made ready again: it is no longer counted as blocked in
+ * `counted`, the pool it parked in (its pool may have changed since). */
+void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u, goabt_pool *counted) GOABT_HIDDEN;
 /* Parked ULTs that belong to p (they come back to it). */
 static inline long goabt_pool_num_blocked(goabt_pool *p)
 {
@@ -394,6 +397,8 @@ void goabt_pool_sleeper_remove(goabt_pool *p, goabt_sleeper *n) GOABT_HIDDEN;
 size_t goabt_pool_size_locked(goabt_pool *p) GOABT_HIDDEN;
 /* p's queued units now (a user pool without get_size: 1 when not empty). */
 size_t goabt_pool_size(goabt_pool *p) GOABT_HIDDEN;
+/* A parked ULT of p runs again without going through p (a direct switch): uncounted. */
+void goabt_pool_uncount_parked(goabt_pool *p) GOABT_HIDDEN;
 /* Wakes one stream asleep on p, if any (after a push that did not take p's lock). */
 void goabt_pool_wake_sleeper(goabt_pool *p) GOABT_HIDDEN;
 
@@ -464,10 +469,26 @@ int goabt_sched_config_int(ABT_sched_config config, int idx, int def) GOABT_HIDD
 /* Units (unit.c). */
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
                       goabt_attr *attr, int named, goabt_unit **out) GOABT_HIDDEN;
+/* Or'ed into goabt_unit_create's `named`: the unit is not pushed; *out (required) gets it, and
+ * the caller starts it with goabt_unit_start_to. */
+#define GOABT_CREATE_HELD 0x2
+/* Runs u, just made (held), right away: the calling ULT switches straight to it and goes back
+ * to its pool; anyone else pushes it into its pool (the main ULT then yields). */
+void goabt_unit_start_to(goabt_unit *u) GOABT_HIDDEN;
 void goabt_unit_free(goabt_unit *u) GOABT_HIDDEN;
 int goabt_unit_join(goabt_unit *u) GOABT_HIDDEN;
 void goabt_unit_yield(void) GOABT_HIDDEN;
 void goabt_unit_yield_to(goabt_unit *target) GOABT_HIDDEN;
+/* Suspends the calling ULT until goabt_unit_resume; with a target (a ready ULT in a pool), it
+ * switches straight to it. */
+void goabt_unit_suspend(goabt_unit *target) GOABT_HIDDEN;
+/* Resumes u, suspended: 1, or 0 if it is not (and nothing is done). */
+int goabt_unit_resume(goabt_unit *u) GOABT_HIDDEN;
+/* Resumes target and switches straight to it; the caller then yields (0), suspends (1) or
+ * exits (2, no return). 0 if target is not suspended (nothing is done). */
+int goabt_unit_resume_to(goabt_unit *target, int then) GOABT_HIDDEN;
+/* Ends the calling ULT, switching straight to target (a ready ULT in a pool) if it can. */
+void goabt_unit_exit_to(goabt_unit *target) __attribute__((noreturn)) GOABT_HIDDEN;
 void goabt_unit_exit(void) __attribute__((noreturn)) GOABT_HIDDEN;
 uint64_t goabt_unit_id(goabt_unit *u) GOABT_HIDDEN;
 /* Blocking (engine.h, top): park the calling ULT (the main ULT included), ready a parked one. */
@@ -483,10 +504,22 @@ void goabt_unit_terminated(goabt_unit *u, void *arg) GOABT_HIDDEN;
 /* A ULT's first code (unit.c). */
 void goabt_ult_entry(void *arg) GOABT_HIDDEN;
 
-/* The context to resume u with: made now if u never ran. */
+/* The context to resume u with: made now if u never ran. Under AddressSanitizer the stack is
+ * unpoisoned first: the ULT that used it before ended with its frames still poisoned (a ULT
+ * ends by switching away, not by returning), and ASan's own code running on the new frames
+ * (its noreturn hook, say) would report them. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define GOABT_UNPOISON_STACK(u) ASAN_UNPOISON_MEMORY_REGION((u)->stack, (char *)(u)->top - (char *)(u)->stack)
+#else
+#define GOABT_UNPOISON_STACK(u) ((void)0)
+#endif
 static inline goabt_ctx goabt_unit_context(goabt_unit *u)
 {
-    if (__builtin_expect(u->ctx == NULL, 0)) u->ctx = goabt_ctx_make(u->top, goabt_ult_entry, u);
+    if (__builtin_expect(u->ctx == NULL, 0)) {
+        GOABT_UNPOISON_STACK(u);
+        u->ctx = goabt_ctx_make(u->top, goabt_ult_entry, u);
+    }
     return u->ctx;
 }
 

@@ -110,12 +110,6 @@ int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
 
 /* ULTs */
 
-int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
-                         ABT_thread_attr attr, ABT_thread *newthread)
-{
-    UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(attr); UNUSED(newthread);
-    return ABT_ERR_FEATURE_NA;
-}
 
 int ABT_thread_revive(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
 {
@@ -135,17 +129,7 @@ int ABT_thread_cancel(ABT_thread thread)
     return ABT_ERR_FEATURE_NA;
 }
 
-int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool)
-{
-    UNUSED(thread); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_thread_resume(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
 
 int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
 {
@@ -193,46 +177,12 @@ int ABT_task_cancel(ABT_task task)
 
 /* The calling work unit */
 
-int ABT_self_set_associated_pool(ABT_pool pool)
-{
-    UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_self_resume_yield_to(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_self_suspend(void)
-{
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_self_suspend_to(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_self_resume_suspend_to(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_self_exit_to(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
 
-int ABT_self_resume_exit_to(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
 
 
 /* Information */

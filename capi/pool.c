@@ -93,7 +93,7 @@ void goabt_pool_wake_sleeper(goabt_pool *p)
 }
 
 /* A parked unit of `origin` made ready is no longer counted as blocked there. */
-static void uncount_parked(goabt_pool *origin)
+void goabt_pool_uncount_parked(goabt_pool *origin)
 {
     spin_lock(&origin->lock);
     __atomic_store_n(&origin->num_unparked, origin->num_unparked + 1, __ATOMIC_RELEASE);
@@ -106,23 +106,24 @@ static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, go
 {
     u->pool = p;
     goabt_user_pool_push(p, u, ABT_POOL_CONTEXT_OP_POOL_OTHER);
-    if (origin != NULL) uncount_parked(origin);
+    if (origin != NULL) goabt_pool_uncount_parked(origin);
     goabt_pool_wake_sleeper(p);
 }
 
-static void pool_push(goabt_pool *p, goabt_unit *u, int unparked)
+/* Pushes u into p; counted: the pool a parked unit was counted as blocked in, uncounted now
+ * (NULL for a unit that was not parked). */
+static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted)
 {
     if (__builtin_expect(p->user != NULL, 0) && p->forward == NULL) {
-        user_push(p, u, unparked ? p : NULL);
+        user_push(p, u, counted);
         return;
     }
-    goabt_pool *origin = p;
     spin_lock(&p->lock);
-    if (unparked && p->user == NULL) {
+    if (counted == p && p->user == NULL) {
         /* Uncounted with the push: a stream asked to finish sees the unit either counted as
          * blocked or queued, never neither (a retired pool is in no scheduler any more). */
         __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
-        unparked = 0;
+        counted = NULL;
     }
     while (p->forward != NULL) { /* retired: its units live on elsewhere */
         goabt_pool *to = p->forward;
@@ -132,7 +133,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, int unparked)
     }
     if (__builtin_expect(p->user != NULL, 0)) { /* forwarded to a user pool */
         spin_unlock(&p->lock);
-        user_push(p, u, unparked ? origin : NULL);
+        user_push(p, u, counted);
         return;
     }
     u->pool = p;
@@ -151,7 +152,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, int unparked)
     int signal_waiters = p->pop_waiters != 0; /* read under the lock: see goabt_pool_pop_wait */
     if (signal_waiters) __atomic_add_fetch(&p->pushers, 1, __ATOMIC_ACQ_REL);
     spin_unlock(&p->lock);
-    if (unparked) uncount_parked(origin); /* a user pool's unit, forwarded to this one */
+    if (counted != NULL) goabt_pool_uncount_parked(counted); /* it parked in another pool */
     if (wake != NULL) wake_stream(wake);
     if (signal_waiters) {
         pthread_mutex_lock(&p->wait_mutex);
@@ -161,8 +162,11 @@ static void pool_push(goabt_pool *p, goabt_unit *u, int unparked)
     }
 }
 
-void goabt_pool_push(goabt_pool *p, goabt_unit *u) { pool_push(p, u, 0); }
-void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u) { pool_push(p, u, 1); }
+void goabt_pool_push(goabt_pool *p, goabt_unit *u) { pool_push(p, u, NULL); }
+void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u, goabt_pool *counted)
+{
+    pool_push(p, u, counted);
+}
 
 void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n)
 {

@@ -122,6 +122,72 @@ int ABT_self_yield_to(ABT_thread thread)
     return ABT_SUCCESS;
 }
 
+/* The calling ULT, for the suspend, resume and *_to calls: ABT_ERR_INV_XSTREAM from an
+ * external thread, ABT_ERR_INV_THREAD from a tasklet. */
+#define SELF_ULT(s, u)                                                                        \
+    GOABT_SELF(s, u);                                                                         \
+    if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD
+
+/* target: a ULT other than self. */
+#define OTHER_ULT(t, thread, u)                                                               \
+    goabt_unit *t = goabt_unit_of(thread);                                                    \
+    if (t == NULL || t == u) return ABT_ERR_INV_THREAD
+
+int ABT_self_suspend(void)
+{
+    SELF_ULT(s, u);
+    goabt_unit_suspend(NULL);
+    return ABT_SUCCESS;
+}
+
+int ABT_self_suspend_to(ABT_thread thread)
+{
+    SELF_ULT(s, u);
+    OTHER_ULT(t, thread, u);
+    goabt_unit_suspend(t);
+    return ABT_SUCCESS;
+}
+
+int ABT_self_exit_to(ABT_thread thread)
+{
+    SELF_ULT(s, u);
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    OTHER_ULT(t, thread, u);
+    goabt_unit_exit_to(t);
+}
+
+/* resume_*_to: ABT_ERR_THREAD when thread is not suspended (nothing is done). */
+int ABT_self_resume_yield_to(ABT_thread thread)
+{
+    SELF_ULT(s, u);
+    OTHER_ULT(t, thread, u);
+    return goabt_unit_resume_to(t, 0) ? ABT_SUCCESS : ABT_ERR_THREAD;
+}
+
+int ABT_self_resume_suspend_to(ABT_thread thread)
+{
+    SELF_ULT(s, u);
+    OTHER_ULT(t, thread, u);
+    return goabt_unit_resume_to(t, 1) ? ABT_SUCCESS : ABT_ERR_THREAD;
+}
+
+int ABT_self_resume_exit_to(ABT_thread thread)
+{
+    SELF_ULT(s, u);
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    OTHER_ULT(t, thread, u);
+    return goabt_unit_resume_to(t, 2) ? ABT_SUCCESS : ABT_ERR_THREAD;
+}
+
+int ABT_self_set_associated_pool(ABT_pool pool)
+{
+    GOABT_SELF(s, u);
+    GOABT_POOL(p, pool);
+    int rc = goabt_pool_associate(p, u);
+    if (rc == ABT_SUCCESS) u->pool = p;
+    return rc;
+}
+
 int ABT_self_exit(void)
 {
     GOABT_SELF(s, u);

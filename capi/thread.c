@@ -31,6 +31,48 @@ int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT
     return create_ult(p, thread_func, arg, attr, newthread);
 }
 
+int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
+                         ABT_thread_attr attr, ABT_thread *newthread)
+{
+    if (newthread != NULL) *newthread = ABT_THREAD_NULL;
+    GOABT_SELF(s, self); /* a work unit's call: ABT_ERR_INV_XSTREAM from an external thread */
+    if (self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_POOL(p, pool);
+    goabt_attr *a = NULL;
+    if (attr != ABT_THREAD_ATTR_NULL) {
+        a = goabt_attr_of(attr);
+        if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    }
+    if (thread_func == NULL) return ABT_ERR_INV_ARG;
+    goabt_unit *u;
+    int rc = goabt_unit_create(p, GOABT_ULT, thread_func, arg, a,
+                               (newthread != NULL) | GOABT_CREATE_HELD, &u);
+    if (rc != ABT_SUCCESS) return rc;
+    if (newthread != NULL) *newthread = u;
+    goabt_unit_start_to(u); /* the caller goes back to its pool */
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_resume(ABT_thread thread)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    return goabt_unit_resume(u) ? ABT_SUCCESS : ABT_ERR_THREAD;
+}
+
+int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_POOL(p, pool);
+    /* Takes effect when the unit is next pushed (it yields, is woken or resumed). */
+    int rc = goabt_pool_associate(p, u);
+    if (rc == ABT_SUCCESS) u->pool = p;
+    return rc;
+}
+
 int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *), void *arg,
                                  ABT_thread_attr attr, ABT_thread *newthread)
 {

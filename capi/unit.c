@@ -205,6 +205,8 @@ static void *unit_map_stack(goabt_unit *u, size_t size)
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
                       goabt_attr *attr, int named, goabt_unit **out)
 {
+    int held = named & GOABT_CREATE_HELD;
+    named &= ~GOABT_CREATE_HELD;
     goabt_stream *s = goabt_self_stream();
     goabt_unit *u = unit_alloc(s);
     if (u == NULL) return ABT_ERR_MEM;
@@ -253,7 +255,11 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     u->magic = goabt_rt.unit_magic;
     /* Publish the handle before the push: an unnamed unit may run and vanish right after. */
     if (out != NULL) *out = u;
-    goabt_pool_push(pool, u);
+    if (held) {
+        *out = u; /* the caller starts it (goabt_unit_start_to) */
+    } else {
+        goabt_pool_push(pool, u);
+    }
     return ABT_SUCCESS;
 }
 
@@ -356,28 +362,195 @@ void goabt_ult_entry(void *arg)
     goabt_unit_exit();
 }
 
-/* Yields straight to target, a ready ULT taken out of its pool, without going through the
- * scheduler; the caller goes back to its pool. The main ULT, which has no scheduler below it
- * to come back to, yields the ordinary way. A target that is not queued (running, blocked,
- * finished) leaves the caller running, as in Argobots. */
-void goabt_unit_yield_to(goabt_unit *target)
+/* Switches straight from self to target, a ULT that is ready and in no pool (taken out of one
+ * by the caller, or a suspended one being resumed), without going through the scheduler;
+ * fn(self, arg) runs once self's context is saved. Neither may be the main ULT, which has no
+ * scheduler below it to come back to. */
+static void switch_to(goabt_stream *s, goabt_unit *self, goabt_unit *target, goabt_after_fn fn,
+                      void *arg)
 {
-    goabt_stream *s = goabt_self_stream();
-    goabt_unit *self = s->current;
-    if ((self->flags & GOABT_UNIT_MAIN) || (target->flags & GOABT_UNIT_MAIN)) {
-        goabt_unit_yield();
-        return;
-    }
-    if (!goabt_pool_remove(target->pool, target)) return;
     goabt_ctx target_ctx = goabt_unit_context(target);
-    s->after_fn = after_yield;
+    s->after_fn = fn;
     s->after_unit = self;
-    s->after_arg = NULL;
+    s->after_arg = arg;
     target->last_stream = s;
     __atomic_store_n(&target->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
     s->current = target;
     goabt_ctx_switch(&self->ctx, target_ctx);
     after_resume();
+}
+
+/* Whether self may switch straight to target (neither is the main ULT, target is a ULT). */
+static int direct(goabt_unit *self, goabt_unit *target)
+{
+    return !(self->flags & GOABT_UNIT_MAIN) && !(target->flags & GOABT_UNIT_MAIN) &&
+           target->kind == GOABT_ULT;
+}
+
+/* Takes target, the ULT a *_to call names, for a direct switch: Argobots 1.2 wants it ready
+ * and popped from its pool by the caller; goabt also takes it out of its pool if it is still
+ * queued there. 0 if it is neither (running, blocked, finished, or queued in a user pool that
+ * cannot remove units). */
+static int take_target(goabt_unit *target)
+{
+    if (__atomic_load_n(&target->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY) return 0;
+    if (goabt_pool_remove(target->pool, target)) return 1;
+    return !goabt_pool_is_queued(target->pool, target);
+}
+
+/* A taken target that cannot be switched to straight (the main ULT is one side) goes back to
+ * its pool, to run in its turn. */
+static void give_back(goabt_unit *target)
+{
+    goabt_pool_push(target->pool, target);
+}
+
+/* Yields straight to target; the caller goes back to its pool. Without a direct switch (the
+ * main ULT on either side) it yields the ordinary way; a target that cannot be taken leaves the
+ * caller running, as in Argobots. */
+void goabt_unit_yield_to(goabt_unit *target)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    if (!take_target(target)) return;
+    if (!direct(self, target)) {
+        give_back(target);
+        goabt_unit_yield();
+        return;
+    }
+    switch_to(s, self, target, after_yield, NULL);
+}
+
+/* ---- Suspend and resume ---------------------------------------------------------------------
+ *
+ * A suspended ULT is parked (BLOCKED, counted in its pool) with nothing waking it but a resume.
+ * u->suspend says where it is: SUSPENDING from the moment it decides to until its context is
+ * saved, then SUSPENDED; a resume that comes in between marks it RESUMED_EARLY, and the ULT is
+ * made ready as soon as it is parked, so that no resume is lost to that race. */
+enum { SUSPEND_NONE = 0, SUSPENDING = 1, SUSPENDED = 2, RESUMED_EARLY = 3 };
+
+static void suspend_parked(goabt_unit *u, void *arg)
+{
+    (void)arg;
+    int going = SUSPENDING;
+    if (__atomic_compare_exchange_n(&u->suspend, &going, SUSPENDED, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        return; /* a resume makes it ready */
+    }
+    __atomic_store_n(&u->suspend, SUSPEND_NONE, __ATOMIC_RELAXED);
+    goabt_unit_ready(u);
+}
+
+/* self becomes SUSPENDING and BLOCKED, counted as parked in its pool. */
+static void begin_suspend(goabt_unit *self)
+{
+    __atomic_store_n(&self->suspend, SUSPENDING, __ATOMIC_RELEASE);
+    self->parked_in = self->pool;
+    __atomic_add_fetch(&self->pool->num_parked, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
+}
+
+/* Takes u out of its suspension: 2 if it was parked (the caller now owns it: ready it, or
+ * switch to it after goabt_pool_uncount_parked), 1 if it was still on its way (it makes
+ * itself ready), 0 if it is not suspended. */
+static int claim_suspended(goabt_unit *u)
+{
+    int st = __atomic_load_n(&u->suspend, __ATOMIC_ACQUIRE);
+    for (;;) {
+        if (st == SUSPENDED) {
+            if (__atomic_compare_exchange_n(&u->suspend, &st, SUSPEND_NONE, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                return 2;
+            }
+        } else if (st == SUSPENDING) {
+            if (__atomic_compare_exchange_n(&u->suspend, &st, RESUMED_EARLY, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                return 1;
+            }
+        } else {
+            return 0;
+        }
+    }
+}
+
+int goabt_unit_resume(goabt_unit *u)
+{
+    int claimed = claim_suspended(u);
+    if (claimed == 2) goabt_unit_ready(u);
+    return claimed != 0;
+}
+
+void goabt_unit_suspend(goabt_unit *target)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    int taken = target != NULL && take_target(target);
+    if (taken && !direct(self, target)) {
+        give_back(target);
+        taken = 0;
+    }
+    begin_suspend(self);
+    if (taken) {
+        switch_to(s, self, target, suspend_parked, NULL);
+    } else {
+        goabt_unit_switch_out(s, self, suspend_parked, NULL);
+    }
+}
+
+/* What the caller does once it has handed its stream to the resumed target. */
+enum { THEN_YIELD, THEN_SUSPEND, THEN_EXIT };
+
+int goabt_unit_resume_to(goabt_unit *target, int then)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    if (target == self) return 0;
+    int claimed = claim_suspended(target);
+    if (claimed == 0) return 0;
+    if (claimed == 1 || !direct(self, target)) {
+        /* Not parked yet (it readies itself), or no direct switch: resumed through its pool. */
+        if (claimed == 2) goabt_unit_ready(target);
+        if (then == THEN_YIELD) goabt_unit_yield();
+        if (then == THEN_SUSPEND) goabt_unit_suspend(NULL);
+        if (then == THEN_EXIT) goabt_unit_exit();
+        return 1;
+    }
+    goabt_pool_uncount_parked(target->parked_in); /* running now, without going through a pool */
+    if (then == THEN_YIELD) {
+        switch_to(s, self, target, after_yield, NULL);
+    } else if (then == THEN_SUSPEND) {
+        begin_suspend(self);
+        switch_to(s, self, target, suspend_parked, NULL);
+    } else {
+        switch_to(s, self, target, goabt_unit_terminated, s);
+        __builtin_unreachable();
+    }
+    return 1;
+}
+
+void goabt_unit_start_to(goabt_unit *u)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s != NULL ? s->current : NULL;
+    if (self == NULL || self->kind != GOABT_ULT || !direct(self, u)) {
+        goabt_pool_push(u->pool, u);
+        if (self != NULL && self->kind == GOABT_ULT) goabt_unit_yield();
+        return;
+    }
+    switch_to(s, self, u, after_yield, NULL);
+}
+
+void goabt_unit_exit_to(goabt_unit *target)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    int taken = take_target(target);
+    if (!taken || !direct(self, target)) {
+        if (taken) give_back(target);
+        goabt_unit_exit();
+    }
+    switch_to(s, self, target, goabt_unit_terminated, s);
+    __builtin_unreachable();
 }
 
 void goabt_unit_exit(void)
@@ -403,6 +576,7 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
     goabt_unit *self = s->current;
     /* Counted before it is visible to wakers: a scheduler or finalize looking for work sees
      * parked ULTs that will come back to the pool. */
+    self->parked_in = self->pool; /* uncounted there, whatever its pool is by then */
     __atomic_add_fetch(&self->pool->num_parked, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
     goabt_unit_switch_out(s, self, fn, arg);
@@ -411,7 +585,7 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
 void goabt_unit_ready(goabt_unit *u)
 {
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
-    goabt_pool_push_unparked(u->pool, u);
+    goabt_pool_push_unparked(u->pool, u, u->parked_in);
 }
 
 /* ---- Join --------------------------------------------------------------------------------- */

@@ -940,8 +940,10 @@ typedef enum ABT_thread_state ABT_thread_state;
 ABT_API_PUBLIC int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                      ABT_thread_attr attr, ABT_thread *newthread);
 
-/* Like ABT_thread_create, but the calling ULT yields to the new ULT at once and goes back into
- * its own pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_thread_create, but the calling ULT switches to the new ULT at once and goes back into
+ * its own pool; from the main ULT the new ULT runs first in its pool's turn. ABT_ERR_INV_XSTREAM
+ * from an external thread, ABT_ERR_INV_THREAD from a tasklet; the other errors as
+ * ABT_thread_create. */
 ABT_API_PUBLIC int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                         ABT_thread_attr attr, ABT_thread *newthread);
 
@@ -1024,21 +1026,23 @@ ABT_API_PUBLIC int ABT_thread_get_last_pool_id(ABT_thread thread, int *id);
  * ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_INV_ARG when unit is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit);
 
-/* Make pool the pool that the work unit thread goes back to when it yields or is resumed. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Make pool the pool that the work unit thread goes back to when it yields, is woken or
+ * resumed (for a user pool, its pool unit is made now). ABT_ERR_INV_THREAD, ABT_ERR_INV_POOL for
+ * invalid handles, ABT_ERR_MEM when a user pool's create_unit makes no unit. */
 ABT_API_PUBLIC int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool);
 
-/* Yield the calling ULT, like ABT_thread_yield: goabt does not switch straight to thread yet, which
- * runs in its pool's turn. ABT_ERR_INV_THREAD when thread is invalid, a tasklet or the caller; from
- * an external thread or a tasklet it does nothing and succeeds. */
+/* As ABT_self_yield_to, for the calling ULT. ABT_ERR_INV_THREAD when thread is invalid, a tasklet
+ * or the caller; from an external thread or a tasklet it does nothing and succeeds. */
 ABT_API_PUBLIC int ABT_thread_yield_to(ABT_thread thread);
 
 /* Give the execution stream back to the scheduler; the calling ULT goes back into its pool. Always
  * ABT_SUCCESS: from an external thread or a tasklet it does nothing. */
 ABT_API_PUBLIC int ABT_thread_yield(void);
 
-/* Make the blocked ULT thread ready again by pushing it into its associated pool. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Make the ULT thread, suspended by ABT_self_suspend (or its _to forms), ready again in its
+ * associated pool; a resume that races with the suspend it answers is not lost.
+ * ABT_ERR_INV_THREAD for an invalid handle, ABT_ERR_THREAD when thread is not suspended (goabt;
+ * undefined in Argobots). */
 ABT_API_PUBLIC int ABT_thread_resume(ABT_thread thread);
 
 /* Ask for the work unit thread to move to a pool of xstream's main scheduler. Not implemented
@@ -1314,8 +1318,9 @@ ABT_API_PUBLIC int ABT_self_get_last_pool(ABT_pool *pool);
  * NULL. */
 ABT_API_PUBLIC int ABT_self_get_last_pool_id(int *pool_id);
 
-/* Make pool the pool that the calling work unit goes back to when it yields or is resumed. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Make pool the pool that the calling work unit goes back to when it yields or is resumed; it does
+ * not yield. ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_POOL, ABT_ERR_MEM as
+ * ABT_thread_set_associated_pool. */
 ABT_API_PUBLIC int ABT_self_set_associated_pool(ABT_pool pool);
 
 /* Return in *unit the pool unit handle of the calling work unit (in goabt's pools, the work unit
@@ -1326,37 +1331,47 @@ ABT_API_PUBLIC int ABT_self_get_unit(ABT_unit *unit);
  * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet. */
 ABT_API_PUBLIC int ABT_self_yield(void);
 
-/* Yield the calling ULT, like ABT_self_yield: goabt does not switch straight to thread yet, which
- * runs in its pool's turn. ABT_ERR_INV_THREAD from a tasklet or when thread is invalid, a tasklet
- * or the caller; ABT_ERR_INV_XSTREAM from an external thread. */
+/* Switch straight to thread, a ready ULT popped from its pool by the caller as Argobots 1.2 asks
+ * (or still queued there: goabt takes it out); the caller goes back into its pool. A thread that
+ * is not ready leaves the caller running; with the main ULT on either side thread runs in its
+ * pool's turn and the caller yields. ABT_ERR_INV_THREAD from a tasklet or when thread is
+ * invalid, a tasklet or the caller; ABT_ERR_INV_XSTREAM from an external thread. */
 ABT_API_PUBLIC int ABT_self_yield_to(ABT_thread thread);
 
-/* Push the calling ULT back into its pool and switch straight to the blocked ULT thread,
- * resuming it. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Resume the suspended ULT thread and switch straight to it; the caller goes back into its pool.
+ * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet or for an
+ * invalid thread or the caller itself, ABT_ERR_THREAD when thread is not suspended (goabt;
+ * undefined in Argobots). With the main ULT on either side thread is resumed into its pool and
+ * the caller yields. */
 ABT_API_PUBLIC int ABT_self_resume_yield_to(ABT_thread thread);
 
-/* Block the calling ULT until another work unit resumes it with ABT_thread_resume. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Suspend the calling ULT (BLOCKED, in no pool) until a work unit or external thread resumes it
+ * with ABT_thread_resume; its stream runs other work meanwhile. ABT_ERR_INV_XSTREAM from an
+ * external thread, ABT_ERR_INV_THREAD from a tasklet. */
 ABT_API_PUBLIC int ABT_self_suspend(void);
 
-/* Block the calling ULT and switch straight to thread, a ready ULT that is in no pool. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Suspend the calling ULT and switch straight to thread, a ready ULT: popped from its pool by the
+ * caller, as Argobots 1.2 asks, or still queued there (goabt takes it out). Errors as
+ * ABT_self_suspend, and ABT_ERR_INV_THREAD for an invalid thread or the caller itself; a thread
+ * that is not ready leaves the caller simply suspended. */
 ABT_API_PUBLIC int ABT_self_suspend_to(ABT_thread thread);
 
-/* Block the calling ULT and switch straight to the blocked ULT thread, resuming it. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Resume the suspended ULT thread, switch straight to it and suspend the caller until it is
+ * resumed. Errors as ABT_self_resume_yield_to. */
 ABT_API_PUBLIC int ABT_self_resume_suspend_to(ABT_thread thread);
 
 /* Terminate the calling ULT; does not return when it succeeds. ABT_ERR_INV_XSTREAM from an external
  * thread, ABT_ERR_INV_THREAD from a tasklet or the primary ULT. */
 ABT_API_PUBLIC int ABT_self_exit(void);
 
-/* Terminate the calling ULT and switch straight to thread, a ready ULT that is in no pool. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Terminate the calling ULT and switch straight to thread, a ready ULT popped from its pool (or
+ * still queued: goabt takes it out); does not return. ABT_ERR_INV_XSTREAM from an external
+ * thread, ABT_ERR_INV_THREAD from a tasklet or the main ULT, or for an invalid thread or the
+ * caller itself. */
 ABT_API_PUBLIC int ABT_self_exit_to(ABT_thread thread);
 
-/* Terminate the calling ULT and switch straight to the blocked ULT thread, resuming it. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Resume the suspended ULT thread, switch straight to it and terminate the caller; does not
+ * return. Errors as ABT_self_resume_yield_to, and ABT_ERR_INV_THREAD from the main ULT. */
 ABT_API_PUBLIC int ABT_self_resume_exit_to(ABT_thread thread);
 
 /* Run the work unit thread, which is in no pool, from the calling scheduler, as
