@@ -28,8 +28,13 @@ APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -q
 
 # An AddressSanitizer build of the libraries, for ctests/asan_test.go.
 ASAN_DIR := $(BUILD)/asan
+# A build of the libraries for ctests/valgrind_test.go: the C engine registers its stacks with
+# valgrind (capi/valgrind_stacks.h; it needs valgrind's headers, which test-deps installs), and
+# the Go core is built with the valgrind tag, with which the Go runtime describes its own heap
+# and goroutine stacks to valgrind.
+VALGRIND_DIR := $(BUILD)/valgrind
 
-.PHONY: all lib lib-asan demo test test-deps bench bench-deps install clean
+.PHONY: all lib lib-asan lib-valgrind demo test test-deps bench bench-deps install clean
 
 all: lib
 
@@ -56,14 +61,25 @@ $(ASAN_DIR)/libgoabt.so: $(ENGINE_DEPS)
 	@mkdir -p $(ASAN_DIR)
 	$(CC) $(ENGINE_CFLAGS) -fsanitize=address -fno-omit-frame-pointer $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
 
+lib-valgrind: $(VALGRIND_DIR)/libgoabt.so
+	$(GO) build -tags valgrind -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(VALGRIND_DIR)/libgoabt-go.so ./capi
+	@rm -f $(VALGRIND_DIR)/libgoabt-go.h
+
+$(VALGRIND_DIR)/libgoabt.so: $(ENGINE_DEPS)
+	@mkdir -p $(VALGRIND_DIR)
+	$(CC) $(ENGINE_CFLAGS) -DGOABT_VALGRIND=1 $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+
 demo: lib
 	@mkdir -p $(BUILD)/demo
 	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(BUILD)/demo/demo
 	$(BUILD)/demo/demo
 
-# Tools the tests call: cmake for the find_package(goabt) test.
+# Tools the tests call: cmake for the find_package(goabt) test, valgrind (and its headers, for
+# lib-valgrind) for ctests/valgrind_test.go.
 test-deps:
 	@command -v cmake >/dev/null 2>&1 || { apt-get update -q && $(APT_INSTALL) cmake; }
+	@{ command -v valgrind >/dev/null 2>&1 && test -f /usr/include/valgrind/valgrind.h; } \
+	  || { apt-get update -q && $(APT_INSTALL) valgrind; }
 
 test: lib test-deps
 	@unformatted="$$(gofmt -l core capi ctests bench)"; \

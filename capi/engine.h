@@ -153,6 +153,12 @@ struct ABT_thread_opaque {
      * away from the lines every create, run and free touches. */
     ABT_unit pool_unit;
     goabt_pool *pool_unit_of;
+#ifdef GOABT_VALGRIND
+    /* Valgrind's ids of its stacks (valgrind_stacks.h), 0 for none: the mapping's, and a user
+     * stack's while the unit has one. Only in the valgrind build of the library. */
+    unsigned vg_mapping_stack;
+    unsigned vg_user_stack;
+#endif
 };
 
 /* A pool (ABT_pool): a FIFO queue of ready units under a spinlock. Aligned to a pair of cache

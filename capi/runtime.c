@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "gocalls.h"
 #include "keys.h"
+#include "valgrind_stacks.h"
 #include "wait.h"
 
 struct goabt_runtime goabt_rt = {
@@ -57,7 +58,9 @@ void goabt_gate(void (*fn)(void *), void *arg)
     goabt_stream *s = goabt_self_stream();
     goabt_unit *u = s ? s->current : NULL;
     if (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN)) {
-        goabt_gate_call(fn, arg, (char *)s->sched_ctx - GATE_MARGIN);
+        char *top = (char *)s->sched_ctx - GATE_MARGIN;
+        goabt_vg_stack_hop(top); /* valgrind build only (valgrind_stacks.h) */
+        goabt_gate_call(fn, arg, top);
     } else {
         fn(arg);
     }

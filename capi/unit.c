@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "gocalls.h"
 #include "keys.h"
+#include "valgrind_stacks.h"
 #include "wait.h"
 
 /* ---- Unit descriptors and stacks -------------------------------------------------------- */
@@ -36,9 +37,52 @@ static size_t page_size(void)
     return page;
 }
 
+/* Valgrind's view of unit stacks (valgrind_stacks.h); empty outside the valgrind build. A
+ * mapping is registered from the moment it is attached to a descriptor until it goes back to
+ * the Go core, its guard page left out; a user stack while the unit that runs on it exists. */
+static void unit_vg_register_mapping(goabt_unit *u)
+{
+#ifdef GOABT_VALGRIND
+    u->vg_mapping_stack = goabt_vg_stack_register((char *)u->mapping + page_size(),
+                                                  (char *)u->mapping + u->mapping_size);
+#else
+    (void)u;
+#endif
+}
+
+static void unit_vg_deregister_mapping(goabt_unit *u)
+{
+#ifdef GOABT_VALGRIND
+    goabt_vg_stack_deregister(u->vg_mapping_stack);
+    u->vg_mapping_stack = 0;
+#else
+    (void)u;
+#endif
+}
+
+static void unit_vg_register_user_stack(goabt_unit *u)
+{
+#ifdef GOABT_VALGRIND
+    u->vg_user_stack = goabt_vg_stack_register(u->stack, (char *)u->stack + u->stacksize);
+#else
+    (void)u;
+#endif
+}
+
+static void unit_vg_deregister_user_stack(goabt_unit *u)
+{
+#ifdef GOABT_VALGRIND
+    goabt_vg_stack_deregister(u->vg_user_stack);
+    u->vg_user_stack = 0;
+#else
+    (void)u;
+#endif
+}
+
 /* Gives u's stack back to the Go core (core.Stacks), which keeps it for reuse or unmaps it. */
 static void unit_unmap_stack(goabt_unit *u)
 {
+    unit_vg_deregister_mapping(u);
     if (u->mapping) goabt_stack_put(u->mapping, u->mapping_size);
     u->mapping = NULL;
     u->mapping_size = 0;
@@ -146,6 +190,7 @@ static void cache_to_global(goabt_stream *s)
 static void unit_release(goabt_stream *s, goabt_unit *u)
 {
     u->magic = GOABT_MAGIC_FREED;
+    unit_vg_deregister_user_stack(u);
     if (s == NULL) {
         u->free_next = NULL;
         global_put_batch(u, 1);
@@ -192,6 +237,7 @@ static void *unit_map_stack(goabt_unit *u, size_t size)
         if (m == NULL) return NULL;
         u->mapping = m;
         u->mapping_size = mapped;
+        unit_vg_register_mapping(u);
     }
     size_t colour = ((uintptr_t)u >> 6) & 15;
     void *top = (char *)u->mapping + u->mapping_size - colour * 64;
@@ -235,6 +281,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
             u->stack = attr->stack;
             u->stacksize = attr->stacksize;
             top = (char *)attr->stack + attr->stacksize;
+            unit_vg_register_user_stack(u);
         } else {
             size_t size = attr != NULL ? attr->stacksize : goabt_rt.thread_stacksize;
             top = unit_map_stack(u, size);
