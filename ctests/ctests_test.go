@@ -100,6 +100,11 @@ type library struct {
 	dir    string   // holds libgoabt.so
 	suffix string   // added to executable names
 	flags  []string // extra compiler flags
+	// checker, if set, runs exe under a checking tool: it gives the command line, and a
+	// function that, once the program has ended, says what the tool found ("" for nothing).
+	checker func(exe string) (argv []string, findings func() string)
+	// skip lists the programs (base names) this build does not run, with the reason.
+	skip map[string]string
 }
 
 var plainLibrary = library{dir: filepath.Join("build", "lib")}
@@ -122,17 +127,25 @@ func compile(t *testing.T, p program, v variant, lib library) string {
 
 var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
 
-// run executes a C test and checks that it ended with a clean summary and exit status 0.
-func run(t *testing.T, exe string, env []string) {
+// run executes a C test (under lib's checker, if it has one) and checks that it ended with a
+// clean summary and exit status 0, and that the checker found nothing.
+func run(t *testing.T, lib library, exe string, env []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe)
+	argv, findings := []string{exe}, func() string { return "" }
+	if lib.checker != nil {
+		argv, findings = lib.checker(exe)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = binDir
 	// The safety timeout off: a lost wake-up must hang (and fail) here, not cost 50 ms.
 	cmd.Env = append(append(os.Environ(), "GOABT_SAFETY_WAKEUP_MS=off"), env...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("%s timed out after %v\n%s", exe, programTimeout, out)
+	}
+	if found := findings(); found != "" {
+		t.Fatalf("%s: %s\nprogram output:\n%s", exe, found, failedLines(out))
 	}
 	all := summaryLine.FindAllStringSubmatch(string(out), -1)
 	if len(all) == 0 {
@@ -180,11 +193,14 @@ func runAll(t *testing.T, lib library, env []string) {
 	require.NotEmpty(t, sources)
 	for _, src := range sources {
 		p := readProgram(t, src)
+		base := strings.TrimSuffix(filepath.Base(src), ".c")
 		for _, v := range p.variants {
-			name := strings.TrimSuffix(filepath.Base(src), ".c") + "/" + v.name
-			t.Run(name, func(t *testing.T) {
+			t.Run(base+"/"+v.name, func(t *testing.T) {
+				if why, ok := lib.skip[base]; ok {
+					t.Skip(why)
+				}
 				t.Parallel()
-				run(t, compile(t, p, v, lib), append(append([]string{}, env...), p.env...))
+				run(t, lib, compile(t, p, v, lib), append(append([]string{}, env...), p.env...))
 			})
 		}
 	}

@@ -3,11 +3,13 @@
 #define GOABT_ABT_WAIT_H
 
 #include <abt.h>
+#include "check.h"
 
-/* Waits, yielding, until *flag reaches want or 10 s pass; 1 if it did. */
+/* Waits, yielding, until *flag reaches want or 10 s pass (CTEST_SLOW times that under
+ * valgrind); 1 if it did. */
 static inline int wait_for(int *flag, int want)
 {
-    double end = ABT_get_wtime() + 10.0;
+    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want) {
         if (ABT_get_wtime() > end) return 0;
         ABT_thread_yield();

@@ -8,6 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* CTEST_SLOW: how many times longer the bounds of waits that only catch a hang (a wait for
+ * something due in milliseconds) are in a program built to run under valgrind, which runs it
+ * 20 to 50 times slower (ctests/valgrind_test.go); 1 otherwise. */
+#ifdef GOABT_CTEST_VALGRIND
+#define CTEST_SLOW 5
+#else
+#define CTEST_SLOW 1
+#endif
+
 static int check_passed, check_failed;
 
 static inline int check_record(int ok, const char *file, int line, const char *what)

@@ -51,12 +51,13 @@ static inline void give_up_at(const char *file, int line, const char *why)
 
 static inline void *hang_watchdog(void *why)
 {
-    sleep(60);
+    sleep(60 * CTEST_SLOW);
     give_up((const char *)why);
     return NULL;
 }
 
-/* Ends the program with a failure, why, if it still runs 60 s from now. */
+/* Ends the program with a failure, why, if it still runs 60 s from now (CTEST_SLOW times that
+ * under valgrind). */
 static inline void start_watchdog(const char *why)
 {
     pthread_t t;
@@ -77,10 +78,11 @@ static inline void relax(void)
     if (ABT_thread_yield() != ABT_SUCCESS) sched_yield();
 }
 
-/* Waits until *flag >= want, for at most 10 s; works on ULTs and external threads. */
+/* Waits until *flag >= want, for at most 10 s (CTEST_SLOW times that under valgrind); works on
+ * ULTs and external threads. */
 static inline int until(int *flag, int want)
 {
-    double end = ABT_get_wtime() + 10.0;
+    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
     while (load(flag) < want) {
         if (ABT_get_wtime() > end) return 0;
         relax();
