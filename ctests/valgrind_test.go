@@ -1,0 +1,118 @@
+package ctests
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestValgrind runs the C test programs under valgrind's memcheck against the valgrind build of
+// the libraries (`make lib-valgrind`, build/valgrind/): a C engine that registers every ULT
+// stack with valgrind and prepares the gate's hop to the system stack
+// (capi/valgrind_stacks.h), and a Go core built with the valgrind tag, with which the Go runtime
+// describes its own heap and goroutine stacks to valgrind. No error is allowed: an invalid read
+// or write, a use of uninitialized memory, a bad free, any memcheck report fails the program.
+// The only suppressions are the Go runtime's own reports, in valgrind.supp, each with what it
+// is and why it is not goabt's. A program built here has GOABT_CTEST_VALGRIND defined: its bounded
+// waits are CTEST_SLOW (c/check.h) times longer, and it leaves out what valgrind makes
+// meaningless (resident-memory bounds: RSS is mostly valgrind's own there).
+//
+// How the programs run, and why:
+//   - --leak-check=no, as for ASan: immortal OPAL objects are never freed by design, and the Go
+//     runtime's memory is not the program's to free. GOABT_CHECK_LEAKS (keys_race) checks the
+//     engine's own memory instead.
+//   - GODEBUG=cpu.rdtscp=off: the Go runtime reads the clock with RDTSCP, which valgrind does
+//     not emulate (the program dies of SIGILL).
+//   - GODEBUG=asyncpreemptoff=1: Go preempts a goroutine by a signal whose handler makes the
+//     goroutine call runtime.asyncPreempt by editing its saved registers, a stack push memcheck
+//     does not see: it reports the frame asyncPreempt then writes and reads as invalid (in 7
+//     programs; scale_gc also showed invalid writes at arbitrary instructions of the runtime,
+//     in typePointers.next and scanObject, where such a signal can land). None with it off.
+//     Goroutines are then preempted at function calls only, which changes nothing goabt does:
+//     its Go code is short calls from C.
+//   - --fair-sched=yes: valgrind runs one thread at a time, and the engine's spin-then-yield
+//     waits (spinlocks, a joiner waiting for TERMINATED) spin until the thread they wait for
+//     runs; with valgrind's default lock a thread that yields often takes the lock back at
+//     once, the fair scheduler hands it over in turn (keys_api: 12 s without it, 2 s with it).
+//
+// Left out (lib.skip): the scale tests, whose tens of thousands of ULT stacks, each a mapping
+// with a guard page, overflow valgrind's table of memory segments ("VG_N_SEGMENTS is too
+// low", a limit valgrind is compiled with), and fork, whose 200 children each start a Go
+// runtime under valgrind: 100 s on 2 cores, and most children run into their 60 s alarm.
+// Everything else runs: ULT stacks (goabt's and user stacks), context switches (directed ones
+// too), the gate into Go, streams, tasklets, user pools and schedulers, every synchronization
+// object, keys and OPAL objects. Alone on 2 cores they take 1.5 to 3 minutes together; the
+// longest are keys_race, sched_directed, sync_barrier, engine_stress and engine_ult (15-35 s).
+func TestValgrind(t *testing.T) {
+	valgrindPath, err := exec.LookPath("valgrind")
+	require.NoError(t, err, "valgrind is needed: `make test` installs it")
+	cmd := exec.Command("make", "-s", "lib-valgrind")
+	cmd.Dir = repoRoot
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	require.NoError(t, cmd.Run(), "building the valgrind library")
+	suppressions := filepath.Join(repoRoot, "ctests", "valgrind.supp")
+	require.FileExists(t, suppressions)
+
+	skip := map[string]string{
+		"scale_gc":   "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
+		"scale_live": "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
+		"fork":       "200 children each starting a Go runtime under valgrind: ~100 s, and their 60 s alarms fire",
+	}
+	for name := range skip {
+		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", name+".c"), "a program left out must exist")
+	}
+
+	vg := library{
+		dir:    filepath.Join("build", "valgrind"),
+		suffix: ".vg",
+		flags:  []string{"-DGOABT_CTEST_VALGRIND=1"},
+		skip:   skip,
+		checker: func(exe string) ([]string, func() string) {
+			log := exe + ".valgrind.log"
+			_ = os.Remove(log)
+			argv := []string{valgrindPath, "--tool=memcheck", "--error-exitcode=97",
+				"--leak-check=no", "--fair-sched=yes", "--suppressions=" + suppressions,
+				"--log-file=" + log, exe}
+			return argv, func() string { return valgrindFindings(log) }
+		},
+	}
+	runAll(t, vg, []string{"GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1"})
+}
+
+var errorSummary = regexp.MustCompile(`(?m)^==\d+== ERROR SUMMARY: (\d+) errors`)
+
+// valgrindFindings reads a valgrind log: "" if it holds an error summary and every summary in it
+// (one per process: a forked child writes to the same log) counts 0 errors, else what is wrong,
+// and the log.
+func valgrindFindings(log string) string {
+	data, err := os.ReadFile(log)
+	if err != nil {
+		return fmt.Sprintf("no valgrind log: %v", err)
+	}
+	text := string(data)
+	summaries := errorSummary.FindAllStringSubmatch(text, -1)
+	errors := 0
+	for _, m := range summaries {
+		n, _ := strconv.Atoi(m[1])
+		errors += n
+	}
+	if len(summaries) > 0 && errors == 0 {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > 400 {
+		lines = append(lines[:400], fmt.Sprintf("... %d more lines in %s", len(lines)-400, log))
+	}
+	what := fmt.Sprintf("valgrind found %d errors", errors)
+	if len(summaries) == 0 {
+		what = "valgrind printed no error summary (did the program die?)"
+	}
+	return what + ":\n" + strings.Join(lines, "\n")
+}
