@@ -20,7 +20,9 @@ func init() {
 // order (pool 0 first, as the predefined schedulers do), except that a pool that has had units
 // waiting longer than its budget (DeadlineBase << its index) is overdue, and the overdue pool
 // whose deadline came first is served before any other. A pool's wait starts when the policy
-// first sees it hold units, and starts again after each unit it gives, while it holds more.
+// first sees it hold units while another pool does too, and starts again after each unit it
+// gives, while it holds more; a pool that is alone in holding units is served and waits for
+// nothing (and the clock is not read).
 //
 // So a low-priority pool is served at least about once per budget however busy the pools
 // above it are, and a stream whose pools are not contended runs them by priority alone.
@@ -43,21 +45,32 @@ func NewDeadline(numPools int, now func() int64) *Deadline {
 
 // Pick returns the overdue pool with the earliest deadline, else the first pool holding units.
 func (d *Deadline) Pick(v View) int {
-	now := d.now()
-	first, best, bestDue := -1, -1, int64(0)
-	for i, n := range v.Sizes {
-		if i >= len(d.budget) {
-			break
-		}
+	sizes := v.Sizes[:min(len(v.Sizes), len(d.budget))]
+	first, holding := -1, 0
+	for i, n := range sizes {
 		if n <= 0 {
 			d.waiting[i] = false
 			continue
 		}
-		if !d.waiting[i] {
-			d.waiting[i], d.since[i] = true, now
-		}
+		holding++
 		if first < 0 {
 			first = i
+		}
+	}
+	if holding <= 1 {
+		if first >= 0 {
+			d.waiting[first] = false // alone: nothing waits for it
+		}
+		return first
+	}
+	now := d.now()
+	best, bestDue := -1, int64(0)
+	for i, n := range sizes {
+		if n <= 0 {
+			continue
+		}
+		if !d.waiting[i] {
+			d.waiting[i], d.since[i] = true, now
 		}
 		if due := d.since[i] + d.budget[i]; due <= now && (best < 0 || due < bestDue) {
 			best, bestDue = i, due
@@ -66,11 +79,9 @@ func (d *Deadline) Pick(v View) int {
 	if best < 0 {
 		best = first
 	}
-	if best >= 0 {
-		// Its next unit waits from now on, if it has one.
-		d.waiting[best] = v.Sizes[best] > 1
-		d.since[best] = now
-	}
+	// Its next unit waits from now on, if it has one.
+	d.waiting[best] = sizes[best] > 1
+	d.since[best] = now
 	return best
 }
 

@@ -74,6 +74,22 @@ func TestDeadlineNoStarvation(t *testing.T) {
 	require.InDelta(t, 100000/800, served[3], 20)
 }
 
+// A pool alone in holding units is served without reading the clock, and starts waiting only
+// once another pool holds units too.
+func TestDeadlineAloneWaitsForNothing(t *testing.T) {
+	reads := 0
+	var clk fakeClock
+	d := NewDeadline(2, func() int64 { reads++; return clk.now() })
+	for i := 0; i < 10; i++ {
+		clk.ns += 10 * int64(DeadlineBase)
+		require.Equal(t, 1, d.Pick(View{Sizes: []int64{0, 5}}))
+	}
+	require.Zero(t, reads)
+	// Pool 1 was served alone all along: it is not overdue when pool 0 comes.
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{3, 5}}))
+	require.Equal(t, 1, reads)
+}
+
 func TestDeadlineMorePoolsThanPlanned(t *testing.T) {
 	var clk fakeClock
 	d := NewDeadline(1, clk.now)

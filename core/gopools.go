@@ -79,8 +79,9 @@ type View struct {
 // own state.
 type Policy interface {
 	// Pick returns the index of the pool to pop next, among those whose size is positive.
-	// The engine asks only when some pool holds units; it pops in priority order instead if
-	// Pick returns an index out of range or one whose pool turns out empty.
+	// The engine asks only when some pool holds units, and never a scheduler of one pool
+	// (there is nothing to choose); it pops in priority order instead if Pick returns an index
+	// out of range or one whose pool turns out empty.
 	Pick(v View) int
 }
 
