@@ -27,8 +27,8 @@
  *     ABT_init returns ABT_ERR_INV_ARG, and says why on stderr, when a name is not registered;
  *   - by name, through the two functions below.
  *
- * What they cost: every call from C into Go crosses the gate (about 90 ns on the 2-core machine
- * goabt is measured on, more when several streams cross at once: README), so a Go pool costs a crossing per push and per pop that finds a unit; the
+ * What they cost: every call from C into Go crosses the gate (about 80 ns on the 2-core machine
+ * goabt is measured on, about twice that when several streams cross at once: README), so a Go pool costs a crossing per push and per pop that finds a unit; the
  * engine counts a Go pool's units in C, so that checking a pool for work (what idle streams do)
  * never crosses. A Go scheduler costs one crossing per unit it runs, when it has two pools or
  * more (with one there is nothing to choose, and it is not asked). `make bench` prints ULT
