@@ -181,7 +181,8 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 
 // suites lists the benchmark suites, in the order their tables are printed.
 func suites(root string) []suite {
-	return []suite{opalSuite(root), abtSuite(root), keysSuite(root), syncSuite(root), scaleSuite(root)}
+	return []suite{opalSuite(root), abtSuite(root), keysSuite(root), syncSuite(root), scaleSuite(root),
+		goPoolSuite(root)}
 }
 
 // otherLoad returns how many CPUs, on average over d, were busy (this process sleeps meanwhile).

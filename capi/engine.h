@@ -47,8 +47,9 @@
  *
  * Files, one per kind: runtime.c (init, finalize, per-thread state, the gate), unit.c (units:
  * descriptors, stacks, create, run, yield, join, park, ready), sched.c (the scheduler loop, idle
- * sleep, schedulers), stream.c (stream threads), pool.c (pools), wait.c (wait lists, blocking
- * and timers), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
+ * sleep, schedulers), stream.c (stream threads), pool.c (pools), pool_user.c and sched_user.c
+ * (user-defined pools and schedulers), pool_go.c (pools and schedulers written in Go), wait.c
+ * (wait lists, blocking and timers), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
  * cond.c ...), their argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
@@ -193,6 +194,11 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     pthread_mutex_t wait_mutex; /* ABT_pool_pop_wait* sleeps here */
     pthread_cond_t wait_cond;
     void *data; /* ABT_pool_set_data */
+    /* A Go pool (pool_go.c, a user pool of goabt's own): the id of its core.Pool, and how many
+     * units it holds as the engine counts them (atomic; may dip below 0 for an instant), so
+     * that emptiness checks never call Go. 0 and 0 for every other pool. */
+    int go_id;
+    long go_size;
 };
 
 /* A scheduler (ABT_sched): pools in priority order. */
@@ -203,7 +209,11 @@ struct ABT_sched_opaque {
     int automatic;   /* freed with the stream that uses it */
     int used;        /* is the main scheduler of a stream */
     int num_pools;
-    int is_user;     /* runs def.run (sched_user.c) instead of goabt's loop */
+    /* Not a predefined scheduler: runs def.run (sched_user.c) instead of goabt's loop, or,
+     * with go_policy set, goabt's loop with a Go policy's picks (pool_go.c). One flag for both,
+     * so that the loop of a predefined scheduler tests one word, as before Go schedulers. */
+    int is_user;
+    int go_policy;   /* the id of its core.Policy (pool_go.c), or 0 */
     int finish_req;  /* ABT_sched_finish: stop once its pools are empty (atomic) */
     int exit_req;    /* ABT_sched_exit: stop now (atomic) */
     ABT_sched_def def;
@@ -270,6 +280,10 @@ struct goabt_runtime {
     /* Longest sleep of an idle stream or blocked thread before it looks again, in ns; 0: none.
      * A safety net only: every wake-up is exact (GOABT_SAFETY_WAKEUP_MS, core.Config). */
     long long safety_ns;
+    /* A Go pool (GOABT_POOL) and a Go scheduling policy (GOABT_SCHED) replace the predefined
+     * ones (pool_go.c, core.Config). */
+    int go_pool;
+    int go_sched;
 };
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
@@ -443,6 +457,24 @@ static inline void goabt_unit_drop_pool_unit(goabt_unit *u)
 /* The work unit behind a pool unit handle: a user pool's unit, or a built-in pool's (the
  * work unit itself); NULL if it is neither. */
 goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit) GOABT_HIDDEN;
+
+/* Pools and schedulers written in Go (pool_go.c). */
+/* A pool goabt makes itself (ABT_pool_create_basic, the pools of predefined, default and user
+ * schedulers given none): the Go pool GOABT_POOL names, or a built-in one of kind. NULL when
+ * out of memory. */
+goabt_pool *goabt_pool_new_predef(int kind, int access, int automatic) GOABT_HIDDEN;
+/* A predefined scheduler over pools, run by the Go policy GOABT_SCHED names if there is one. */
+goabt_sched *goabt_sched_new_predef(int predef, int num_pools, goabt_pool **pools, int automatic)
+    GOABT_HIDDEN;
+/* The next unit a scheduler with a Go policy runs on s: from the pool the policy picks (asked
+ * only when some pool holds units and the scheduler has more than one), else from the first
+ * that has one; NULL if none. */
+goabt_unit *goabt_go_sched_pop(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
+/* A user pool of goabt's own (pool_user.c, for pool_go.c): def's functions, pool units that
+ * are the work units themselves (no create_unit, no table), and remove, when not NULL, for
+ * ABT_pool_remove and yield_to. NULL when out of memory or def is invalid. */
+goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, ABT_unit),
+                               int access, int automatic) GOABT_HIDDEN;
 
 /* Schedulers (sched.c). */
 goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)

@@ -7,12 +7,12 @@
 #include <stdint.h>
 #include "engine.h"
 
-/* The Go core's exports (capi/runtime.go, key.go, opal.go, error.go), reached through this
+/* The Go core's exports (capi/runtime.go, key.go, opal.go, error.go, gopool.go), reached through this
  * table once golib.c has loaded libgoabt-go.so. C memory crosses as uintptr_t, never as a
  * pointer type: Go then never stores a pointer into C memory (core.Addr, engine.md rule 11). */
 struct goabt_go_entries {
     int (*runtime_init)(size_t unit_size, size_t *stacksize, int *max_xstreams, int *affinity,
-                        long long *safety_ns);
+                        long long *safety_ns, int *go_pool, int *go_sched);
     void (*runtime_finalize)(void);
     uintptr_t (*unit_get)(void);
     int (*units_get)(uintptr_t *out, int n);
@@ -34,6 +34,17 @@ struct goabt_go_entries {
     void (*opal_class_initialize)(void *cls);
     void (*opal_class_finalize)(void);
     _Bool (*opal_set_using_threads)(_Bool have);
+    /* Go pools and policies (pool_go.c calls them through the gate itself). */
+    int (*pool_new)(const char *name);
+    void (*pool_push)(int id, uintptr_t unit, int rank);
+    uintptr_t (*pool_pop)(int id, int rank);
+    int (*pool_remove)(int id, uintptr_t unit);
+    int (*pool_caps)(int id);
+    int (*pool_units)(int id, uintptr_t *out, int n);
+    long (*pool_free)(int id);
+    int (*sched_new)(const char *name, int num_pools);
+    int (*sched_pick)(int id, int64_t *sizes, int n, int rank);
+    void (*sched_free)(int id);
 };
 extern struct goabt_go_entries goabt_go GOABT_HIDDEN;
 

@@ -114,6 +114,16 @@ static void load(void)
     ENTRY(opal_class_initialize, "goabt_opal_class_initialize");
     ENTRY(opal_class_finalize, "goabt_opal_class_finalize");
     ENTRY(opal_set_using_threads, "goabt_opal_set_using_threads");
+    ENTRY(pool_new, "goabt_go_pool_new");
+    ENTRY(pool_push, "goabt_go_pool_push");
+    ENTRY(pool_pop, "goabt_go_pool_pop");
+    ENTRY(pool_remove, "goabt_go_pool_remove");
+    ENTRY(pool_caps, "goabt_go_pool_caps");
+    ENTRY(pool_units, "goabt_go_pool_units");
+    ENTRY(pool_free, "goabt_go_pool_free");
+    ENTRY(sched_new, "goabt_go_sched_new");
+    ENTRY(sched_pick, "goabt_go_sched_pick");
+    ENTRY(sched_free, "goabt_go_sched_free");
     if (missing != NULL) {
         fprintf(stderr, "goabt: %s has no %s: a libgoabt-go.so of another version?\n", path,
                 missing);

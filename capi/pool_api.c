@@ -19,7 +19,7 @@ int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool a
         return ABT_ERR_INV_POOL_ACCESS;
     }
     if (newpool == NULL) return ABT_ERR_INV_ARG;
-    goabt_pool *p = goabt_pool_new(kind, access, automatic ? 1 : 0);
+    goabt_pool *p = goabt_pool_new_predef(kind, access, automatic ? 1 : 0);
     if (p == NULL) return ABT_ERR_MEM;
     *newpool = p;
     return ABT_SUCCESS;
@@ -358,15 +358,15 @@ int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *poo
     }
     for (int i = 0; i < n; i++) {
         if (list[i] == NULL) {
-            list[i] = goabt_pool_new(kind, ABT_POOL_ACCESS_MPMC, 1);
+            list[i] = goabt_pool_new_predef(kind, ABT_POOL_ACCESS_MPMC, 1);
             if (list[i] == NULL) return ABT_ERR_MEM;
         }
     }
     /* ABT_sched_config_automatic may say otherwise; ABT_sched_basic_freq has no effect here:
      * goabt's loop looks at requests on every round. */
     int automatic = goabt_sched_config_int(config, ABT_sched_config_automatic.idx, 1) != 0;
-    goabt_sched *s = goabt_sched_new(predef == ABT_SCHED_DEFAULT ? ABT_SCHED_BASIC : predef, n,
-                                     list, automatic);
+    goabt_sched *s = goabt_sched_new_predef(predef == ABT_SCHED_DEFAULT ? ABT_SCHED_BASIC : predef,
+                                            n, list, automatic);
     if (s == NULL) return ABT_ERR_MEM;
     *newsched = s;
     return ABT_SUCCESS;

@@ -1,7 +1,9 @@
 //go:build goabt_c_engine
 /* pool_user.c: user-defined pools: ABT_pool_create from an ABT_pool_user_def (made with the
  * ABT_pool_user_def_* functions) or from the older struct ABT_pool_def, pool configurations
- * (ABT_pool_config_*), pool data, and pool units.
+ * (ABT_pool_config_*), pool data, and pool units. Pools of goabt's own made the same way (Go
+ * pools, pool_go.c: goabt_own_pool_new) hold the work units themselves as their pool units:
+ * no create_unit, free_unit or table entry per unit.
  *
  * A user pool holds pool units (ABT_unit) that its create_unit function makes for work units:
  * goabt asks for one the first time a unit goes into the pool, keeps it in the unit descriptor
@@ -44,6 +46,11 @@ typedef struct {
 /* A pool's copy of its definition. */
 struct goabt_pool_user {
     int old_style;     /* functions in `old`, else in `def` */
+    /* A pool of goabt's own (goabt_own_pool_new: Go pools): its pool units are the work units,
+     * made and freed by nobody, in no table, and not recorded in pool_unit_of; it may remove
+     * units with `remove`. */
+    int own;
+    int (*remove)(ABT_pool, ABT_unit);
     user_def def;
     struct ABT_pool_def old;
 };
@@ -182,6 +189,13 @@ void goabt_unit_drop_user_unit(goabt_unit *u)
 /* Makes sure u has a pool unit of p (a user pool): ABT_ERR_MEM if create_unit gave none. */
 static int associate(goabt_pool *p, goabt_unit *u)
 {
+    if (p->user->own) {
+        /* Its own pool unit; pool_unit_of stays NULL: there is nothing to give back, and a
+         * unit that outlives the pool never reads it again. */
+        goabt_unit_drop_pool_unit(u);
+        u->pool_unit = (ABT_unit)u;
+        return ABT_SUCCESS;
+    }
     if (u->pool_unit_of == p) return ABT_SUCCESS;
     goabt_unit_drop_pool_unit(u);
     ABT_unit unit = user_create_unit(p, u);
@@ -257,9 +271,10 @@ goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)
 int goabt_user_pool_remove(goabt_pool *p, goabt_unit *u)
 {
     struct goabt_pool_user *pu = p->user;
-    if (!pu->old_style || pu->old.p_remove == NULL || u->pool_unit_of != p) return 0;
+    int (*remove)(ABT_pool, ABT_unit) = pu->old_style ? pu->old.p_remove : pu->remove;
+    if (remove == NULL || (pu->own ? u->pool != p : u->pool_unit_of != p)) return 0;
     if (!__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED)) return 0;
-    if (pu->old.p_remove(p, u->pool_unit) != ABT_SUCCESS) return 0;
+    if (remove(p, u->pool_unit) != ABT_SUCCESS) return 0;
     __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
     return 1;
 }
@@ -524,6 +539,25 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
     return ABT_SUCCESS;
 }
 
+goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, ABT_unit),
+                               int access, int automatic)
+{
+    user_def *d = user_def_of(def);
+    if (d == NULL) return NULL;
+    struct goabt_pool_user *pu = calloc(1, sizeof *pu);
+    if (pu == NULL) return NULL;
+    pu->own = 1;
+    pu->remove = remove;
+    pu->def = *d;
+    goabt_pool *p = goabt_pool_new(-1, access, automatic);
+    if (p == NULL) {
+        free(pu);
+        return NULL;
+    }
+    p->user = pu;
+    return p;
+}
+
 /* ---- Pool data and pool units from the API ------------------------------------------------------ */
 
 int ABT_pool_set_data(ABT_pool pool, void *data)
@@ -607,7 +641,7 @@ int goabt_user_pool_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size
 
 int goabt_user_pool_can_remove(goabt_pool *p)
 {
-    return p->user->old_style && p->user->old.p_remove != NULL;
+    return p->user->old_style ? p->user->old.p_remove != NULL : p->user->remove != NULL;
 }
 
 /* print_all of a user pool: new definitions print work units, older ones pool units; the

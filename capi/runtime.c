@@ -95,19 +95,18 @@ int goabt_engine_init(void)
     goabt_rt.next_pool_id = 0;
     next_unit_generation();
     /* The first call into Go: on the main thread, which runs no ULT yet, so no gate. */
-    if (!goabt_go_available() ||
-        goabt_go.runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
-                              &goabt_rt.max_xstreams, &goabt_rt.affinity,
-                              &goabt_rt.safety_ns) != 0) {
-        return ABT_ERR_OTHER;
-    }
+    if (!goabt_go_available()) return ABT_ERR_OTHER;
+    int rc = goabt_go.runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
+                                   &goabt_rt.max_xstreams, &goabt_rt.affinity, &goabt_rt.safety_ns,
+                                   &goabt_rt.go_pool, &goabt_rt.go_sched);
+    if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
     pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
 
-    goabt_pool *pool = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
+    goabt_pool *pool = goabt_pool_new_predef(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
     if (pool == NULL) return ABT_ERR_MEM;
     goabt_rt.next_pool_id++; /* Argobots numbers the primary's internal root pool 1 */
-    goabt_sched *sched = goabt_sched_new(ABT_SCHED_BASIC, 1, &pool, 1);
+    goabt_sched *sched = goabt_sched_new_predef(ABT_SCHED_BASIC, 1, &pool, 1);
     goabt_stream *s = sched ? goabt_stream_new(sched, goabt_rank_take(0)) : NULL;
     goabt_unit *m = goabt_unit_get(); /* unit memory: a stale handle to it stays readable */
     if (sched == NULL || s == NULL || m == NULL) return ABT_ERR_MEM;

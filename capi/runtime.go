@@ -20,14 +20,33 @@ var rt core.Runtime
 
 // goabt_go_runtime_init reads the configuration at the first ABT_init: the default ULT stack
 // size, the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports, whether streams
-// are bound to CPUs, and the safety timeout of sleeping streams and threads (0: none).
+// are bound to CPUs, the safety timeout of sleeping streams and threads (0: none), and whether
+// a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones. It returns 0,
+// 1 if unit memory cannot be set up, or 2 if a Go pool or scheduler the environment names is
+// not registered (said on stderr).
 //
 //export goabt_go_runtime_init
-func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong) C.int {
+func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong,
+	goPool, goSched *C.int) C.int {
 	if rt.Units.SetSize(uintptr(unitSize)) != nil {
 		return 1
 	}
 	c := rt.Init(cGetenv)
+	*goPool, *goSched = 0, 0
+	if c.Pool != "" {
+		if _, err := core.LookupPool(c.Pool); err != nil {
+			fmt.Fprintf(os.Stderr, "goabt: GOABT_POOL=%s: %v\n", c.Pool, err)
+			return 2
+		}
+		*goPool = 1
+	}
+	if c.Sched != "" {
+		if _, err := core.LookupPolicy(c.Sched); err != nil {
+			fmt.Fprintf(os.Stderr, "goabt: GOABT_SCHED=%s: %v\n", c.Sched, err)
+			return 2
+		}
+		*goSched = 1
+	}
 	*stacksize = C.size_t(c.ThreadStackSize)
 	*maxXstreams = C.int(c.MaxXstreams)
 	*affinity = 0

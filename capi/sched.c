@@ -115,12 +115,16 @@ void goabt_sched_loop(goabt_stream *s)
             goabt_timers_fire();
         }
         goabt_sched *sc = s->sched;
-        if (__builtin_expect(sc->is_user, 0)) {
-            if (goabt_user_sched_run(s, sc)) return;
-            continue;
-        }
         goabt_unit *u = NULL;
-        for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+        if (__builtin_expect(sc->is_user, 0)) {
+            if (sc->go_policy == 0) {
+                if (goabt_user_sched_run(s, sc)) return;
+                continue;
+            }
+            u = goabt_go_sched_pop(s, sc); /* a Go policy picks the pool */
+        } else {
+            for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+        }
         if (u != NULL) {
             idle = 0;
             if (u->flags & GOABT_UNIT_MAIN) {

@@ -68,7 +68,8 @@ int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sch
         }
     }
     for (int i = 0; i < num_pools; i++) { /* ABT_POOL_NULL (or no array): a new FIFO pool */
-        if (list[i] == NULL && (list[i] = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPSC, 1)) == NULL) {
+        if (list[i] == NULL &&
+            (list[i] = goabt_pool_new_predef(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPSC, 1)) == NULL) {
             return ABT_ERR_MEM;
         }
     }

@@ -9,9 +9,9 @@
 static int stream_sched(ABT_sched sched, goabt_sched **out)
 {
     if (sched == ABT_SCHED_NULL) {
-        goabt_pool *p = goabt_pool_new(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
+        goabt_pool *p = goabt_pool_new_predef(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
         if (p == NULL) return ABT_ERR_MEM;
-        *out = goabt_sched_new(ABT_SCHED_BASIC, 1, &p, 1);
+        *out = goabt_sched_new_predef(ABT_SCHED_BASIC, 1, &p, 1);
         if (*out == NULL) {
             goabt_pool_delete(p);
             return ABT_ERR_MEM;

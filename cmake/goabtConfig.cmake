@@ -3,8 +3,8 @@
 #   find_package(goabt REQUIRED)
 #   target_link_libraries(app PRIVATE goabt::goabt)
 #
-# goabt::goabt carries the include directory (abt.h, opal_object.h, opal/class/opal_object.h)
-# and libgoabt.so. The package is relocatable: paths are found from this file's own location,
+# goabt::goabt carries the include directory (abt.h, goabt.h, opal_object.h,
+# opal/class/opal_object.h) and libgoabt.so. The package is relocatable: paths are found from this file's own location,
 # <prefix>/lib/cmake/goabt.
 get_filename_component(_goabt_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 

@@ -26,6 +26,16 @@ type Config struct {
 	// wake-up is exact, so this only limits the damage of a lost one; the tests turn it off so
 	// that a lost wake-up hangs instead of hiding.
 	SafetyWakeup time.Duration
+	// Pool, when not empty, names a Go pool (RegisterPool) that replaces every predefined pool:
+	// the pools ABT_pool_create_basic makes, whatever kind is asked for, and those goabt makes
+	// itself for predefined and default schedulers, the primary stream's included
+	// (GOABT_POOL). An unknown name makes ABT_init fail.
+	Pool string
+	// Sched, when not empty, names a Go scheduling policy (RegisterPolicy) that replaces every
+	// predefined scheduler's choice of pool: ABT_sched_create_basic's, whatever kind is asked
+	// for, and the default schedulers of new streams and of the primary stream (GOABT_SCHED).
+	// An unknown name makes ABT_init fail.
+	Sched string
 }
 
 const (
@@ -70,6 +80,8 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 			c.SafetyWakeup = time.Duration(n) * time.Millisecond
 		}
 	}
+	c.Pool = strings.TrimSpace(getenv("GOABT_POOL"))
+	c.Sched = strings.TrimSpace(getenv("GOABT_SCHED"))
 	if v := lookupEnv(getenv, "THREAD_STACKSIZE"); v != "" {
 		if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {
 			n = min(max(n, MinThreadStackSize), maxThreadStackSize)

@@ -94,6 +94,14 @@ func TestConfigFromEnv(t *testing.T) {
 	require.Equal(t, 250*time.Millisecond, ConfigFromEnv(getenv, 2).SafetyWakeup)
 	env["GOABT_SAFETY_WAKEUP_MS"] = "soon"
 	require.Equal(t, DefaultSafetyWakeup, ConfigFromEnv(getenv, 2).SafetyWakeup, "unparsed: default")
+
+	require.Empty(t, ConfigFromEnv(getenv, 2).Pool)
+	require.Empty(t, ConfigFromEnv(getenv, 2).Sched)
+	env["GOABT_POOL"] = " ws "
+	env["GOABT_SCHED"] = "deadline"
+	c = ConfigFromEnv(getenv, 2)
+	require.Equal(t, "ws", c.Pool)
+	require.Equal(t, "deadline", c.Sched)
 }
 
 func TestEnsureProcsNeverLowers(t *testing.T) {

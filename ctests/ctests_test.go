@@ -6,7 +6,9 @@
 //
 //	// ctest-variant: NAME [compiler flags...]
 //
-// (for example a plain and an OPAL debug build); without such a line it is built once.
+// (for example a plain and an OPAL debug build); without such a line it is built once. Fields
+// of a variant line that do not start with "-" are environment variables that variant runs
+// with (NAME=value): one program run with several configurations.
 // Extra linker inputs go on a line "// ctest-libs: -lm", and environment variables the program
 // runs with on a line "// ctest-env: GOGC=1".
 package ctests
@@ -58,10 +60,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// variant is one way of building a C test program.
+// variant is one way of building (and running) a C test program.
 type variant struct {
 	name  string
 	flags []string
+	env   []string // NAME=value, added to the program's own
 }
 
 // program is a C test source with the ways it is built.
@@ -80,7 +83,16 @@ func readProgram(t *testing.T, path string) program {
 		if rest, ok := strings.CutPrefix(line, "// ctest-variant:"); ok {
 			fields := strings.Fields(rest)
 			require.NotEmpty(t, fields, "%s: ctest-variant needs a name", path)
-			p.variants = append(p.variants, variant{name: fields[0], flags: fields[1:]})
+			v := variant{name: fields[0]}
+			for _, f := range fields[1:] {
+				if strings.HasPrefix(f, "-") {
+					v.flags = append(v.flags, f)
+				} else {
+					require.Contains(t, f, "=", "%s: variant %s: %q is neither a flag nor NAME=value", path, v.name, f)
+					v.env = append(v.env, f)
+				}
+			}
+			p.variants = append(p.variants, v)
 		}
 		if rest, ok := strings.CutPrefix(line, "// ctest-libs:"); ok {
 			p.libs = append(p.libs, strings.Fields(rest)...)
@@ -200,7 +212,7 @@ func runAll(t *testing.T, lib library, env []string) {
 					t.Skip(why)
 				}
 				t.Parallel()
-				run(t, lib, compile(t, p, v, lib), append(append([]string{}, env...), p.env...))
+				run(t, lib, compile(t, p, v, lib), append(append(append([]string{}, env...), p.env...), v.env...))
 			})
 		}
 	}

@@ -21,6 +21,7 @@ func installTree(t *testing.T) string {
 // consumer is a C program as a user would write it against the installed headers.
 const consumer = `#include <stdio.h>
 #include <abt.h>
+#include <goabt.h>
 #include <opal/class/opal_object.h>
 
 typedef struct { opal_object_t super; int x; } thing_t;
@@ -31,6 +32,8 @@ int main(void)
 {
     char name[64];
     if (ABT_error_get_str(ABT_ERR_INV_THREAD, name, NULL) != ABT_SUCCESS) return 1;
+    ABT_pool pool;
+    if (goabt_pool_create_go("ws", ABT_POOL_ACCESS_MPMC, ABT_FALSE, &pool) != ABT_ERR_UNINITIALIZED) return 1;
     thing_t *t = OBJ_NEW(thing_t);
     OBJ_RETAIN(t);
     t->x++;
@@ -47,6 +50,7 @@ func TestInstallTree(t *testing.T) {
 	prefix := installTree(t)
 	for _, f := range []string{
 		"lib/libgoabt.so", "lib/libgoabt-go.so", "lib/libabt.so", "lib/libabt.so.1", "include/abt.h",
+		"include/goabt.h",
 		"include/opal_object.h", "include/opal/class/opal_object.h",
 		"lib/cmake/goabt/goabtConfig.cmake", "lib/cmake/goabt/goabtConfigVersion.cmake",
 	} {

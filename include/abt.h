@@ -230,8 +230,10 @@ typedef enum ABT_sched_predef ABT_sched_predef;
 
 /* Initialize the runtime and make the calling OS thread the primary ULT on the primary execution
  * stream (rank 0). argc and argv are ignored; the first call reads ABT_THREAD_STACKSIZE and
- * ABT_MAX_NUM_XSTREAMS (or ABT_ENV_*) from the environment. Calls nest: each needs its own
- * ABT_finalize. */
+ * ABT_MAX_NUM_XSTREAMS (or ABT_ENV_*) from the environment, and goabt's own variables (README),
+ * among them GOABT_POOL and GOABT_SCHED, which name a pool and a scheduler written in Go that
+ * replace the predefined ones (goabt.h): ABT_ERR_INV_ARG, said on stderr, when one names nothing
+ * registered. Calls nest: each needs its own ABT_finalize. */
 ABT_API_PUBLIC int ABT_init(int argc, char **argv);
 
 /* Undo one ABT_init; ABT_ERR_UNINITIALIZED when there is none. The outermost call must come from
@@ -260,7 +262,8 @@ enum ABT_xstream_state {
 typedef enum ABT_xstream_state ABT_xstream_state;
 
 /* Start a secondary execution stream (a new OS thread) whose main scheduler is sched, with the
- * lowest free rank; ABT_SCHED_NULL gives a basic scheduler over one new FIFO pool.
+ * lowest free rank; ABT_SCHED_NULL gives a basic scheduler over one new FIFO pool (the Go pool
+ * GOABT_POOL names and the Go policy GOABT_SCHED names instead, when set: goabt.h).
  * ABT_ERR_INV_SCHED when sched is invalid or already a stream's main scheduler, ABT_ERR_INV_ARG
  * when newxstream is NULL; on error *newxstream is ABT_XSTREAM_NULL. */
 ABT_API_PUBLIC int ABT_xstream_create(ABT_sched sched, ABT_xstream *newxstream);
@@ -468,7 +471,7 @@ typedef struct {
 } ABT_sched_def;
 
 /* Create a user-defined scheduler from def over num_pools pools (at most 64; ABT_POOL_NULL
- * entries, or pools NULL: new FIFO pools, freed with it), calling def->init with config (its
+ * entries, or pools NULL: new FIFO pools, or GOABT_POOL's Go pools, freed with it), calling def->init with config (its
  * error is returned, and def->free is not called). Not freed automatically unless config sets
  * ABT_sched_config_automatic. A stream whose main scheduler it is calls def->run, which pops
  * units and runs them with ABT_xstream_run_unit (or ABT_self_schedule) until
@@ -480,7 +483,8 @@ ABT_API_PUBLIC int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool 
 
 /* Create the predefined scheduler predef (ABT_SCHED_DEFAULT is ABT_SCHED_BASIC) over num_pools
  * pools, at most 64; pools NULL gives new pools (three for ABT_SCHED_PRIO, else one) and
- * ABT_POOL_NULL entries new ones. config is ignored: every kind takes from its first non-empty pool
+ * ABT_POOL_NULL entries new ones (GOABT_POOL's Go pool when set). With GOABT_SCHED set, the Go
+ * policy it names picks the pool to pop instead of the first non-empty one (goabt.h). config is ignored: every kind takes from its first non-empty pool
  * in order, and the scheduler is always freed with the stream that uses it. */
 ABT_API_PUBLIC int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
                                           ABT_sched_config config, ABT_sched *newsched);
@@ -695,7 +699,8 @@ ABT_API_PUBLIC int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config
 
 /* Create a predefined pool; automatic ABT_TRUE frees it with the last scheduler that uses it.
  * ABT_POOL_RANDWS is served as a FIFO, and access is only a hint: every goabt pool is safe for any
- * producers and consumers. ABT_ERR_INV_POOL_KIND or ABT_ERR_INV_POOL_ACCESS for an unknown value,
+ * producers and consumers. With GOABT_POOL set, the pool is the Go pool it names, whatever kind
+ * is asked for (goabt.h). ABT_ERR_INV_POOL_KIND or ABT_ERR_INV_POOL_ACCESS for an unknown value,
  * ABT_ERR_INV_ARG when newpool is NULL. */
 ABT_API_PUBLIC int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access,
                                          ABT_bool automatic, ABT_pool *newpool);

@@ -3,7 +3,10 @@
  * children in random pools, and joins or frees them in a random order; a third of the leaves
  * are tasklets), then finalize. Every decision comes from a per-unit seeded RNG, so the forest's shape and checksum
  * do not depend on scheduling: the program replays the same RNG sequentially to get the
- * expected unit count and checksum for each round. */
+ * expected unit count and checksum for each round. Run as it is, and again with every pool and
+ * scheduler goabt makes replaced by the Go work-stealing pool and deadline policy. */
+// ctest-variant: default
+// ctest-variant: in_go GOABT_POOL=ws GOABT_SCHED=deadline
 #include <stdint.h>
 #include <abt.h>
 #include "check.h"

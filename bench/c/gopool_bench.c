@@ -1,0 +1,250 @@
+/*
+ * gopool_bench.c: what pools and schedulers written in Go cost, next to goabt's C FIFO and
+ * predefined scheduler, in ns per operation.
+ *
+ * Compiled by bench/main.go against goabt's abt.h and libgoabt.so; it uses the Argobots 1.2 API
+ * only, and selects the Go pool and scheduler the way an unchanged program would: each operation
+ * sets GOABT_POOL and GOABT_SCHED (or leaves them unset) before its ABT_init, so every pool and
+ * scheduler the runtime makes, the primary's included, is the Go one.
+ *
+ * Every operation's name starts with gopool_ (go run ./bench -only gopool_ runs them all):
+ *   ult_1_<pool>    primary stream only: rounds of 256 ABT_thread_create into the primary's main
+ *                   pool, then 256 ABT_thread_free (which joins); ns per ULT (abt_bench's ult_1)
+ *   ult_2_<pool>    the same on two streams at once, each forking and joining in its own pool (the
+ *                   other stream made by ABT_xstream_create(ABT_SCHED_NULL)); ns per ULT over both
+ *   pushpop_<pool>  by hand, from the main ULT: ABT_pool_push_thread then ABT_pool_pop_thread of one
+ *                   ready ULT, on a pool of ABT_pool_create_basic that no scheduler serves; ns per
+ *                   push + pop
+ *   prio_<sched>    ult_1 with the primary's main scheduler an ABT_SCHED_PRIO of two pools
+ *                   (ABT_xstream_set_main_sched_basic), the ULTs created into both in turn, so that
+ *                   the scheduler chooses between two pools that hold units; ns per ULT
+ * where <pool> is fifo (GOABT_POOL unset: goabt's C FIFO) or ws (GOABT_POOL=ws), and <sched> is
+ * basic (GOABT_SCHED unset: goabt's predefined scheduler, first non-empty pool first) or deadline
+ * (GOABT_SCHED=deadline). Each line reads
+ *
+ *     op=<name> threads=<streams> ns=<median ns per operation> pool=<GOABT_POOL> sched=<GOABT_SCHED>
+ *
+ * Each operation runs in a calibrated loop (the count grown until a run takes 50 ms), then five
+ * timed runs, whose median is printed. Every ULT counts its run, and every run checks the counts;
+ * pushpop checks that the pop returns the ULT pushed.
+ *
+ * Usage: gopool_bench [-l | OP...], as abt_bench.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <abt.h>
+#include "bench_args.h"
+
+#define BENCH_TARGET_NS 50000000ULL
+#define BENCH_RUNS 5
+#define BATCH 256
+
+#define CHECK(call)                                                                            \
+    do {                                                                                       \
+        int check_rc_ = (call);                                                                \
+        if (check_rc_ != ABT_SUCCESS) {                                                        \
+            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, check_rc_);  \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    _Alignas(64) uint64_t n;
+} counter_t;
+
+static counter_t ran[2];
+static ABT_pool pools[2];
+static int prio; /* the primary's scheduler has two pools, pools[0] and pools[1] */
+static ABT_xstream extra;
+static int nstreams;
+
+static void unit_body(void *arg) { ((counter_t *)arg)->n++; }
+
+/* ---- Runs: each does n rounds and returns the operations it did ----------------------------- */
+
+typedef struct {
+    uint64_t n;
+    int stream;
+} driver_t;
+
+static void drive(void *arg)
+{
+    driver_t *d = arg;
+    ABT_thread units[BATCH];
+    for (uint64_t r = 0; r < d->n; r++) {
+        for (int i = 0; i < BATCH; i++) {
+            ABT_pool pool = prio ? pools[i & 1] : pools[d->stream];
+            CHECK(ABT_thread_create(pool, unit_body, &ran[d->stream], ABT_THREAD_ATTR_NULL, &units[i]));
+        }
+        for (int i = 0; i < BATCH; i++) CHECK(ABT_thread_free(&units[i]));
+    }
+}
+
+static uint64_t run_ult(uint64_t n)
+{
+    driver_t drivers[2] = {{n, 0}, {n, 1}};
+    ABT_thread other = ABT_THREAD_NULL;
+    if (nstreams == 2) CHECK(ABT_thread_create(pools[1], drive, &drivers[1], ABT_THREAD_ATTR_NULL, &other));
+    drive(&drivers[0]);
+    if (nstreams == 2) CHECK(ABT_thread_free(&other));
+    uint64_t total = n * BATCH * (uint64_t)nstreams;
+    if (ran[0].n + ran[1].n != total) {
+        fprintf(stderr, "%llu ULTs ran, want %llu\n", (unsigned long long)(ran[0].n + ran[1].n),
+                (unsigned long long)total);
+        exit(1);
+    }
+    ran[0].n = ran[1].n = 0;
+    return total;
+}
+
+static ABT_pool idle_pool;
+static ABT_thread parked;
+
+static uint64_t run_pushpop(uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        ABT_thread t = ABT_THREAD_NULL;
+        CHECK(ABT_pool_push_thread(idle_pool, parked));
+        CHECK(ABT_pool_pop_thread(idle_pool, &t));
+        if (t != parked) {
+            fprintf(stderr, "pushpop: popped %p, pushed %p\n", (void *)t, (void *)parked);
+            exit(1);
+        }
+    }
+    return n;
+}
+
+/* ---- Set-up --------------------------------------------------------------------------------- */
+
+static void set_env(const char *name, const char *value)
+{
+    if (value != NULL) {
+        setenv(name, value, 1);
+    } else {
+        unsetenv(name);
+    }
+}
+
+static void setup(const char *pool, const char *sched, int streams, int pushpop, int two_pools)
+{
+    set_env("GOABT_POOL", pool);
+    set_env("GOABT_SCHED", sched);
+    CHECK(ABT_init(0, NULL));
+    ABT_xstream self;
+    CHECK(ABT_xstream_self(&self));
+    prio = two_pools;
+    if (prio) CHECK(ABT_xstream_set_main_sched_basic(self, ABT_SCHED_PRIO, 2, NULL));
+    CHECK(ABT_xstream_get_main_pools(self, prio ? 2 : 1, pools));
+    nstreams = streams;
+    if (streams == 2) {
+        CHECK(ABT_xstream_create(ABT_SCHED_NULL, &extra));
+        CHECK(ABT_xstream_get_main_pools(extra, 1, &pools[1]));
+    }
+    if (pushpop) {
+        /* A ULT created into a pool no scheduler serves, taken out: ready, in no pool. */
+        CHECK(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &idle_pool));
+        CHECK(ABT_thread_create(idle_pool, unit_body, &ran[0], ABT_THREAD_ATTR_NULL, &parked));
+        ABT_thread t;
+        CHECK(ABT_pool_pop_thread(idle_pool, &t));
+    }
+    /* goabt's Go runtime keeps waking for its first ~100 ms (see opal_bench.c). */
+    nanosleep(&(struct timespec){.tv_nsec = 150000000}, NULL);
+}
+
+static void teardown(int pushpop)
+{
+    if (pushpop) {
+        CHECK(ABT_pool_push_thread(pools[0], parked)); /* runs, then is freed */
+        CHECK(ABT_thread_free(&parked));
+        CHECK(ABT_pool_free(&idle_pool));
+        ran[0].n = 0;
+    }
+    if (nstreams == 2) {
+        CHECK(ABT_xstream_join(extra));
+        CHECK(ABT_xstream_free(&extra));
+    }
+    CHECK(ABT_finalize());
+}
+
+/* ---- Timing --------------------------------------------------------------------------------- */
+
+typedef uint64_t (*run_fn)(uint64_t n);
+
+static double run_once(run_fn fn, uint64_t n, uint64_t *elapsed)
+{
+    uint64_t t0 = now_ns();
+    uint64_t ops = fn(n);
+    *elapsed = now_ns() - t0;
+    return (double)*elapsed / (double)ops;
+}
+
+static double measure(run_fn fn, uint64_t n)
+{
+    uint64_t elapsed = 0;
+    for (;;) { /* calibrate; the first run also warms caches, stacks and free lists */
+        run_once(fn, n, &elapsed);
+        if (elapsed >= BENCH_TARGET_NS || n >= (1ULL << 40)) break;
+        uint64_t grow = elapsed == 0 ? 16 : (BENCH_TARGET_NS * 5 / 4) / elapsed + 1;
+        n *= grow < 2 ? 2 : (grow > 16 ? 16 : grow);
+    }
+    double ns[BENCH_RUNS];
+    for (int r = 0; r < BENCH_RUNS; r++) ns[r] = run_once(fn, n, &elapsed);
+    qsort(ns, BENCH_RUNS, sizeof ns[0], cmp_double);
+    return ns[BENCH_RUNS / 2];
+}
+
+/* A row per Go pool (and the C FIFO): a new Go pool gets its rows by a line here. */
+#define POOLS(op, fn, streams, n0, pushpop)                                                    \
+    {op "_fifo", fn, streams, n0, pushpop, 0, NULL, NULL},                                     \
+        {op "_ws", fn, streams, n0, pushpop, 0, "ws", NULL}
+
+static const struct {
+    const char *name;
+    run_fn fn;
+    int streams;
+    uint64_t n0;
+    int pushpop;
+    int two_pools;
+    const char *pool, *sched; /* GOABT_POOL, GOABT_SCHED; NULL: unset */
+} ops[] = {
+    POOLS("gopool_ult_1", run_ult, 1, 1, 0),
+    POOLS("gopool_ult_2", run_ult, 2, 1, 0),
+    POOLS("gopool_pushpop", run_pushpop, 1, 1024, 1),
+    {"gopool_prio_basic", run_ult, 1, 1, 0, 1, NULL, NULL},
+    {"gopool_prio_deadline", run_ult, 1, 1, 0, 1, NULL, "deadline"},
+};
+#define NOPS (sizeof ops / sizeof ops[0])
+
+int main(int argc, char **argv)
+{
+    int want[NOPS];
+    int status = bench_select(argc, argv, ops, sizeof ops[0], NOPS, want);
+    if (status >= 0) return status;
+    for (size_t i = 0; i < NOPS; i++) {
+        if (!want[i]) continue;
+        setup(ops[i].pool, ops[i].sched, ops[i].streams, ops[i].pushpop, ops[i].two_pools);
+        double ns = measure(ops[i].fn, ops[i].n0);
+        teardown(ops[i].pushpop);
+        printf("op=%s threads=%d ns=%.3f pool=%s sched=%s\n", ops[i].name, ops[i].streams, ns,
+               ops[i].pool ? ops[i].pool : "-", ops[i].sched ? ops[i].sched : "-");
+        fflush(stdout);
+    }
+    return 0;
+}

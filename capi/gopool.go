@@ -1,0 +1,165 @@
+package main
+
+/*
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/goabt/goabt/core"
+)
+
+// Pools and schedulers written in Go (core.Pool, core.Policy) as the C engine reaches them
+// (capi/pool_go.c): an ABT_pool or ABT_sched made from one keeps the id of its Go object in
+// goPools or goPolicies, and every call passes it. Work units cross as their handles'
+// addresses.
+
+var (
+	goPools    core.Instances[core.Pool]
+	goPolicies core.Instances[core.Policy]
+)
+
+// configured returns name as a Go string, or the name the environment gave (env) when name is
+// NULL.
+func configured(name *C.char, env string) string {
+	if name == nil {
+		return env
+	}
+	return C.GoString(name)
+}
+
+// goabt_go_pool_new makes a Go pool of the registered name (NULL: the one GOABT_POOL names)
+// and returns its id; 0 if no pool is registered under that name.
+//
+//export goabt_go_pool_new
+func goabt_go_pool_new(name *C.char) C.int {
+	f, err := core.LookupPool(configured(name, rt.Config.Pool))
+	if err != nil {
+		return 0
+	}
+	return C.int(goPools.Add(f()))
+}
+
+// goabt_go_pool_push pushes the work unit at unit into pool id, for the stream of rank (-1:
+// no stream).
+//
+//export goabt_go_pool_push
+func goabt_go_pool_push(id C.int, unit C.uintptr_t, rank C.int) {
+	if p, ok := goPools.Get(int(id)); ok {
+		p.Push(core.Addr(unit), core.Caller{Rank: int(rank)})
+	}
+}
+
+// goabt_go_pool_pop pops a work unit from pool id for the stream of rank; 0 if none.
+//
+//export goabt_go_pool_pop
+func goabt_go_pool_pop(id C.int, rank C.int) C.uintptr_t {
+	if p, ok := goPools.Get(int(id)); ok {
+		if u, ok := p.Pop(core.Caller{Rank: int(rank)}); ok {
+			return C.uintptr_t(u)
+		}
+	}
+	return 0
+}
+
+// goabt_go_pool_remove takes unit out of pool id: 1 if it was there, 0 if not, -1 if the pool
+// cannot remove units (it is no core.Remover).
+//
+//export goabt_go_pool_remove
+func goabt_go_pool_remove(id C.int, unit C.uintptr_t) C.int {
+	p, ok := goPools.Get(int(id))
+	if !ok {
+		return 0
+	}
+	r, ok := p.(core.Remover)
+	if !ok {
+		return -1
+	}
+	if r.Remove(core.Addr(unit)) {
+		return 1
+	}
+	return 0
+}
+
+// What a Go pool can do beyond push and pop (goabt_go_pool_caps), as bits.
+const (
+	capRemove = 1 // a core.Remover: ABT_pool_remove, yield_to
+	capList   = 2 // a core.Lister: ABT_pool_print_all
+)
+
+// goabt_go_pool_caps says what pool id can do beyond push and pop: capRemove | capList bits.
+//
+//export goabt_go_pool_caps
+func goabt_go_pool_caps(id C.int) C.int {
+	p, _ := goPools.Get(int(id))
+	caps := 0
+	if _, ok := p.(core.Remover); ok {
+		caps |= capRemove
+	}
+	if _, ok := p.(core.Lister); ok {
+		caps |= capList
+	}
+	return C.int(caps)
+}
+
+// goabt_go_pool_units writes up to n of the units pool id holds into out[0:n] and returns how
+// many it holds (more than n: call again with more room); -1 if it cannot list them.
+//
+//export goabt_go_pool_units
+func goabt_go_pool_units(id C.int, out *C.uintptr_t, n C.int) C.int {
+	p, _ := goPools.Get(int(id))
+	l, ok := p.(core.Lister)
+	if !ok {
+		return -1
+	}
+	units := l.Units()
+	if n > 0 {
+		copy(unsafe.Slice((*core.Addr)(unsafe.Pointer(out)), int(n)), units)
+	}
+	return C.int(len(units))
+}
+
+// goabt_go_pool_free forgets pool id and returns how many units it still held (the engine
+// frees only empty pools: anything else is a pool that lost count).
+//
+//export goabt_go_pool_free
+func goabt_go_pool_free(id C.int) C.long {
+	p, ok := goPools.Remove(int(id))
+	if !ok {
+		return 0
+	}
+	return C.long(p.Len())
+}
+
+// goabt_go_sched_new makes a scheduling policy of the registered name (NULL: the one
+// GOABT_SCHED names) for numPools pools and returns its id; 0 if no policy is registered
+// under that name.
+//
+//export goabt_go_sched_new
+func goabt_go_sched_new(name *C.char, numPools C.int) C.int {
+	f, err := core.LookupPolicy(configured(name, rt.Config.Sched))
+	if err != nil || numPools < 0 {
+		return 0
+	}
+	return C.int(goPolicies.Add(f(int(numPools))))
+}
+
+// goabt_go_sched_pick asks policy id which pool the stream of rank pops next, given the units
+// each of its n pools holds (sizes[0:n]); the pool's index, or -1.
+//
+//export goabt_go_sched_pick
+func goabt_go_sched_pick(id C.int, sizes *C.int64_t, n C.int, rank C.int) C.int {
+	p, ok := goPolicies.Get(int(id))
+	if !ok || n <= 0 {
+		return -1
+	}
+	v := core.View{Sizes: unsafe.Slice((*int64)(unsafe.Pointer(sizes)), int(n)), Rank: int(rank)}
+	return C.int(p.Pick(v))
+}
+
+// goabt_go_sched_free forgets policy id.
+//
+//export goabt_go_sched_free
+func goabt_go_sched_free(id C.int) { goPolicies.Remove(int(id)) }

@@ -1,0 +1,91 @@
+package core
+
+import "time"
+
+// DeadlineName is the name the priority/deadline scheduling policy is registered under.
+const DeadlineName = "deadline"
+
+// DeadlineBase is how long pool 0 of a deadline scheduler may wait while no pool is overdue;
+// pool i may wait DeadlineBase << i (pool 1: 200 µs, pool 2: 400 µs ...).
+const DeadlineBase = 100 * time.Microsecond
+
+// deadlineMaxShift caps the doubling: pools from 20 on may all wait about 105 s.
+const deadlineMaxShift = 20
+
+func init() {
+	RegisterPolicy(DeadlineName, func(n int) Policy { return NewDeadline(n, Monotonic) })
+}
+
+// Deadline is a priority scheduler that no pool starves under: pools are served in priority
+// order (pool 0 first, as the predefined schedulers do), except that a pool that has had units
+// waiting longer than its budget (DeadlineBase << its index) is overdue, and the overdue pool
+// whose deadline came first is served before any other. A pool's wait starts when the policy
+// first sees it hold units while another pool does too, and starts again after each unit it
+// gives, while it holds more; a pool that is alone in holding units is served and waits for
+// nothing (and the clock is not read).
+//
+// So a low-priority pool is served at least about once per budget however busy the pools
+// above it are, and a stream whose pools are not contended runs them by priority alone.
+type Deadline struct {
+	budget  []int64 // ns
+	since   []int64 // when pool i started waiting (valid while waiting[i])
+	waiting []bool
+	now     func() int64
+}
+
+// NewDeadline returns the policy for numPools pools, reading time (ns) from now.
+func NewDeadline(numPools int, now func() int64) *Deadline {
+	d := &Deadline{budget: make([]int64, numPools), since: make([]int64, numPools),
+		waiting: make([]bool, numPools), now: now}
+	for i := range d.budget {
+		d.budget[i] = int64(DeadlineBase) << min(i, deadlineMaxShift)
+	}
+	return d
+}
+
+// Pick returns the overdue pool with the earliest deadline, else the first pool holding units.
+func (d *Deadline) Pick(v View) int {
+	sizes := v.Sizes[:min(len(v.Sizes), len(d.budget))]
+	first, holding := -1, 0
+	for i, n := range sizes {
+		if n <= 0 {
+			d.waiting[i] = false
+			continue
+		}
+		holding++
+		if first < 0 {
+			first = i
+		}
+	}
+	if holding <= 1 {
+		if first >= 0 {
+			d.waiting[first] = false // alone: nothing waits for it
+		}
+		return first
+	}
+	now := d.now()
+	best, bestDue := -1, int64(0)
+	for i, n := range sizes {
+		if n <= 0 {
+			continue
+		}
+		if !d.waiting[i] {
+			d.waiting[i], d.since[i] = true, now
+		}
+		if due := d.since[i] + d.budget[i]; due <= now && (best < 0 || due < bestDue) {
+			best, bestDue = i, due
+		}
+	}
+	if best < 0 {
+		best = first
+	}
+	// Its next unit waits from now on, if it has one.
+	d.waiting[best] = sizes[best] > 1
+	d.since[best] = now
+	return best
+}
+
+var monotonicBase = time.Now()
+
+// Monotonic returns nanoseconds on a monotonic clock.
+func Monotonic() int64 { return int64(time.Since(monotonicBase)) }

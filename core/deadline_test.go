@@ -1,0 +1,100 @@
+package core
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct{ ns int64 }
+
+func (c *fakeClock) now() int64 { return c.ns }
+
+func TestDeadlinePriorityOrder(t *testing.T) {
+	var clk fakeClock
+	d := NewDeadline(3, clk.now)
+	require.Equal(t, -1, d.Pick(View{Sizes: []int64{0, 0, 0}}), "nothing to run")
+	require.Equal(t, 1, d.Pick(View{Sizes: []int64{0, 4, 9}}), "the first pool with units")
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{1, 4, 9}}))
+	require.Equal(t, 2, d.Pick(View{Sizes: []int64{0, 0, 9}}))
+}
+
+func TestDeadlineOverdue(t *testing.T) {
+	var clk fakeClock
+	d := NewDeadline(3, clk.now)
+	base := int64(DeadlineBase)
+	busy := View{Sizes: []int64{100, 100, 100}}
+	require.Equal(t, 0, d.Pick(busy), "at 0 all start waiting; none is overdue")
+	clk.ns = 2*base - 1
+	require.Equal(t, 0, d.Pick(busy), "pool 1 may wait 2 x base")
+	clk.ns = 2 * base
+	require.Equal(t, 1, d.Pick(busy), "pool 1 is due")
+	require.Equal(t, 0, d.Pick(busy), "served: its wait starts again")
+	clk.ns = 4 * base
+	// Pools 1 (since 2 base, due 4 base) and 2 (since 0, due 4 base) are both due; pool 0 too
+	// (its wait restarted at 2 base when served, due 3 base): the earliest deadline wins.
+	require.Equal(t, 0, d.Pick(busy))
+	got := []int{d.Pick(busy), d.Pick(busy)}
+	require.ElementsMatch(t, []int{1, 2}, got, "then the other two overdue ones")
+}
+
+// A pool that empties stops waiting: when it gets units again, its wait starts afresh.
+func TestDeadlineEmptyResets(t *testing.T) {
+	var clk fakeClock
+	d := NewDeadline(2, clk.now)
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{5, 1}}))
+	clk.ns = 10 * int64(DeadlineBase)
+	// Both overdue: pool 0 (due at 1 base) before pool 1 (due at 2 base), then pool 1.
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{5, 1}}))
+	require.Equal(t, 1, d.Pick(View{Sizes: []int64{5, 1}}), "overdue")
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{5, 0}}))
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{5, 1}}), "pool 1's new unit starts waiting now")
+	clk.ns = 12*int64(DeadlineBase) - 1
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{5, 1}}), "not yet due")
+	clk.ns++
+	require.Equal(t, 1, d.Pick(View{Sizes: []int64{5, 1}}), "due 2 base after it got its unit")
+}
+
+// Under constant load, every pool gets a share: none starves, and pool 0 gets the most.
+func TestDeadlineNoStarvation(t *testing.T) {
+	var clk fakeClock
+	d := NewDeadline(4, clk.now)
+	served := make([]int, 4)
+	busy := View{Sizes: []int64{9, 9, 9, 9}}
+	for i := 0; i < 100000; i++ {
+		clk.ns += 1000 // a unit runs 1 µs
+		served[d.Pick(busy)]++
+	}
+	for i, n := range served {
+		require.Positive(t, n, "pool %d", i)
+	}
+	require.Greater(t, served[0], served[1]+served[2]+served[3])
+	// Pool 3 (budget 800 µs) is served about once per 800 µs of the 100 ms.
+	require.InDelta(t, 100000/800, served[3], 20)
+}
+
+// A pool alone in holding units is served without reading the clock, and starts waiting only
+// once another pool holds units too.
+func TestDeadlineAloneWaitsForNothing(t *testing.T) {
+	reads := 0
+	var clk fakeClock
+	d := NewDeadline(2, func() int64 { reads++; return clk.now() })
+	for i := 0; i < 10; i++ {
+		clk.ns += 10 * int64(DeadlineBase)
+		require.Equal(t, 1, d.Pick(View{Sizes: []int64{0, 5}}))
+	}
+	require.Zero(t, reads)
+	// Pool 1 was served alone all along: it is not overdue when pool 0 comes.
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{3, 5}}))
+	require.Equal(t, 1, reads)
+}
+
+func TestDeadlineMorePoolsThanPlanned(t *testing.T) {
+	var clk fakeClock
+	d := NewDeadline(1, clk.now)
+	require.Equal(t, 0, d.Pick(View{Sizes: []int64{1, 1}}), "only the pools it was made for")
+	require.Equal(t, -1, d.Pick(View{Sizes: []int64{0, 1}}))
+	big := NewDeadline(40, clk.now)
+	require.Equal(t, int64(DeadlineBase)<<deadlineMaxShift, big.budget[39])
+}

@@ -1,0 +1,243 @@
+package core
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+)
+
+// WorkStealingName is the name the work-stealing pool is registered under.
+const WorkStealingName = "ws"
+
+func init() {
+	RegisterPool(WorkStealingName, func() Pool { return NewWorkStealing() })
+}
+
+// WorkStealing is a pool that keeps one FIFO queue per execution stream: a push goes to the
+// queue of the stream that pushes (a ULT that yields or is woken goes back to the stream it
+// ran on, or that woke it; units created by a thread that is no stream share one more queue),
+// a stream pops from its own queue first and, when it is empty, steals half of another's
+// (oldest first, the victim picked at random, up to wsStealMax units at once). Every
+// wsFairEvery-th pop of a stream looks at the other queues first: a ULT that yields goes back to
+// its stream's own queue, and a stream whose own queue never empties (a ULT yielding in a loop,
+// waiting for a unit that another stream pushed) would never run the others' units otherwise.
+// Shared by the streams of several schedulers, it balances them; behind one stream's scheduler
+// it is a FIFO that the creating stream fills and the serving stream steals from.
+//
+// Each queue has its own lock and its own cache lines; a stream that finds its queue empty
+// skips empty victims without locking them.
+type WorkStealing struct {
+	mu     sync.Mutex                 // grows queues
+	queues atomic.Pointer[[]*wsQueue] // index rank+1; index 0: threads that are no stream
+}
+
+const (
+	// wsMaxQueues bounds the queues of one pool; higher ranks share them (rank modulo).
+	wsMaxQueues = 1024
+	// wsStealMax is the most units one steal moves.
+	wsStealMax = 32
+	// wsFairEvery: every wsFairEvery-th pop of a stream steals first.
+	wsFairEvery = 16
+)
+
+// wsQueue is one stream's FIFO: a ring buffer under a lock, padded to two cache lines.
+type wsQueue struct {
+	mu    sync.Mutex
+	buf   []Addr // len is 0 or a power of two
+	head  int
+	n     int
+	count atomic.Int64 // n, read without the lock
+	pops  int          // pops by its stream, under the lock
+	_     [64]byte
+}
+
+// NewWorkStealing returns an empty work-stealing pool.
+func NewWorkStealing() *WorkStealing { return &WorkStealing{} }
+
+// queue returns the queue of the stream of rank (-1: no stream), making it if needed.
+func (w *WorkStealing) queue(rank int) *wsQueue {
+	i := 0
+	if rank >= 0 {
+		i = 1 + rank%(wsMaxQueues-1)
+	}
+	if qs := w.queues.Load(); qs != nil && i < len(*qs) {
+		return (*qs)[i]
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var qs []*wsQueue
+	if p := w.queues.Load(); p != nil {
+		qs = *p
+	}
+	if i < len(qs) {
+		return qs[i]
+	}
+	grown := append([]*wsQueue(nil), qs...)
+	for len(grown) <= i {
+		grown = append(grown, &wsQueue{})
+	}
+	w.queues.Store(&grown)
+	return grown[i]
+}
+
+// Push adds u to the calling stream's queue.
+func (w *WorkStealing) Push(u Addr, c Caller) {
+	q := w.queue(c.Rank)
+	q.mu.Lock()
+	q.pushLocked(u)
+	q.mu.Unlock()
+}
+
+// Pop takes the oldest unit of the calling stream's queue, or else steals.
+func (w *WorkStealing) Pop(c Caller) (Addr, bool) {
+	own := w.queue(c.Rank)
+	if own.count.Load() > 0 {
+		own.mu.Lock()
+		own.pops++
+		fair := own.pops%wsFairEvery == 0
+		var u Addr
+		var ok bool
+		if !fair {
+			u, ok = own.popLocked()
+		}
+		own.mu.Unlock()
+		if ok {
+			return u, true
+		}
+		if fair {
+			if u, ok := w.steal(own); ok {
+				return u, true
+			}
+			own.mu.Lock()
+			u, ok = own.popLocked()
+			own.mu.Unlock()
+			if ok {
+				return u, true
+			}
+		}
+	}
+	return w.steal(own)
+}
+
+// steal takes half of a victim's units (at most wsStealMax), oldest first: the first is
+// returned, the others go to own's queue.
+func (w *WorkStealing) steal(own *wsQueue) (Addr, bool) {
+	qs := *w.queues.Load()
+	n := len(qs)
+	start := rand.IntN(n)
+	var got [wsStealMax]Addr
+	for k := 0; k < n; k++ {
+		v := qs[(start+k)%n]
+		if v == own || v.count.Load() == 0 {
+			continue
+		}
+		v.mu.Lock()
+		m := min((v.n+1)/2, wsStealMax)
+		for i := 0; i < m; i++ {
+			got[i], _ = v.popLocked()
+		}
+		v.mu.Unlock()
+		if m == 0 {
+			continue
+		}
+		if m > 1 {
+			own.mu.Lock()
+			for _, u := range got[1:m] {
+				own.pushLocked(u)
+			}
+			own.mu.Unlock()
+		}
+		return got[0], true
+	}
+	return 0, false
+}
+
+// Len returns how many units the pool holds.
+func (w *WorkStealing) Len() int {
+	qs := w.queues.Load()
+	if qs == nil {
+		return 0
+	}
+	n := int64(0)
+	for _, q := range *qs {
+		n += q.count.Load()
+	}
+	return int(n)
+}
+
+// Remove takes u out of whichever queue holds it.
+func (w *WorkStealing) Remove(u Addr) bool {
+	qs := w.queues.Load()
+	if qs == nil {
+		return false
+	}
+	for _, q := range *qs {
+		if q.count.Load() == 0 {
+			continue
+		}
+		q.mu.Lock()
+		ok := q.removeLocked(u)
+		q.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Units lists the units the pool holds, queue by queue, each oldest first.
+func (w *WorkStealing) Units() []Addr {
+	qs := w.queues.Load()
+	if qs == nil {
+		return nil
+	}
+	var all []Addr
+	for _, q := range *qs {
+		q.mu.Lock()
+		for i := 0; i < q.n; i++ {
+			all = append(all, q.buf[(q.head+i)&(len(q.buf)-1)])
+		}
+		q.mu.Unlock()
+	}
+	return all
+}
+
+func (q *wsQueue) pushLocked(u Addr) {
+	if q.n == len(q.buf) {
+		grown := make([]Addr, max(16, 2*len(q.buf)))
+		for i := 0; i < q.n; i++ {
+			grown[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = u
+	q.n++
+	q.count.Store(int64(q.n))
+}
+
+func (q *wsQueue) popLocked() (Addr, bool) {
+	if q.n == 0 {
+		return 0, false
+	}
+	u := q.buf[q.head]
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	q.count.Store(int64(q.n))
+	return u, true
+}
+
+func (q *wsQueue) removeLocked(u Addr) bool {
+	mask := len(q.buf) - 1
+	for i := 0; i < q.n; i++ {
+		if q.buf[(q.head+i)&mask] != u {
+			continue
+		}
+		for j := i; j < q.n-1; j++ { // close the gap, keeping the order
+			q.buf[(q.head+j)&mask] = q.buf[(q.head+j+1)&mask]
+		}
+		q.n--
+		q.count.Store(int64(q.n))
+		return true
+	}
+	return false
+}
