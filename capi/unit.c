@@ -347,6 +347,9 @@ void goabt_unit_terminated(goabt_unit *u, void *arg)
         unit_release(s, u);
         return;
     }
+    /* A finished unit goes into no pool again: its pool unit goes back now, while its user
+     * pool surely exists (the program may free the pool before it frees the unit). */
+    goabt_unit_drop_pool_unit(u);
     /* Everything read from u is read before it becomes TERMINATED: from then on its owner may
      * free it. The joiners are on their own stacks, waiting: they stay valid until woken. */
     goabt_waiter *joiners = goabt_joiners_take(&u->joiners);

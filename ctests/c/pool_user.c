@@ -576,13 +576,33 @@ int main(void)
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK(n_push_many > 0);
 
+    /* A unit finished in a user pool, freed only after the pool (and its stream) are gone: its
+     * pool unit went back when it finished (ASan would see a read of the freed pool). */
+    {
+        ABT_pool_user_def d2 = make_new_def();
+        ABT_pool p2;
+        ABT_xstream x2;
+        CHECK_INT(ABT_pool_create(d2, ABT_POOL_CONFIG_NULL, &p2), ABT_SUCCESS);
+        CHECK_INT(ABT_pool_user_def_free(&d2), ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &p2, ABT_SCHED_CONFIG_NULL, &x2),
+                  ABT_SUCCESS);
+        int created = n_create, freed = n_free_unit;
+        CHECK_INT(ABT_thread_create(p2, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+        CHECK_INT(ABT_thread_join(t), ABT_SUCCESS);
+        CHECK_INT(n_create - created, 1);
+        CHECK_INT(n_free_unit - freed, 1);
+        CHECK_INT(ABT_xstream_free(&x2), ABT_SUCCESS);
+        CHECK_INT(ABT_pool_free(&p2), ABT_SUCCESS);
+        CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    }
+
     bad_input();
 
     CHECK_INT(ABT_pool_free(&own), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&fifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&lifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&old), ABT_SUCCESS);
-    CHECK_INT(n_free_pool, 4); /* bad_input's second pool too */
+    CHECK_INT(n_free_pool, 5); /* the one freed before its unit, and bad_input's second */
     CHECK_INT(n_create, n_free_unit);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
     return check_summary();
