@@ -43,14 +43,6 @@
 #define BENCH_RUNS 5
 #define BATCH 256
 
-#define CHECK(call)                                                                            \
-    do {                                                                                       \
-        int check_rc_ = (call);                                                                \
-        if (check_rc_ != ABT_SUCCESS) {                                                        \
-            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, check_rc_);  \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
 
 static uint64_t now_ns(void)
 {
