@@ -252,6 +252,7 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int main_handoff;     /* primary only, atomic: another stream popped the main ULT */
     goabt_unit *free_units; /* cache of free unit descriptors, owned by this stream */
     int free_count;
+    uint32_t rand_state;    /* ABT_SCHED_RANDWS's victim choice (sched.c), this stream's only */
     goabt_waiter *joiners; /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended */
     /* Idle sleep: the stream sleeps on sleep_word, listed in each of its pools' sleepers. */
     int sleep_word;        /* futex word: set to 1 to wake it */

@@ -103,6 +103,31 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
     }
 }
 
+/* ABT_SCHED_RANDWS: its own (first) pool first; else the others from a random one on, so that
+ * streams stealing from the same pools spread over them. */
+static goabt_unit *randws_pop(goabt_stream *s, goabt_sched *sc)
+{
+    goabt_unit *u = goabt_pool_pop(sc->pools[0]);
+    if (u != NULL) return u;
+    static uint32_t streams_seeded;
+    uint32_t x = s->rand_state;
+    if (x == 0) { /* each stream its own sequence, also a stream made again at the same rank */
+        x = 2654435761u * __atomic_add_fetch(&streams_seeded, 1, __ATOMIC_RELAXED);
+        x ^= (uint32_t)s->rank << 16;
+        if (x == 0) x = 1;
+    }
+    x ^= x << 13; /* xorshift32 */
+    x ^= x >> 17;
+    x ^= x << 5;
+    s->rand_state = x;
+    int others = sc->num_pools - 1;
+    int start = (int)(x % (uint32_t)others);
+    for (int k = 0; k < others && u == NULL; k++) {
+        u = goabt_pool_pop(sc->pools[1 + (start + k) % others]);
+    }
+    return u;
+}
+
 void goabt_sched_loop(goabt_stream *s)
 {
     unsigned idle = 0;
@@ -122,6 +147,8 @@ void goabt_sched_loop(goabt_stream *s)
                 continue;
             }
             u = goabt_go_sched_pop(s, sc); /* a Go policy picks the pool */
+        } else if (__builtin_expect(sc->predef == ABT_SCHED_RANDWS, 0) && sc->num_pools > 1) {
+            u = randws_pop(s, sc);
         } else {
             for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
         }

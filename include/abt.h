@@ -194,7 +194,7 @@ enum ABT_sched_predef {
     ABT_SCHED_DEFAULT,   /* the default one: currently ABT_SCHED_BASIC */
     ABT_SCHED_BASIC,     /* takes work units from its pools in order */
     ABT_SCHED_PRIO,      /* pools are priorities: always the first non-empty pool */
-    ABT_SCHED_RANDWS,    /* random work stealing among its pools */
+    ABT_SCHED_RANDWS,    /* its first pool first, else the others from a random one on */
     ABT_SCHED_BASIC_WAIT /* like ABT_SCHED_BASIC, but sleeps while its pools are empty */
 };
 typedef enum ABT_sched_predef ABT_sched_predef;
