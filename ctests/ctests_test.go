@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,6 +118,9 @@ type library struct {
 	checker func(exe string) (argv []string, findings func() string)
 	// skip lists the programs (base names) this build does not run, with the reason.
 	skip map[string]string
+	// serial, if set, is held while a program runs: its programs run one at a time (under a
+	// checker that slows them 20-50x, two at once starved each other's bounded waits).
+	serial *sync.Mutex
 }
 
 var plainLibrary = library{dir: filepath.Join("build", "lib")}
@@ -144,6 +148,10 @@ var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
 func run(t *testing.T, lib library, exe string, env []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
 	defer cancel()
+	if lib.serial != nil {
+		lib.serial.Lock()
+		defer lib.serial.Unlock()
+	}
 	argv, findings := []string{exe}, func() string { return "" }
 	if lib.checker != nil {
 		argv, findings = lib.checker(exe)

