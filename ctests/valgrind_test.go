@@ -51,10 +51,10 @@ import (
 // in go_api) and sched_predef (240 streams made and joined).
 // Everything else runs: ULT stacks (goabt's and user stacks), context switches (directed ones
 // too), the gate into Go, streams, tasklets, user pools and schedulers, every synchronization
-// object but the barrier, rwlock and eventual, keys and OPAL objects. They run one at a time
-// (lib.serial). The multi-stream stress programs of the engine and of the barrier, rwlock and
-// eventual (listed below) are left out: their bounded waits expired under valgrind in runs of
-// make test on 2 cores, even one program at a time.
+// pools and schedulers, keys and OPAL objects. They run one at a time (lib.serial). The
+// synchronization objects' programs and the engine's multi-stream stress programs (listed
+// below) are left out: their bounded waits expired under valgrind in runs of make test on 2
+// cores, even one program at a time; they run plain and under ASan.
 func TestValgrind(t *testing.T) {
 	valgrindPath, err := exec.LookPath("valgrind")
 	require.NoError(t, err, "valgrind is needed: `make test` installs it")
@@ -81,7 +81,7 @@ func TestValgrind(t *testing.T) {
 	// runs. Left out until their waits scale with valgrind's slowdown.
 	for _, name := range []string{"engine_blocking", "engine_stress", "engine_wakeup",
 		"engine_timer_handover", "robust_handles", "sync_barrier", "sync_eventual", "sync_rwlock",
-		"sync_stress", "sync_mutex_order", "keys_race"} {
+		"sync_stress", "sync_mutex_order", "keys_race", "sync_mutex", "sync_cond", "sync_future"} {
 		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", name+".c"), "a program left out must exist")
 		skip[name] = "time: its bounded waits expired under valgrind on 2 cores"
 	}
