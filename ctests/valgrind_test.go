@@ -50,8 +50,8 @@ import (
 // time, go_env (the same program four ways, through Go pools: the C side of Go pools runs here
 // in go_api) and sched_predef (240 streams made and joined).
 // Everything else runs: ULT stacks (goabt's and user stacks), context switches (directed ones
-// too), the gate into Go, streams, tasklets, user pools and schedulers, every synchronization
-// pools and schedulers, keys and OPAL objects. They run one at a time (lib.serial). The
+// too), the gate into Go, streams, tasklets, user pools and schedulers, Go pools through their
+// C entry points, keys and OPAL objects. They run one at a time (lib.serial). The
 // synchronization objects' programs and the engine's multi-stream stress programs (listed
 // below) are left out: their bounded waits expired under valgrind in runs of make test on 2
 // cores, even one program at a time; they run plain and under ASan.
