@@ -1,11 +1,28 @@
 /* bench_args.h: what every benchmark program shares: its command line (no argument runs every
- * operation, OP names run only those, -l lists the names) and CHECK. */
+ * operation, OP names run only those, -l lists the names), CHECK, now_ns and cmp_double. */
 #ifndef GOABT_BENCH_ARGS_H
 #define GOABT_BENCH_ARGS_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* Monotonic time in ns. */
+static inline uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* qsort's order for doubles. */
+static inline int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 /* CHECK(call): an ABT_* call must return ABT_SUCCESS, or the benchmark stops with its error. */
 #define CHECK(call)                                                                                \

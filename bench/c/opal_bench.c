@@ -57,12 +57,6 @@
 /* Hides where a pointer comes from, so the compiler cannot reason about the object behind it. */
 #define opaque(p) __asm__("" : "+r"(p))
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- The 3-level class: opal_object_t <- bench_a_t <- bench_b_t <- bench_c_t ------------- */
 
@@ -219,11 +213,6 @@ static double run_once(loop_fn fn, uint64_t n, int nthreads, opal_object_t **obj
     return sum / nthreads;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void bench(const char *name, bool threads, loop_fn fn, int nthreads, opal_object_t **objs)
 {

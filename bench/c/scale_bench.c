@@ -40,12 +40,6 @@ static counter_t ran[NSTREAMS];
 static ABT_pool pools[NSTREAMS];
 static ABT_thread *units;
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 static void unit_body(void *arg) { __atomic_add_fetch(&((counter_t *)arg)->n, 1, __ATOMIC_RELAXED); }
 
@@ -69,11 +63,6 @@ static double run(size_t n)
     return (double)elapsed / (double)n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double median_of(size_t n, int runs)
 {
