@@ -405,6 +405,9 @@ goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
 goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline) GOABT_HIDDEN;
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if u was queued in p */
 int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
+/* Whether u is ready and queued in no pool: popped by hand (or made held), so that whoever has
+ * it may push it or run it. */
+int goabt_unit_in_no_pool(goabt_unit *u) GOABT_HIDDEN;
 void goabt_pool_release(goabt_pool *p) GOABT_HIDDEN; /* a scheduler stops using p */
 /* Retires p (no scheduler uses it any more, ULTs parked on it may still come back): its queued
  * units move to `to`, and so does every later push. p's memory is kept until finalize. */

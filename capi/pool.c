@@ -310,6 +310,12 @@ int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u)
     return queued;
 }
 
+int goabt_unit_in_no_pool(goabt_unit *u)
+{
+    return __atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_READY &&
+           (u->pool == NULL || !goabt_pool_is_queued(u->pool, u));
+}
+
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u)
 {
     if (p->user != NULL) return goabt_user_pool_remove(p, u);

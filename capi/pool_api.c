@@ -78,12 +78,8 @@ int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
 /* Puts u, a ready work unit in no pool, into p. */
 static int push_unit(goabt_pool *p, goabt_unit *u)
 {
-    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY ||
-        (u->flags & GOABT_UNIT_MAIN)) {
-        return ABT_ERR_INV_THREAD; /* running, blocked or finished: a scheduler owns it */
-    }
-    if (u->pool != NULL && goabt_pool_is_queued(u->pool, u)) {
-        return ABT_ERR_INV_THREAD; /* still queued in a pool */
+    if ((u->flags & GOABT_UNIT_MAIN) || !goabt_unit_in_no_pool(u)) {
+        return ABT_ERR_INV_THREAD; /* running, blocked, finished or still queued */
     }
     int rc = goabt_pool_associate(p, u);
     if (rc != ABT_SUCCESS) return rc;
@@ -125,9 +121,7 @@ int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t nu
             goabt_unit *u = goabt_unit_of(threads[i]);
             if (u == NULL) {
                 rc = ABT_ERR_INV_THREAD;
-            } else if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY ||
-                       (u->flags & GOABT_UNIT_MAIN) ||
-                       (u->pool != NULL && goabt_pool_is_queued(u->pool, u))) {
+            } else if ((u->flags & GOABT_UNIT_MAIN) || !goabt_unit_in_no_pool(u)) {
                 rc = ABT_ERR_INV_THREAD;
             } else if ((rc = goabt_pool_associate(p, u)) == ABT_SUCCESS) {
                 units[n++] = u;

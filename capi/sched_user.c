@@ -101,10 +101,7 @@ static int run_unit(goabt_unit *u, goabt_pool *p)
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (s->current != NULL) return ABT_ERR_FEATURE_NA; /* from a work unit: stacked scheduling */
-    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY ||
-        (u->pool != NULL && goabt_pool_is_queued(u->pool, u))) {
-        return ABT_ERR_INV_UNIT; /* not ready, or still in a pool */
-    }
+    if (!goabt_unit_in_no_pool(u)) return ABT_ERR_INV_UNIT; /* not ready, or still in a pool */
     if (p != NULL && u->pool != p) {
         int rc = goabt_pool_associate(p, u);
         if (rc != ABT_SUCCESS) return rc;

@@ -302,11 +302,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     u->magic = goabt_rt.unit_magic;
     /* Publish the handle before the push: an unnamed unit may run and vanish right after. */
     if (out != NULL) *out = u;
-    if (held) {
-        *out = u; /* the caller starts it (goabt_unit_start_to) */
-    } else {
-        goabt_pool_push(pool, u);
-    }
+    if (!held) goabt_pool_push(pool, u); /* held: the caller starts it (goabt_unit_start_to) */
     return ABT_SUCCESS;
 }
 
