@@ -14,6 +14,9 @@
  *   system stack  the stack a stream's scheduler runs on: the pthread's own stack, or, on the
  *               primary stream, the main stack below the suspended main ULT (an "activation").
  *   gate        how a ULT calls Go: move to the system stack, call, come back (goabt_gate).
+ *   child run   a ULT running another unit on top of itself (a stacked scheduler's ULT, or
+ *               ABT_self_schedule): the unit switches back to that ULT as to a scheduler
+ *               (goabt_unit_run_child); the system stack stays the gate's.
  *   waiter      one blocked caller of a synchronization object (wait.h): a parked ULT, or an OS
  *               thread (external thread, tasklet) asleep on a futex.
  *
@@ -48,8 +51,9 @@
  * Files, one per kind: runtime.c (init, finalize, per-thread state, the gate), unit.c (units:
  * descriptors, stacks, create, run, yield, join, park, ready), sched.c (the scheduler loop, idle
  * sleep, schedulers), stream.c (stream threads), pool.c (pools), pool_user.c and sched_user.c
- * (user-defined pools and schedulers), pool_go.c (pools and schedulers written in Go), wait.c
- * (wait lists, blocking and timers), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
+ * (user-defined pools and schedulers), sched_stacked.c (a scheduler run as a ULT of another's
+ * pool), pool_go.c (pools and schedulers written in Go), wait.c (wait lists, blocking and
+ * timers), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
  * cond.c ...), their argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
@@ -203,11 +207,17 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
 
 /* A scheduler (ABT_sched): pools in priority order. */
 #define GOABT_SCHED_MAX_POOLS 64
+/* What a scheduler is used as (sched->used). */
+enum {
+    GOABT_SCHED_UNUSED = 0,
+    GOABT_SCHED_MAIN = 1,    /* a stream's main scheduler */
+    GOABT_SCHED_IN_POOL = 2, /* stacked: a ULT of another scheduler's pool runs it (ABT_pool_add_sched) */
+};
 struct ABT_sched_opaque {
     int predef;      /* ABT_SCHED_BASIC or ABT_SCHED_BASIC_WAIT; -1 for a user scheduler */
     uint32_t magic;
     int automatic;   /* freed with the stream that uses it */
-    int used;        /* is the main scheduler of a stream */
+    int used;        /* GOABT_SCHED_*: unused, a stream's main scheduler, or stacked */
     int num_pools;
     /* Not a predefined scheduler: runs def.run (sched_user.c) instead of goabt's loop, or,
      * with go_policy set, goabt's loop with a Go policy's picks (pool_go.c). One flag for both,
@@ -249,6 +259,11 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     goabt_after_fn after_fn;
     goabt_unit *after_unit;
     void *after_arg;
+    /* Child runs in progress (goabt_unit_run_child: a ULT, a stacked scheduler's say, runs
+     * another unit): while there is one, sched_ctx is the running parent ULT's, and sys_ctx
+     * the stream's own scheduler's, on the system stack, where the gate takes Go calls. */
+    int nested;
+    goabt_ctx sys_ctx;
     int main_handoff;     /* primary only, atomic: another stream popped the main ULT */
     goabt_unit *free_units; /* cache of free unit descriptors, owned by this stream */
     int free_count;
@@ -485,6 +500,9 @@ goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int 
     GOABT_HIDDEN;
 void goabt_sched_delete(goabt_sched *s) GOABT_HIDDEN;
 int goabt_sched_has_work(goabt_sched *s) GOABT_HIDDEN;
+/* The next unit goabt's loop would run for sc (a predefined scheduler, or one with a Go
+ * policy) on s, taken out of its pool, or NULL. */
+goabt_unit *goabt_sched_pop_next(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
 /* Runs s's scheduler loop; returns on a secondary stream once asked to finish with no work
  * left; on the primary it leaves by resuming the main ULT. */
 void goabt_sched_loop(goabt_stream *s) GOABT_HIDDEN;
@@ -504,6 +522,18 @@ int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
 /* Whether sc has to stop on s: exit asked, or finish asked (of sc, or of s when sc is its main
  * scheduler) and no work is left, or s runs another scheduler now. */
 int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
+
+/* Runs u, a ready unit taken out of its pool (p, when not NULL, becomes its pool), as the
+ * caller's child (goabt_unit_run_child), or hands the main ULT to the primary's scheduler:
+ * ABT_xstream_run_unit and ABT_self_schedule. ABT_ERR_INV_XSTREAM from an external thread,
+ * ABT_ERR_INV_THREAD from a tasklet, ABT_ERR_INV_UNIT when u is not ready and in no pool. */
+int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p) GOABT_HIDDEN;
+/* A scheduler running on a ULT between units (sched_stacked.c): fires due timers, and yields
+ * the ULT when the scheduler below must run: the main ULT was handed back to the primary, or
+ * sc is stacked and idle (its pools hold only blocked ULTs). */
+void goabt_sched_ult_events(goabt_sched *sc, int idle) GOABT_HIDDEN;
+/* Units queued in sc's pools now. */
+size_t goabt_sched_queued(goabt_sched *sc) GOABT_HIDDEN;
 
 /* The int a scheduler configuration stores at idx, or def (sched_config.c). */
 int goabt_sched_config_int(ABT_sched_config config, int idx, int def) GOABT_HIDDEN;
@@ -582,6 +612,11 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
     s->current = NULL;
     goabt_sched_after_switch(s);
 }
+/* Runs u (ready, in no pool, not the main ULT) as a child of the caller and returns once u
+ * switches back (yields, blocks, ends): from a scheduler's context as goabt_unit_run does; from
+ * a ULT (a stacked scheduler's, or any ULT calling ABT_self_schedule) on top of it, the caller's
+ * context standing in for the scheduler's meanwhile. Not from a tasklet. */
+void goabt_unit_run_child(goabt_unit *u) GOABT_HIDDEN;
 /* Resumes the main ULT on the primary stream s. */
 void goabt_unit_resume_main(goabt_stream *s) __attribute__((noreturn)) GOABT_HIDDEN;
 /* Descriptor caches: s's cache goes to the global one (stream deletion); the global one goes

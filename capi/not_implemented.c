@@ -80,11 +80,6 @@ int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, i
 
 
 
-int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
-{
-    UNUSED(pool); UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
 
 
 

@@ -56,9 +56,16 @@ void goabt_die(const char *why)
 void goabt_gate(void (*fn)(void *), void *arg)
 {
     goabt_stream *s = goabt_self_stream();
-    goabt_unit *u = s ? s->current : NULL;
-    if (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN)) {
-        char *top = (char *)s->sched_ctx - GATE_MARGIN;
+    if (s == NULL) {
+        fn(arg);
+        return;
+    }
+    goabt_unit *u = s->current;
+    /* On a ULT stack: a ULT runs (not the main ULT, which runs on the main stack), or a child
+     * run is in progress (then even the scheduler code in between, after-switch callbacks
+     * and tasklets, runs on the parent ULT's stack). */
+    if (s->nested > 0 || (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN))) {
+        char *top = (char *)(s->nested > 0 ? s->sys_ctx : s->sched_ctx) - GATE_MARGIN;
         goabt_vg_stack_hop(top); /* valgrind build only (valgrind_stacks.h) */
         goabt_gate_call(fn, arg, top);
     } else {

@@ -46,6 +46,13 @@ int goabt_sched_has_work(goabt_sched *s)
     return 0;
 }
 
+size_t goabt_sched_queued(goabt_sched *s)
+{
+    size_t n = 0;
+    for (int i = 0; i < s->num_pools; i++) n += goabt_pool_size(s->pools[i]);
+    return n;
+}
+
 /* ---- The loop ----------------------------------------------------------------------------- */
 
 /* Whether a scheduler about to sleep has something to do: a queued unit, a finish request,
@@ -128,6 +135,15 @@ static goabt_unit *randws_pop(goabt_stream *s, goabt_sched *sc)
     return u;
 }
 
+goabt_unit *goabt_sched_pop_next(goabt_stream *s, goabt_sched *sc)
+{
+    if (sc->go_policy != 0) return goabt_go_sched_pop(s, sc);
+    if (sc->predef == ABT_SCHED_RANDWS && sc->num_pools > 1) return randws_pop(s, sc);
+    goabt_unit *u = NULL;
+    for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+    return u;
+}
+
 void goabt_sched_loop(goabt_stream *s)
 {
     unsigned idle = 0;
@@ -141,6 +157,10 @@ void goabt_sched_loop(goabt_stream *s)
         }
         goabt_sched *sc = s->sched;
         goabt_unit *u = NULL;
+        if (__builtin_expect(__atomic_load_n(&sc->exit_req, __ATOMIC_ACQUIRE), 0) &&
+            !s->is_primary) {
+            return; /* ABT_sched_exit: the stream ends with its scheduler, whatever is left */
+        }
         if (__builtin_expect(sc->is_user, 0)) {
             if (sc->go_policy == 0) {
                 if (goabt_user_sched_run(s, sc)) return;
@@ -163,10 +183,6 @@ void goabt_sched_loop(goabt_stream *s)
             }
             goabt_unit_run(s, u);
             continue;
-        }
-        if (__builtin_expect(__atomic_load_n(&sc->exit_req, __ATOMIC_ACQUIRE), 0) &&
-            !s->is_primary) {
-            return; /* ABT_sched_exit: the stream ends with its scheduler */
         }
         /* Finish: asked of the stream (join, finalize), or of a secondary's scheduler. */
         if (((__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) ||

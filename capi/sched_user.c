@@ -13,9 +13,10 @@
  * scheduler runs below the suspended main ULT (engine.h, rule 5): when the main ULT is resumed
  * (popped from a pool, or handed over by another stream and noticed in
  * ABT_xstream_check_events), the run function's frames are left behind and run starts afresh
- * the next time the main ULT steps aside, as goabt's own loop does. Running a scheduler as a
- * work unit of another (ABT_pool_add_sched) is not built yet: run_unit and self_schedule need a
- * scheduler context. */
+ * the next time the main ULT steps aside, as goabt's own loop does. A scheduler may also run as
+ * a ULT of another (ABT_pool_add_sched, sched_stacked.c): its run function then runs on that
+ * ULT, and run_unit runs each unit as the ULT's child (goabt_unit_run_child), as any ULT may
+ * with ABT_self_schedule. */
 #include <sched.h>
 #include <stdlib.h>
 #include "args.h"
@@ -25,6 +26,10 @@
 int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc)
 {
     if (__atomic_load_n(&sc->exit_req, __ATOMIC_ACQUIRE)) return 1;
+    /* Stacked: it stops once it has nothing to run, as in Argobots 1.2. */
+    if (__atomic_load_n(&sc->used, __ATOMIC_ACQUIRE) == GOABT_SCHED_IN_POOL) {
+        return !goabt_sched_has_work(sc);
+    }
     if (s != NULL && s->sched != sc) return 1; /* replaced by ABT_xstream_set_main_sched */
     int finish = __atomic_load_n(&sc->finish_req, __ATOMIC_ACQUIRE) ||
                  (s != NULL && (__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH));
@@ -94,13 +99,12 @@ int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sch
 
 /* ---- What run calls ------------------------------------------------------------------------- */
 
-/* Runs u, a ready unit taken out of its pool, on the calling scheduler's stream; p becomes its
- * pool. The caller must be a scheduler's context (a stream's loop or a user run function). */
-static int run_unit(goabt_unit *u, goabt_pool *p)
+int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
 {
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    if (s->current != NULL) return ABT_ERR_FEATURE_NA; /* from a work unit: stacked scheduling */
+    goabt_unit *self = s->current;
+    if (self != NULL && self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD; /* a tasklet */
     if (!goabt_unit_in_no_pool(u)) return ABT_ERR_INV_UNIT; /* not ready, or still in a pool */
     if (p != NULL && u->pool != p) {
         int rc = goabt_pool_associate(p, u);
@@ -108,13 +112,16 @@ static int run_unit(goabt_unit *u, goabt_pool *p)
         u->pool = p;
     }
     if (u->flags & GOABT_UNIT_MAIN) {
-        /* The main ULT lives on the main thread's stack: only the primary runs it. */
-        if (s->is_primary) goabt_unit_resume_main(s);
+        /* The main ULT lives on the main thread's stack: only the primary's own scheduler runs
+         * it, at once if that is the caller; else it is handed over, and a ULT on the primary
+         * steps aside for the scheduler below it to notice. */
+        if (s->is_primary && self == NULL) goabt_unit_resume_main(s);
         __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_SEQ_CST);
         goabt_stream_wake(goabt_rt.primary);
+        if (self != NULL && s->is_primary) goabt_unit_yield();
         return ABT_SUCCESS;
     }
-    goabt_unit_run(s, u);
+    goabt_unit_run_child(u);
     return ABT_SUCCESS;
 }
 
@@ -123,7 +130,7 @@ int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool)
     GOABT_CHECK_INIT();
     GOABT_POOL_UNIT(u, unit);
     GOABT_POOL(p, pool);
-    return run_unit(u, p);
+    return goabt_sched_run_unit(u, p);
 }
 
 int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
@@ -136,7 +143,7 @@ int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
         p = goabt_pool_of(pool);
         if (p == NULL) return ABT_ERR_INV_POOL;
     }
-    return run_unit(u, p);
+    return goabt_sched_run_unit(u, p);
 }
 
 int ABT_xstream_check_events(ABT_sched sched)
@@ -144,7 +151,19 @@ int ABT_xstream_check_events(ABT_sched sched)
     GOABT_CHECK_INIT();
     GOABT_SCHED(sc, sched);
     goabt_stream *s = goabt_self_stream();
-    if (s == NULL || s->current != NULL) return ABT_ERR_INV_XSTREAM; /* not a scheduler */
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_unit *self = s->current;
+    if (self != NULL) {
+        /* A ULT (a stacked scheduler's, or one running units itself) may step aside; a
+         * tasklet only fires due timers. */
+        if (self->kind == GOABT_ULT) {
+            goabt_sched_ult_events(sc, goabt_sched_queued(sc) == 0);
+        } else if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 &&
+                   goabt_timers_due()) {
+            goabt_timers_fire();
+        }
+        return ABT_SUCCESS;
+    }
     if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 && goabt_timers_due()) {
         goabt_timers_fire();
     }

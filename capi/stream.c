@@ -29,7 +29,7 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
     }
     s->rank = rank;
     s->sched = sched;
-    sched->used = 1;
+    sched->used = GOABT_SCHED_MAIN;
     s->state = ABT_XSTREAM_STATE_RUNNING;
     s->magic = GOABT_MAGIC_STREAM;
     __atomic_add_fetch(&goabt_rt.num_streams, 1, __ATOMIC_RELAXED);
@@ -129,7 +129,7 @@ void goabt_stream_delete(goabt_stream *s)
     pthread_mutex_unlock(&goabt_rt.lock);
     __atomic_sub_fetch(&goabt_rt.num_streams, 1, __ATOMIC_RELAXED);
     goabt_sched *sc = s->sched;
-    sc->used = 0;
+    sc->used = GOABT_SCHED_UNUSED;
     if (sc->automatic) goabt_sched_delete(sc);
     goabt_units_cache_release(s);
     /* A push that found s asleep may still be about to wake it. */

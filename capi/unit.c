@@ -369,6 +369,40 @@ void goabt_unit_resume_main(goabt_stream *s)
     goabt_ctx_jump(m->ctx);
 }
 
+/* The main ULT's child runs on a scheduler activation below it (the main ULT has no ULT stack
+ * to lend): the child runs there, then the main ULT resumes. */
+static void run_child_of_main(goabt_unit *m, void *arg)
+{
+    (void)m;
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit_run(s, arg);
+    goabt_unit_resume_main(s);
+}
+
+void goabt_unit_run_child(goabt_unit *u)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    if (self == NULL) {
+        goabt_unit_run(s, u);
+        return;
+    }
+    if (self->flags & GOABT_UNIT_MAIN) {
+        goabt_unit_switch_out(s, self, run_child_of_main, u);
+        return;
+    }
+    /* self lends its context: u switches back to it as to a scheduler, which is what
+     * goabt_unit_run, run from here, saves in sched_ctx. The scheduler below self keeps its
+     * saved context in a local of self's meanwhile; the gate finds the system stack in
+     * sys_ctx. u comes back on this same stream: it switches out only to the stream it runs on. */
+    goabt_ctx parent = s->sched_ctx;
+    if (s->nested++ == 0) s->sys_ctx = parent;
+    goabt_unit_run(s, u);
+    s->nested--;
+    s->sched_ctx = parent;
+    s->current = self;
+}
+
 /* A scheduler activation on the primary stream, below the suspended main ULT (rule 5). */
 __attribute__((noreturn)) static void primary_activation(void *arg)
 {

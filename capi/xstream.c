@@ -215,9 +215,9 @@ static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *sel
 {
     goabt_sched *old = s->sched;
     goabt_pool *first = sc->pools[0];
-    sc->used = 1;
+    sc->used = GOABT_SCHED_MAIN;
     s->sched = sc;
-    old->used = 0;
+    old->used = GOABT_SCHED_UNUSED;
     if (self != NULL && sched_has_pool(old, self->pool) && !sched_has_pool(sc, self->pool)) {
         self->pool = first;
     }

@@ -358,17 +358,21 @@ ABT_API_PUBLIC int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_prim
 
 /* Run unit, just popped from pool, on the calling scheduler's execution stream; returns when the
  * unit yields, blocks or finishes (the unit goes back to pool when it yields). For schedulers'
- * run functions. ABT_ERR_INV_UNIT for an invalid handle and (goabt) a unit that is not ready or
- * still in a pool, ABT_ERR_INV_POOL, ABT_ERR_INV_XSTREAM from an external thread. Called from a
- * work unit (a scheduler running as a unit of another, stacked): not implemented yet, returns
- * ABT_ERR_FEATURE_NA. The main ULT is resumed on the primary stream only: another stream's
- * scheduler hands it over to the primary's. */
+ * run functions, a stacked scheduler's included (ABT_pool_add_sched); from any other ULT the
+ * unit runs on top of the caller, which goes on once the unit yields, blocks or finishes.
+ * ABT_ERR_INV_UNIT for an invalid handle and (goabt) a unit that is not ready or still in a
+ * pool, ABT_ERR_INV_POOL, ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a
+ * tasklet. The main ULT is resumed by the primary stream's own scheduler only: any other caller
+ * hands it over to that one (a ULT on the primary yields meanwhile, so that it notices). */
 ABT_API_PUBLIC int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool);
 
 /* Let the runtime handle what is pending for the calling scheduler sched (due timed waits, the
  * main ULT handed over to the primary stream, which may resume it from here); run functions
- * call it periodically. ABT_ERR_INV_SCHED for an invalid handle, ABT_ERR_INV_XSTREAM when the
- * caller is not a scheduler (an external thread, or a work unit). */
+ * call it periodically. Called on a ULT (a stacked scheduler's run), it yields the ULT when the
+ * scheduler below must run: the main ULT was handed back to the primary, or sched is stacked
+ * and its pools hold only blocked ULTs (what wakes them may need that scheduler). From a
+ * tasklet it only fires due timed waits. ABT_ERR_INV_SCHED for an invalid handle,
+ * ABT_ERR_INV_XSTREAM from an external thread. */
 ABT_API_PUBLIC int ABT_xstream_check_events(ABT_sched sched);
 
 /* Bind the execution stream xstream to the CPU cpuid. Not implemented yet: returns
@@ -794,8 +798,14 @@ ABT_API_PUBLIC int ABT_pool_set_data(ABT_pool pool, void *data);
  * an invalid handle, ABT_ERR_INV_ARG when data is NULL. */
 ABT_API_PUBLIC int ABT_pool_get_data(ABT_pool pool, void **data);
 
-/* Push the scheduler sched into pool as a work unit, so that the scheduler popping it runs sched
- * as a stacked scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Push the scheduler sched into pool as a work unit (a ULT with a 4 MiB stack), so that the
+ * scheduler popping it runs sched stacked: sched's run function (goabt's loop for a predefined
+ * one) runs on that ULT and runs sched's units on top of it, until sched has nothing left to
+ * run (no queued or blocked units; while only blocked ones remain it yields between looks) or
+ * ABT_sched_exit stops it; control then goes back to the scheduler below, and sched is unused
+ * again (the user may free it or add it again), or freed if it is automatic. ABT_sched_free
+ * refuses it (ABT_ERR_SCHED) meanwhile. ABT_ERR_INV_POOL, ABT_ERR_INV_SCHED for invalid handles
+ * and for a scheduler in use (a stream's main scheduler, or added already), ABT_ERR_MEM. */
 ABT_API_PUBLIC int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched);
 
 /* Return the id of pool in *id; ids count up from ABT_init in creation order, the runtime's own
@@ -1379,10 +1389,12 @@ ABT_API_PUBLIC int ABT_self_exit_to(ABT_thread thread);
  * return. Errors as ABT_self_resume_yield_to, and ABT_ERR_INV_THREAD from the main ULT. */
 ABT_API_PUBLIC int ABT_self_resume_exit_to(ABT_thread thread);
 
-/* Run the work unit thread, which is in no pool, from the calling scheduler, as
- * ABT_xstream_run_unit does; pool (ABT_POOL_NULL: its associated pool) becomes the pool it goes
- * back to when it yields. ABT_ERR_INV_THREAD, ABT_ERR_INV_POOL for invalid handles; from a work
- * unit (running a unit on top of the caller): not implemented yet, returns ABT_ERR_FEATURE_NA. */
+/* Run the work unit thread, which is ready and in no pool, as ABT_xstream_run_unit does: from a
+ * scheduler, or from a ULT on top of it (the caller goes on once thread yields, blocks or
+ * finishes); pool (ABT_POOL_NULL: its associated pool) becomes the pool it goes back to when it
+ * yields. ABT_ERR_INV_THREAD, ABT_ERR_INV_POOL for invalid handles, ABT_ERR_INV_UNIT when thread
+ * is not ready or still in a pool, ABT_ERR_INV_THREAD from a tasklet, ABT_ERR_INV_XSTREAM from
+ * an external thread. */
 ABT_API_PUBLIC int ABT_self_schedule(ABT_thread thread, ABT_pool pool);
 
 /* Replace the argument of the calling work unit; ABT_ERR_INV_XSTREAM from an external thread. */
