@@ -25,6 +25,25 @@ var goPoolRows = []struct {
 	{"push + pop by hand, Go pool ws vs C FIFO", "gopool_pushpop_ws", "gopool_pushpop_fifo", 2},
 }
 
+// userPoolRows are the rows of the user pool table: ULT create + join + free and a push + pop by
+// hand on FIFOs written against ABT_pool_user_def in bench/c/gopool_bench.c, beside goabt's C
+// FIFO. The ring (user) is judged against the target, at most userPoolTarget times the
+// C FIFO: it allocates nothing, so the difference is goabt's. The list (userlist) mallocs a unit
+// per ULT, as many user pools do; its row shows what that adds, not judged.
+var userPoolRows = []struct {
+	label, userOp, cOp string
+	judged             bool
+}{
+	{"ULT create + join + free, ring", "gopool_ult_1_user", "gopool_ult_1_fifo", true},
+	{"ULT create + join + free, ring", "gopool_ult_2_user", "gopool_ult_2_fifo", true},
+	{"push + pop by hand, ring", "gopool_pushpop_user", "gopool_pushpop_fifo", true},
+	{"ULT create + join + free, list", "gopool_ult_1_userlist", "gopool_ult_1_fifo", false},
+	{"ULT create + join + free, list", "gopool_ult_2_userlist", "gopool_ult_2_fifo", false},
+	{"push + pop by hand, list", "gopool_pushpop_userlist", "gopool_pushpop_fifo", false},
+}
+
+const userPoolTarget = 1.2
+
 // goPoolSuite is what pools and schedulers written in Go cost next to goabt's C FIFO and
 // predefined scheduler: bench/c/gopool_bench.c against goabt alone, and the Go code measured on
 // its own in this process, which tells the share of the crossings into Go.
@@ -74,7 +93,7 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 	fmt.Fprintf(w, "\n%s: goabt alone (%s)\n", s.title, s.source)
 	fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs; "+
 		"Go - C: median of the rounds' differences\n\n", rounds)
-	v := verdict{suite: s.title, check: "every row measured"}
+	v := verdict{suite: s.title, check: fmt.Sprintf("every row measured; a user C pool ≤ %.1f× the C FIFO", userPoolTarget)}
 	byOp := map[string]row{}
 	for _, r := range m.order {
 		byOp[r.op] = r
@@ -110,6 +129,7 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		crossing = fmt.Sprintf("So one crossing costs about (push + pop: Go - C - Go code alone) / 2 = %s ns. Most of it is",
 			nsNum(perCrossingPushPop))
 	}
+	printUserPools(w, byOp, s, m, &v)
 	for _, n := range []string{
 		"C: goabt's C FIFO pool (GOABT_POOL unset) or its predefined scheduler (GOABT_SCHED unset);",
 		"  Go: the same program with GOABT_POOL=ws or GOABT_SCHED=deadline, set before its ABT_init.",
@@ -128,4 +148,39 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		fmt.Fprintln(w, n)
 	}
 	return v
+}
+
+// printUserPools writes the user pool table under the Go one, and adds to v the rows above
+// their target.
+func printUserPools(w io.Writer, byOp map[string]row, s suite, m measurement, v *verdict) {
+	fmt.Fprintf(w, "\nUser-defined C pools (FIFOs written against ABT_pool_user_def) against goabt's C FIFO:\n"+
+		"ring: a ring of thread handles under a spinlock, its units the threads' handles; target ≤ %.1f×;\n"+
+		"list: a list under a spinlock of units create_unit mallocs (shown, not judged: the allocation is the pool's)\n\n",
+		userPoolTarget)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
+	fmt.Fprintln(tw, "operation\tstreams\tC FIFO\tuser pool\tuser / FIFO\ttarget\t")
+	for _, ur := range userPoolRows {
+		u, okU := byOp[ur.userOp]
+		c, okC := byOp[ur.cOp]
+		if !okU || !okC {
+			continue // -only left one out
+		}
+		us, cs := median(m.values[u][s.goabt.name]), median(m.values[c][s.goabt.name])
+		ratio := us / cs
+		target := "-"
+		if ur.judged {
+			target = fmt.Sprintf("≤ %.1f", userPoolTarget)
+			if math.IsNaN(ratio) || ratio > userPoolTarget {
+				v.above = append(v.above, fmt.Sprintf("%s (%s streams): %.2f×", ur.userOp, u.threads, ratio))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t\n", ur.label, u.threads, nsNum(cs), nsNum(us),
+			ratio, target)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "The engine reaches a user pool through its functions: create_unit when a ULT joins the pool,")
+	fmt.Fprintln(w, "  push and pop (and is_empty) for every run, free_unit when the ULT is freed; and it records")
+	fmt.Fprintln(w, "  each pool unit that is not the thread's own handle in a table (ABT_unit_get_thread needs it):")
+	fmt.Fprintln(w, "  a spinlock round at create_unit and one at free_unit, in a stripe picked by the unit's page.")
+	fmt.Fprintln(w)
 }

@@ -300,6 +300,11 @@ struct goabt_runtime {
      * ones (pool_go.c, core.Config). */
     int go_pool;
     int go_sched;
+    /* Idle streams order their sleeper listing against pushes into user C pools with a
+     * membarrier (goabt_pool_sleepers_fence), so that such a push needs no fence of its own
+     * (goabt_pool_wake_sleeper). 0 where the kernel refuses membarrier: pushes fence. Set by
+     * ABT_init, before any stream runs. */
+    int asym_fence;
 };
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
@@ -432,6 +437,10 @@ void goabt_pools_free_retired(void) GOABT_HIDDEN;
  * is what lets goabt_pool_push see a sleeper without a fence). */
 void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n) GOABT_HIDDEN;
 void goabt_pool_sleeper_remove(goabt_pool *p, goabt_sleeper *n) GOABT_HIDDEN;
+/* An idle stream listed in the sleepers of pools[0..n) orders that before its last look at
+ * them (goabt_pool_size_locked): a user pool's push looks at its sleepers without taking the
+ * pool's lock. 1, or 0 if it could not (the caller then sleeps briefly, not for good). */
+int goabt_pool_sleepers_fence(goabt_pool **pools, int n) GOABT_HIDDEN;
 /* p's size read under its lock (a scheduler's last look before it sleeps). */
 size_t goabt_pool_size_locked(goabt_pool *p) GOABT_HIDDEN;
 /* p's queued units now (a user pool without get_size: 1 when not empty). */

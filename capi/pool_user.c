@@ -64,15 +64,24 @@ static user_def *user_def_of(ABT_pool_user_def h)
 
 /* ---- Pool units back to work units ---------------------------------------------------------- */
 
-/* Open addressing over pool unit handles, under one lock: a user pool pays for it once per
- * unit and pool (create_unit, free_unit), not per push or pop. */
-static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct map_slot {
-    ABT_unit key; /* NULL: empty; TOMBSTONE: removed */
-    goabt_unit *unit;
-} *map;
-static size_t map_cap, map_used; /* map_used counts tombstones too */
-#define TOMBSTONE ((ABT_unit)1)
+/* Open addressing over pool unit handles, in stripes of their own lock and table: a user pool
+ * pays one spinlock round per unit and pool to record its unit (create_unit) and one to drop it
+ * (free_unit), none per push or pop. A unit's stripe is picked by the page its handle lies on:
+ * the units a stream makes come from its own allocator's pages (malloc gives each thread an
+ * arena), so streams making and freeing units at once work in stripes of their own, where
+ * striping by the whole address had every stream write every stripe (two streams forking and
+ * joining 256 ULTs each on user FIFOs: 204 ns per ULT, against 48 on the built-in FIFO).
+ * Linear probing with backward-shift deletion: no tombstones, so a table that sees units come
+ * and go keeps its size and never needs a rebuild to shed them. */
+#define MAP_STRIPES 256
+static struct map_stripe {
+    _Alignas(64) int lock;
+    size_t cap, used; /* cap: 0 or a power of two */
+    struct map_slot {
+        ABT_unit key; /* NULL: empty */
+        goabt_unit *unit;
+    } *slots;
+} map[MAP_STRIPES];
 
 static size_t map_hash(ABT_unit k)
 {
@@ -83,71 +92,96 @@ static size_t map_hash(ABT_unit k)
     return (size_t)x;
 }
 
-/* Rebuilds the table at twice the live entries (at least 64 slots); map_lock is held. */
-static int map_grow(void)
+static struct map_stripe *map_stripe_of(ABT_unit k)
 {
-    size_t live = 0;
-    for (size_t i = 0; i < map_cap; i++) live += map[i].key != NULL && map[i].key != TOMBSTONE;
-    size_t cap = 64;
-    while (cap < 4 * (live + 1)) cap *= 2;
+    return &map[map_hash((ABT_unit)((uintptr_t)k >> 12)) & (MAP_STRIPES - 1)];
+}
+
+/* Where key's probe starts in a table of cap slots (h: its map_hash). */
+static size_t map_home(size_t h, size_t cap) { return h & (cap - 1); }
+
+/* Doubles the stripe's table (at least 16 slots); its lock is held. */
+static int map_grow(struct map_stripe *st)
+{
+    size_t cap = st->cap ? 2 * st->cap : 16;
     struct map_slot *fresh = calloc(cap, sizeof *fresh);
     if (fresh == NULL) return 0;
-    for (size_t i = 0; i < map_cap; i++) {
-        if (map[i].key == NULL || map[i].key == TOMBSTONE) continue;
-        size_t j = map_hash(map[i].key) & (cap - 1);
+    for (size_t i = 0; i < st->cap; i++) {
+        if (st->slots[i].key == NULL) continue;
+        size_t j = map_home(map_hash(st->slots[i].key), cap);
         while (fresh[j].key != NULL) j = (j + 1) & (cap - 1);
-        fresh[j] = map[i];
+        fresh[j] = st->slots[i];
     }
-    free(map);
-    map = fresh;
-    map_cap = cap;
-    map_used = live;
+    free(st->slots);
+    st->slots = fresh;
+    st->cap = cap;
     return 1;
 }
 
 static int map_put(ABT_unit key, goabt_unit *u)
 {
-    pthread_mutex_lock(&map_lock);
+    size_t h = map_hash(key);
+    struct map_stripe *st = map_stripe_of(key);
+    goabt_spin_lock(&st->lock);
     int ok = 1;
-    if (2 * (map_used + 1) > map_cap) ok = map_grow();
+    if (2 * (st->used + 1) > st->cap) ok = map_grow(st);
     if (ok) {
-        size_t j = map_hash(key) & (map_cap - 1);
-        while (map[j].key != NULL && map[j].key != TOMBSTONE && map[j].key != key) {
-            j = (j + 1) & (map_cap - 1);
-        }
-        if (map[j].key == NULL) map_used++;
-        map[j].key = key;
-        map[j].unit = u;
+        size_t j = map_home(h, st->cap);
+        while (st->slots[j].key != NULL && st->slots[j].key != key) j = (j + 1) & (st->cap - 1);
+        if (st->slots[j].key == NULL) st->used++;
+        st->slots[j].key = key;
+        st->slots[j].unit = u;
     }
-    pthread_mutex_unlock(&map_lock);
+    goabt_spin_unlock(&st->lock);
     return ok;
 }
 
-/* The slot of key, or NULL; map_lock is held. */
-static struct map_slot *map_find_locked(ABT_unit key)
+/* The slot index of key in st, or -1; st's lock is held. */
+static long map_find_locked(struct map_stripe *st, ABT_unit key, size_t h)
 {
-    if (map_cap == 0 || key == NULL || key == TOMBSTONE) return NULL;
-    for (size_t j = map_hash(key) & (map_cap - 1); map[j].key != NULL; j = (j + 1) & (map_cap - 1)) {
-        if (map[j].key == key) return &map[j];
+    if (st->cap == 0) return -1;
+    for (size_t j = map_home(h, st->cap); st->slots[j].key != NULL; j = (j + 1) & (st->cap - 1)) {
+        if (st->slots[j].key == key) return (long)j;
     }
-    return NULL;
+    return -1;
 }
 
 static goabt_unit *map_get(ABT_unit key)
 {
-    pthread_mutex_lock(&map_lock);
-    struct map_slot *slot = map_find_locked(key);
-    goabt_unit *u = slot != NULL ? slot->unit : NULL;
-    pthread_mutex_unlock(&map_lock);
+    size_t h = map_hash(key);
+    struct map_stripe *st = map_stripe_of(key);
+    goabt_spin_lock(&st->lock);
+    long j = map_find_locked(st, key, h);
+    goabt_unit *u = j >= 0 ? st->slots[j].unit : NULL;
+    goabt_spin_unlock(&st->lock);
     return u;
 }
 
 static void map_del(ABT_unit key)
 {
-    pthread_mutex_lock(&map_lock);
-    struct map_slot *slot = map_find_locked(key);
-    if (slot != NULL) slot->key = TOMBSTONE;
-    pthread_mutex_unlock(&map_lock);
+    size_t h = map_hash(key);
+    struct map_stripe *st = map_stripe_of(key);
+    goabt_spin_lock(&st->lock);
+    long found = map_find_locked(st, key, h);
+    if (found >= 0) {
+        /* Backward shift: later entries of the run that may live at the hole move into it. */
+        size_t mask = st->cap - 1, hole = (size_t)found, j = hole;
+        for (;;) {
+            j = (j + 1) & mask;
+            if (st->slots[j].key == NULL) break;
+            size_t home = map_home(map_hash(st->slots[j].key), st->cap);
+            /* The entry at j stays if its home lies cyclically in (hole, j]. */
+            int stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+            if (!stays) {
+                st->slots[hole] = st->slots[j];
+                hole = j;
+            }
+        }
+        st->slots[hole].key = NULL;
+        st->slots[hole].unit = NULL;
+        st->used--;
+    }
+    goabt_spin_unlock(&st->lock);
 }
 
 goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit)
@@ -176,7 +210,7 @@ void goabt_unit_drop_user_unit(goabt_unit *u)
     ABT_unit unit = u->pool_unit;
     u->pool_unit_of = NULL;
     u->pool_unit = NULL;
-    map_del(unit);
+    if (unit != (ABT_unit)u) map_del(unit);
     struct goabt_pool_user *pu = p->user;
     if (pu == NULL) return;
     if (pu->old_style) {
@@ -200,7 +234,9 @@ static int associate(goabt_pool *p, goabt_unit *u)
     goabt_unit_drop_pool_unit(u);
     ABT_unit unit = user_create_unit(p, u);
     if (unit == ABT_UNIT_NULL || unit == NULL) return ABT_ERR_MEM;
-    if (!map_put(unit, u)) {
+    /* A pool whose units are the work units' own handles needs no entry: a handle that is in
+     * no entry is taken for a work unit's (goabt_unit_of_pool_unit). */
+    if (unit != (ABT_unit)u && !map_put(unit, u)) {
         struct goabt_pool_user *pu = p->user;
         if (pu->old_style) {
             pu->old.u_free(&unit);
@@ -247,7 +283,7 @@ static goabt_unit *old_unit_to_work_unit(struct goabt_pool_user *pu, ABT_unit un
     goabt_unit *u = map_get(unit);
     if (u != NULL) return u;
     if (pu->old.u_get_thread != NULL) return goabt_unit_of(pu->old.u_get_thread(unit));
-    return NULL;
+    return goabt_unit_of((ABT_thread)unit); /* its units are the work units' handles */
 }
 
 goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)

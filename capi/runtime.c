@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include <time.h>
 #include <unistd.h>
 #include "engine.h"
@@ -96,6 +97,17 @@ static void next_unit_generation(void)
                      __ATOMIC_RELAXED);
 }
 
+/* Whether membarrier(PRIVATE_EXPEDITED) works here: registered, and tried once. */
+static int membarrier_works(void)
+{
+#ifdef SYS_membarrier
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+           syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+    return 0;
+#endif
+}
+
 int goabt_engine_init(void)
 {
     goabt_rt.next_unit_id = 0;
@@ -107,6 +119,7 @@ int goabt_engine_init(void)
                                    &goabt_rt.max_xstreams, &goabt_rt.affinity, &goabt_rt.safety_ns,
                                    &goabt_rt.go_pool, &goabt_rt.go_sched);
     if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
+    goabt_rt.asym_fence = membarrier_works();
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
     pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
 

@@ -93,8 +93,10 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
     goabt_sched *sc = s->sched;
     __atomic_store_n(&s->sleep_word, 0, __ATOMIC_SEQ_CST);
     for (int i = 0; i < sc->num_pools; i++) goabt_pool_sleeper_add(sc->pools[i], &s->sleep_nodes[i]);
+    int fenced = goabt_pool_sleepers_fence(sc->pools, sc->num_pools);
     if (!stream_has_news(s)) {
         long long ns = goabt_rt.safety_ns;
+        if (!fenced && (ns == 0 || ns > 1000000)) ns = 1000000; /* a push may go unseen: 1 ms */
         uint64_t deadline = __atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE);
         if (deadline != 0) {
             uint64_t now = goabt_now_ns();

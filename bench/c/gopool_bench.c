@@ -18,7 +18,11 @@
  *   prio_<sched>    ult_1 with the primary's main scheduler an ABT_SCHED_PRIO of two pools
  *                   (ABT_xstream_set_main_sched_basic), the ULTs created into both in turn, so that
  *                   the scheduler chooses between two pools that hold units; ns per ULT
- * where <pool> is fifo (GOABT_POOL unset: goabt's C FIFO) or ws (GOABT_POOL=ws), and <sched> is
+ * where <pool> is fifo (GOABT_POOL unset: goabt's C FIFO), ws (GOABT_POOL=ws), or a FIFO written
+ * here against ABT_pool_user_def, as a program would (the primary's, the second stream's and
+ * pushpop's pool): user (a ring of thread handles under a spinlock; its units are the threads'
+ * handles, so it allocates nothing) or userlist (a list under a spinlock of units that
+ * create_unit allocates with malloc and free_unit frees), and <sched> is
  * basic (GOABT_SCHED unset: goabt's predefined scheduler, first non-empty pool first) or deadline
  * (GOABT_SCHED=deadline). Each line reads
  *
@@ -112,6 +116,200 @@ static uint64_t run_pushpop(uint64_t n)
     return n;
 }
 
+/* ---- User-defined FIFO pools, as a program writes one -------------------------------------------- */
+
+/* user: a ring of thread handles. */
+#define RING 65536
+
+typedef struct {
+    _Alignas(64) int lock;
+    unsigned head, tail; /* atomic reads */
+    ABT_thread slots[RING];
+} user_ring_t;
+
+static void ring_lock(int *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+    }
+}
+
+static user_ring_t *user_ring(ABT_pool pool)
+{
+    void *q = NULL;
+    ABT_pool_get_data(pool, &q);
+    return q;
+}
+
+static ABT_unit ring_create_unit(ABT_pool pool, ABT_thread thread)
+{
+    (void)pool;
+    return (ABT_unit)thread;
+}
+
+static void ring_free_unit(ABT_pool pool, ABT_unit unit)
+{
+    (void)pool;
+    (void)unit;
+}
+
+static ABT_bool ring_is_empty(ABT_pool pool)
+{
+    user_ring_t *q = user_ring(pool);
+    return __atomic_load_n(&q->head, __ATOMIC_ACQUIRE) == __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE)
+               ? ABT_TRUE
+               : ABT_FALSE;
+}
+
+static void ring_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
+{
+    (void)ctx;
+    user_ring_t *q = user_ring(pool);
+    ring_lock(&q->lock);
+    if (q->tail - q->head == RING) {
+        fprintf(stderr, "user ring pool full\n");
+        exit(1);
+    }
+    q->slots[q->tail % RING] = (ABT_thread)unit;
+    __atomic_store_n(&q->tail, q->tail + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->lock, 0, __ATOMIC_RELEASE);
+}
+
+static ABT_thread ring_pop(ABT_pool pool, ABT_pool_context ctx)
+{
+    (void)ctx;
+    user_ring_t *q = user_ring(pool);
+    if (ring_is_empty(pool)) return ABT_THREAD_NULL;
+    ring_lock(&q->lock);
+    ABT_thread t = ABT_THREAD_NULL;
+    if (q->head != q->tail) {
+        t = q->slots[q->head % RING];
+        __atomic_store_n(&q->head, q->head + 1, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&q->lock, 0, __ATOMIC_RELEASE);
+    return t;
+}
+
+static int ring_init(ABT_pool pool, ABT_pool_config config)
+{
+    (void)config;
+    user_ring_t *q = aligned_alloc(64, sizeof *q);
+    if (q == NULL) return ABT_ERR_MEM;
+    memset(q, 0, sizeof *q);
+    return ABT_pool_set_data(pool, q);
+}
+
+/* userlist: a list of allocated units. */
+
+typedef struct user_unit {
+    struct user_unit *next;
+    ABT_thread thread;
+} user_unit_t;
+
+typedef struct {
+    _Alignas(64) int lock;
+    user_unit_t *head, *tail;
+} user_fifo_t;
+
+static void user_lock(user_fifo_t *q)
+{
+    while (__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&q->lock, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+    }
+}
+
+static void user_unlock(user_fifo_t *q) { __atomic_store_n(&q->lock, 0, __ATOMIC_RELEASE); }
+
+static user_fifo_t *user_fifo(ABT_pool pool)
+{
+    void *q = NULL;
+    ABT_pool_get_data(pool, &q);
+    return q;
+}
+
+static ABT_unit user_create_unit(ABT_pool pool, ABT_thread thread)
+{
+    (void)pool;
+    user_unit_t *u = malloc(sizeof *u);
+    if (u == NULL) return ABT_UNIT_NULL;
+    u->next = NULL;
+    u->thread = thread;
+    return (ABT_unit)u;
+}
+
+static void user_free_unit(ABT_pool pool, ABT_unit unit)
+{
+    (void)pool;
+    free(unit);
+}
+
+static ABT_bool user_is_empty(ABT_pool pool)
+{
+    return __atomic_load_n(&user_fifo(pool)->head, __ATOMIC_ACQUIRE) == NULL ? ABT_TRUE : ABT_FALSE;
+}
+
+static void user_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
+{
+    (void)ctx;
+    user_fifo_t *q = user_fifo(pool);
+    user_unit_t *u = (user_unit_t *)unit;
+    u->next = NULL;
+    user_lock(q);
+    if (q->tail != NULL) {
+        q->tail->next = u;
+    } else {
+        __atomic_store_n(&q->head, u, __ATOMIC_RELEASE);
+    }
+    q->tail = u;
+    user_unlock(q);
+}
+
+static ABT_thread user_pop(ABT_pool pool, ABT_pool_context ctx)
+{
+    (void)ctx;
+    user_fifo_t *q = user_fifo(pool);
+    if (__atomic_load_n(&q->head, __ATOMIC_ACQUIRE) == NULL) return ABT_THREAD_NULL;
+    user_lock(q);
+    user_unit_t *u = q->head;
+    if (u != NULL) {
+        __atomic_store_n(&q->head, u->next, __ATOMIC_RELEASE);
+        if (q->head == NULL) q->tail = NULL;
+    }
+    user_unlock(q);
+    return u != NULL ? u->thread : ABT_THREAD_NULL;
+}
+
+static int user_init(ABT_pool pool, ABT_pool_config config)
+{
+    (void)config;
+    user_fifo_t *q = aligned_alloc(64, sizeof *q);
+    if (q == NULL) return ABT_ERR_MEM;
+    memset(q, 0, sizeof *q);
+    return ABT_pool_set_data(pool, q);
+}
+
+static void user_free(ABT_pool pool) { free(user_fifo(pool)); }
+
+/* A user pool: userlist's if list, else user's. */
+static ABT_pool user_pool_new(int list)
+{
+    ABT_pool_user_def def;
+    ABT_pool pool;
+    if (list) {
+        CHECK(ABT_pool_user_def_create(user_create_unit, user_free_unit, user_is_empty, user_pop,
+                                       user_push, &def));
+        CHECK(ABT_pool_user_def_set_init(def, user_init));
+    } else {
+        CHECK(ABT_pool_user_def_create(ring_create_unit, ring_free_unit, ring_is_empty, ring_pop,
+                                       ring_push, &def));
+        CHECK(ABT_pool_user_def_set_init(def, ring_init));
+    }
+    CHECK(ABT_pool_user_def_set_free(def, user_free)); /* both keep their queue in the data */
+    CHECK(ABT_pool_create(def, ABT_POOL_CONFIG_NULL, &pool));
+    CHECK(ABT_pool_user_def_free(&def));
+    return pool;
+}
+
 /* ---- Set-up --------------------------------------------------------------------------------- */
 
 static void set_env(const char *name, const char *value)
@@ -125,22 +323,38 @@ static void set_env(const char *name, const char *value)
 
 static void setup(const char *pool, const char *sched, int streams, int pushpop, int two_pools)
 {
-    set_env("GOABT_POOL", pool);
+    int user = pool != NULL && strncmp(pool, "user", 4) == 0;
+    int list = user && strcmp(pool, "userlist") == 0;
+    set_env("GOABT_POOL", user ? NULL : pool);
     set_env("GOABT_SCHED", sched);
     CHECK(ABT_init(0, NULL));
     ABT_xstream self;
     CHECK(ABT_xstream_self(&self));
     prio = two_pools;
     if (prio) CHECK(ABT_xstream_set_main_sched_basic(self, ABT_SCHED_PRIO, 2, NULL));
+    if (user) {
+        ABT_pool mine = user_pool_new(list);
+        CHECK(ABT_xstream_set_main_sched_basic(self, ABT_SCHED_BASIC, 1, &mine));
+    }
     CHECK(ABT_xstream_get_main_pools(self, prio ? 2 : 1, pools));
     nstreams = streams;
     if (streams == 2) {
-        CHECK(ABT_xstream_create(ABT_SCHED_NULL, &extra));
+        if (user) {
+            ABT_pool theirs = user_pool_new(list);
+            CHECK(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &theirs, ABT_SCHED_CONFIG_NULL,
+                                           &extra));
+        } else {
+            CHECK(ABT_xstream_create(ABT_SCHED_NULL, &extra));
+        }
         CHECK(ABT_xstream_get_main_pools(extra, 1, &pools[1]));
     }
     if (pushpop) {
         /* A ULT created into a pool no scheduler serves, taken out: ready, in no pool. */
-        CHECK(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &idle_pool));
+        if (user) {
+            idle_pool = user_pool_new(list);
+        } else {
+            CHECK(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &idle_pool));
+        }
         CHECK(ABT_thread_create(idle_pool, unit_body, &ran[0], ABT_THREAD_ATTR_NULL, &parked));
         ABT_thread t;
         CHECK(ABT_pool_pop_thread(idle_pool, &t));
@@ -191,10 +405,13 @@ static double measure(run_fn fn, uint64_t n)
     return ns[BENCH_RUNS / 2];
 }
 
-/* A row per Go pool (and the C FIFO): a new Go pool gets its rows by a line here. */
+/* A row per Go pool (and the C FIFO, and the user FIFO): a new Go pool gets its rows by a line
+ * here. */
 #define POOLS(op, fn, streams, n0, pushpop)                                                    \
     {op "_fifo", fn, streams, n0, pushpop, 0, NULL, NULL},                                     \
-        {op "_ws", fn, streams, n0, pushpop, 0, "ws", NULL}
+        {op "_ws", fn, streams, n0, pushpop, 0, "ws", NULL},                                   \
+        {op "_user", fn, streams, n0, pushpop, 0, "user", NULL},                               \
+        {op "_userlist", fn, streams, n0, pushpop, 0, "userlist", NULL}
 
 static const struct {
     const char *name;

@@ -16,6 +16,10 @@
  *    pool where they run; pushing a unit that is still queued or running is refused; remove;
  *    pop_threads and push_threads; pop_wait on an empty pool returns nothing after its time, and
  *    a unit pushed by another thread meanwhile;
+ *  - a pool whose units are the threads' own handles (create_unit returns the handle):
+ *    ABT_unit_get_thread and ABT_pool_pop / push of such units;
+ *  - a stream idle over a user pool (a list pool, and a handle pool) wakes on every push from
+ *    another stream, 200 times with the stream asleep before each;
  *  - bad input: NULL or invalid definitions and configs, a definition missing a function,
  *    init failing, the optional functions a pool lacks (ABT_ERR_POOL), freed handles.
  * Every wait is bounded. */
@@ -518,6 +522,142 @@ static void bad_input(void)
     CHECK_INT(ABT_unit_set_associated_pool(ABT_UNIT_NULL, ABT_POOL_NULL), ABT_ERR_INV_UNIT);
 }
 
+/* ---- A pool whose units are the threads' own handles ------------------------------------------ */
+
+/* A LIFO of thread handles under a mutex: create_unit returns the thread's handle itself, and
+ * ABT_unit_get_thread must still map such a unit back. */
+typedef struct {
+    pthread_mutex_t lock;
+    int n;
+    ABT_thread slots[256];
+} handle_pool_t;
+
+static handle_pool_t *handles_of(ABT_pool pool)
+{
+    void *d = NULL;
+    ABT_pool_get_data(pool, &d);
+    return d;
+}
+static ABT_unit handle_create_unit(ABT_pool pool, ABT_thread thread)
+{
+    (void)pool;
+    return (ABT_unit)thread;
+}
+static void handle_free_unit(ABT_pool pool, ABT_unit unit)
+{
+    (void)pool;
+    (void)unit;
+}
+static ABT_bool handle_is_empty(ABT_pool pool)
+{
+    return __atomic_load_n(&handles_of(pool)->n, __ATOMIC_ACQUIRE) == 0 ? ABT_TRUE : ABT_FALSE;
+}
+static void handle_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
+{
+    (void)ctx;
+    handle_pool_t *h = handles_of(pool);
+    pthread_mutex_lock(&h->lock);
+    if (h->n < 256) h->slots[h->n] = (ABT_thread)unit;
+    __atomic_store_n(&h->n, h->n + 1, __ATOMIC_RELEASE); /* past 256: the test fails below */
+    pthread_mutex_unlock(&h->lock);
+}
+static ABT_thread handle_pop(ABT_pool pool, ABT_pool_context ctx)
+{
+    (void)ctx;
+    handle_pool_t *h = handles_of(pool);
+    ABT_thread t = ABT_THREAD_NULL;
+    pthread_mutex_lock(&h->lock);
+    if (h->n > 0 && h->n <= 256) {
+        t = h->slots[h->n - 1];
+        __atomic_store_n(&h->n, h->n - 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return t;
+}
+static int handle_init(ABT_pool pool, ABT_pool_config config)
+{
+    (void)config;
+    handle_pool_t *h = calloc(1, sizeof *h);
+    pthread_mutex_init(&h->lock, NULL);
+    return ABT_pool_set_data(pool, h);
+}
+static void handle_free(ABT_pool pool)
+{
+    handle_pool_t *h = handles_of(pool);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}
+
+static ABT_pool handle_pool_new(void)
+{
+    ABT_pool_user_def def;
+    ABT_pool pool;
+    CHECK_INT(ABT_pool_user_def_create(handle_create_unit, handle_free_unit, handle_is_empty,
+                                       handle_pop, handle_push, &def),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_init(def, handle_init), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_free(def, handle_free), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create(def, ABT_POOL_CONFIG_NULL, &pool), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_free(&def), ABT_SUCCESS);
+    return pool;
+}
+
+static void handle_units(ABT_pool served)
+{
+    printf("-- units that are the threads' handles\n");
+    ABT_pool pool = handle_pool_new();
+    ABT_thread t, got = ABT_THREAD_NULL;
+    hand_ran = 0;
+    CHECK_INT(ABT_thread_create(pool, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    ABT_unit unit = ABT_UNIT_NULL;
+    CHECK_INT(ABT_thread_get_unit(t, &unit), ABT_SUCCESS);
+    CHECK(unit == (ABT_unit)t);
+    CHECK_INT(ABT_unit_get_thread(unit, &got), ABT_SUCCESS);
+    CHECK(got == t);
+    CHECK_INT(ABT_pool_pop(pool, &unit), ABT_SUCCESS);
+    CHECK(unit == (ABT_unit)t);
+    CHECK_INT(ABT_pool_push(served, unit), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(hand_ran, 1);
+    CHECK_INT(ABT_pool_free(&pool), ABT_SUCCESS);
+}
+
+/* ---- Idle streams over user pools wake on a push --------------------------------------------- */
+
+static int woke;
+static void wake_body(void *arg)
+{
+    (void)arg;
+    __atomic_add_fetch(&woke, 1, __ATOMIC_RELEASE);
+}
+
+/* A stream whose only pool is pool falls asleep between pushes (1 ms apart); each push, from
+ * the main ULT, must wake it: the push looks at the pool's sleepers without the pool's lock,
+ * and the sleeper orders its listing with a membarrier (or a fence). A missed wake-up shows as
+ * a unit not run within 2 s (the safety wake-up is off in the tests). */
+static void idle_wakeups(const char *what, ABT_pool pool)
+{
+    printf("-- idle wake-ups: %s\n", what);
+    enum { ROUNDS = 200 };
+    ABT_xstream xs;
+    CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &pool, ABT_SCHED_CONFIG_NULL, &xs),
+              ABT_SUCCESS);
+    woke = 0;
+    int i;
+    for (i = 0; i < ROUNDS; i++) {
+        usleep(1000);
+        if (ABT_thread_create(pool, wake_body, NULL, ABT_THREAD_ATTR_NULL, NULL) != ABT_SUCCESS) break;
+        double end = ABT_get_wtime() + 2.0 * CTEST_SLOW;
+        while (__atomic_load_n(&woke, __ATOMIC_ACQUIRE) != i + 1 && ABT_get_wtime() < end) {
+            usleep(10);
+        }
+        if (__atomic_load_n(&woke, __ATOMIC_ACQUIRE) != i + 1) break;
+    }
+    CHECK_INT(i, ROUNDS);
+    CHECK_INT(ABT_xstream_join(xs), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
+}
+
 int main(void)
 {
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
@@ -549,6 +689,15 @@ int main(void)
     ABT_pool own;
     CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &own),
               ABT_SUCCESS);
+    handle_units(served);
+    ABT_pool_user_def wake_def = make_new_def();
+    ABT_pool wake_list, wake_handles = handle_pool_new();
+    CHECK_INT(ABT_pool_create(wake_def, ABT_POOL_CONFIG_NULL, &wake_list), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_free(&wake_def), ABT_SUCCESS);
+    idle_wakeups("list pool", wake_list);
+    idle_wakeups("handle pool", wake_handles);
+    CHECK_INT(ABT_pool_free(&wake_list), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&wake_handles), ABT_SUCCESS);
     by_hand("built-in FIFO", own, served, 1);
     by_hand("user FIFO", fifo, served, 0);
     by_hand("ABT_pool_def FIFO", old, served, 1);
@@ -602,7 +751,7 @@ int main(void)
     CHECK_INT(ABT_pool_free(&fifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&lifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&old), ABT_SUCCESS);
-    CHECK_INT(n_free_pool, 5); /* the one freed before its unit, and bad_input's second */
+    CHECK_INT(n_free_pool, 6); /* the one freed before its unit, wake_list, and bad_input's second */
     CHECK_INT(n_create, n_free_unit);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
     return check_summary();
