@@ -26,6 +26,9 @@
  *   task_1, task_2 the same with ABT_task_create / ABT_task_free
  *   yield          two ULTs in the primary's pool, each calling ABT_thread_yield n times while
  *                  the main ULT waits in ABT_thread_free; ns per yield (total / 2n)
+ *   yield_to       two ULTs in the primary's pool, each calling ABT_thread_yield_to(the other)
+ *                  n times, a direct switch that takes the other out of the pool and puts the
+ *                  caller back; ns per yield_to (total / 2n)
  *   init_finalize  ABT_init + ABT_finalize, outside any other initialization; ns per cycle
  *
  * Work-unit-specific data (keys), ns per key operation. Each stream forks and joins units in
@@ -278,6 +281,34 @@ static uint64_t run_yield(uint64_t n)
         exit(1);
     }
     check_ran("yielders", 2);
+    return 2 * n;
+}
+
+static ABT_thread yield_to_peers[2];
+
+static void yield_to_peer(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    for (uint64_t i = 0; i < yields_each; i++) {
+        if (ABT_thread_yield_to(yield_to_peers[1 - me]) != ABT_SUCCESS) yield_failed = 1;
+    }
+    ran[0].n++; /* one stream: no race */
+}
+
+static uint64_t run_yield_to(uint64_t n)
+{
+    yields_each = n;
+    /* Both exist before either runs: the main ULT runs on until it waits in the first free. */
+    for (int i = 0; i < 2; i++) {
+        CHECK(ABT_thread_create(pools[0], yield_to_peer, (void *)(intptr_t)i, ABT_THREAD_ATTR_NULL,
+                                &yield_to_peers[i]));
+    }
+    for (int i = 0; i < 2; i++) CHECK(ABT_thread_free(&yield_to_peers[i]));
+    if (yield_failed) {
+        fprintf(stderr, "ABT_thread_yield_to failed\n");
+        exit(1);
+    }
+    check_ran("yield_to peers", 2);
     return 2 * n;
 }
 
@@ -1097,6 +1128,7 @@ static const struct {
     {"task_1", run_task, 1, 1, 1, KEY_NONE, 0, NULL},
     {"task_2", run_task, 2, 1, 1, KEY_NONE, 0, NULL},
     {"yield", run_yield, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"yield_to", run_yield_to, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0, NULL},
 #define KEY_ROWS(name, op)                                                                         \
     {name "_1", NULL, 1, 1, 1, op, 0, NULL}, {name "_2", NULL, 2, 1, 1, op, 0, NULL}
