@@ -409,8 +409,12 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic) GOABT_HIDDEN;
 void goabt_pool_delete(goabt_pool *p) GOABT_HIDDEN;
 /* Queues u in p (or where p forwards to) and wakes one stream asleep on it, if any. */
 void goabt_pool_push(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
-/* The same for a parked ULT made ready again: it is no longer counted as blocked in
- * `counted`, the pool it parked in (its pool may have changed since). */
+/* The same, telling a user pool's push why (ABT_POOL_CONTEXT_OP_*: a creation, a yield ...);
+ * goabt_pool_push tells ABT_POOL_CONTEXT_OP_POOL_OTHER. */
+void goabt_pool_push_op(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx) GOABT_HIDDEN;
+/* The same for a parked ULT made ready again (ABT_POOL_CONTEXT_OP_THREAD_RESUME): it is no
+ * longer counted as blocked in `counted`, the pool it parked in (its pool may have changed
+ * since). */
 void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u, goabt_pool *counted) GOABT_HIDDEN;
 /* Parked ULTs that belong to p (they come back to it). */
 static inline long goabt_pool_num_blocked(goabt_pool *p)
@@ -420,6 +424,9 @@ static inline long goabt_pool_num_blocked(goabt_pool *p)
     return __atomic_load_n(&p->num_parked, __ATOMIC_ACQUIRE) - unparked;
 }
 goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
+/* The same, telling a user pool's pop who asks (goabt_pool_pop: ABT_POOL_CONTEXT_OWNER_PRIMARY,
+ * a scheduler popping its own pool; a stealer tells ABT_POOL_CONTEXT_OWNER_SECONDARY). */
+goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDEN;
 /* Pops, waiting until the CLOCK_REALTIME deadline (ns) for a unit if p is empty; NULL if none
  * came. Built-in pools only. */
 goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline) GOABT_HIDDEN;

@@ -123,20 +123,21 @@ void goabt_pool_uncount_parked(goabt_pool *origin)
 
 /* A push into a user pool (origin: where a readied unit was counted, or NULL). The user's push
  * runs without our lock; then the count, then the sleepers. */
-static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, goabt_pool *origin)
+static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, goabt_pool *origin,
+                                                ABT_pool_context ctx)
 {
     u->pool = p;
-    goabt_user_pool_push(p, u, ABT_POOL_CONTEXT_OP_POOL_OTHER);
+    goabt_user_pool_push(p, u, ctx);
     if (origin != NULL) goabt_pool_uncount_parked(origin);
     goabt_pool_wake_sleeper(p);
 }
 
 /* Pushes u into p; counted: the pool a parked unit was counted as blocked in, uncounted now
- * (NULL for a unit that was not parked). */
-static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted)
+ * (NULL for a unit that was not parked); ctx: why, for a user pool's push. */
+static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
     if (__builtin_expect(p->user != NULL, 0) && p->forward == NULL) {
-        user_push(p, u, counted);
+        user_push(p, u, counted, ctx);
         return;
     }
     spin_lock(&p->lock);
@@ -154,7 +155,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted)
     }
     if (__builtin_expect(p->user != NULL, 0)) { /* forwarded to a user pool */
         spin_unlock(&p->lock);
-        user_push(p, u, counted);
+        user_push(p, u, counted, ctx);
         return;
     }
     u->pool = p;
@@ -183,10 +184,14 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted)
     }
 }
 
-void goabt_pool_push(goabt_pool *p, goabt_unit *u) { pool_push(p, u, NULL); }
+void goabt_pool_push(goabt_pool *p, goabt_unit *u) { pool_push(p, u, NULL, ABT_POOL_CONTEXT_OP_POOL_OTHER); }
+void goabt_pool_push_op(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
+{
+    pool_push(p, u, NULL, ctx);
+}
 void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u, goabt_pool *counted)
 {
-    pool_push(p, u, counted);
+    pool_push(p, u, counted, ABT_POOL_CONTEXT_OP_THREAD_RESUME);
 }
 
 void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n)
@@ -301,10 +306,12 @@ size_t goabt_pool_size_locked(goabt_pool *p)
     return n;
 }
 
-goabt_unit *goabt_pool_pop(goabt_pool *p)
+goabt_unit *goabt_pool_pop(goabt_pool *p) { return goabt_pool_pop_op(p, ABT_POOL_CONTEXT_OWNER_PRIMARY); }
+
+goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx)
 {
     if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) {
-        return p->user == NULL ? NULL : goabt_user_pool_pop(p, ABT_POOL_CONTEXT_OWNER_PRIMARY);
+        return p->user == NULL ? NULL : goabt_user_pool_pop(p, ctx);
     }
     spin_lock(&p->lock);
     goabt_unit *u = p->head;

@@ -75,27 +75,26 @@ int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
 
 /* ---- Work units by hand ------------------------------------------------------------------- */
 
-/* Puts u, a ready work unit in no pool, into p. */
-static int push_unit(goabt_pool *p, goabt_unit *u)
+/* Puts u, a ready work unit in no pool, into p; ctx goes to a user pool's push. */
+static int push_unit(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
 {
     if ((u->flags & GOABT_UNIT_MAIN) || !goabt_unit_in_no_pool(u)) {
         return ABT_ERR_INV_THREAD; /* running, blocked, finished or still queued */
     }
     int rc = goabt_pool_associate(p, u);
     if (rc != ABT_SUCCESS) return rc;
-    goabt_pool_push(p, u);
+    goabt_pool_push_op(p, u, ctx);
     return ABT_SUCCESS;
 }
 
 int ABT_pool_push_thread_ex(ABT_pool pool, ABT_thread thread, ABT_pool_context pool_ctx)
 {
-    (void)pool_ctx;
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     if (thread == ABT_THREAD_NULL) return ABT_SUCCESS;
     goabt_unit *u = goabt_unit_of(thread);
     if (u == NULL) return ABT_ERR_INV_THREAD;
-    return push_unit(p, u);
+    return push_unit(p, u, pool_ctx);
 }
 
 int ABT_pool_push_thread(ABT_pool pool, ABT_thread thread)
@@ -129,7 +128,7 @@ int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t nu
         }
         int done = rc == ABT_SUCCESS && goabt_user_pool_push_many(p, units, n, pool_ctx);
         if (!done) {
-            for (size_t i = 0; i < n; i++) goabt_pool_push(p, units[i]);
+            for (size_t i = 0; i < n; i++) goabt_pool_push_op(p, units[i], pool_ctx);
         }
         free(units);
         return rc;
@@ -288,7 +287,7 @@ int ABT_pool_push(ABT_pool pool, ABT_unit unit)
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     GOABT_POOL_UNIT(u, unit);
-    return push_unit(p, u);
+    return push_unit(p, u, ABT_POOL_CONTEXT_OP_POOL_OTHER);
 }
 
 int ABT_pool_remove(ABT_pool pool, ABT_unit unit)

@@ -131,8 +131,8 @@ static goabt_unit *randws_pop(goabt_stream *s, goabt_sched *sc)
     s->rand_state = x;
     int others = sc->num_pools - 1;
     int start = (int)(x % (uint32_t)others);
-    for (int k = 0; k < others && u == NULL; k++) {
-        u = goabt_pool_pop(sc->pools[1 + (start + k) % others]);
+    for (int k = 0; k < others && u == NULL; k++) { /* a user pool hears it is a theft */
+        u = goabt_pool_pop_op(sc->pools[1 + (start + k) % others], ABT_POOL_CONTEXT_OWNER_SECONDARY);
     }
     return u;
 }

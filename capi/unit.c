@@ -302,7 +302,8 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     u->magic = goabt_rt.unit_magic;
     /* Publish the handle before the push: an unnamed unit may run and vanish right after. */
     if (out != NULL) *out = u;
-    if (!held) goabt_pool_push(pool, u); /* held: the caller starts it (goabt_unit_start_to) */
+    /* held: the caller starts it (goabt_unit_start_to) */
+    if (!held) goabt_pool_push_op(pool, u, ABT_POOL_CONTEXT_OP_THREAD_CREATE);
     return ABT_SUCCESS;
 }
 
@@ -353,11 +354,11 @@ void goabt_unit_terminated(goabt_unit *u, void *arg)
     goabt_joiners_wake(joiners);
 }
 
+/* A unit that yielded goes back to its pool; arg: why, for a user pool (ABT_POOL_CONTEXT_OP_*). */
 static void after_yield(goabt_unit *u, void *arg)
 {
-    (void)arg;
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
-    goabt_pool_push(u->pool, u);
+    goabt_pool_push_op(u->pool, u, (ABT_pool_context)(uintptr_t)arg);
 }
 
 void goabt_unit_resume_main(goabt_stream *s)
@@ -498,7 +499,7 @@ void goabt_unit_yield_to(goabt_unit *target)
         goabt_unit_yield();
         return;
     }
-    switch_to(s, self, target, after_yield, NULL);
+    switch_to(s, self, target, after_yield, (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_YIELD_TO);
 }
 
 /* ---- Suspend and resume ---------------------------------------------------------------------
@@ -597,7 +598,8 @@ int goabt_unit_resume_to(goabt_unit *target, int then)
     }
     goabt_pool_uncount_parked(target->parked_in); /* running now, without going through a pool */
     if (then == THEN_YIELD) {
-        switch_to(s, self, target, after_yield, NULL);
+        switch_to(s, self, target, after_yield,
+                  (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_RESUME_YIELD_TO);
     } else if (then == THEN_SUSPEND) {
         begin_suspend(self);
         switch_to(s, self, target, suspend_parked, NULL);
@@ -613,11 +615,11 @@ void goabt_unit_start_to(goabt_unit *u)
     goabt_stream *s = goabt_self_stream();
     goabt_unit *self = s != NULL ? s->current : NULL;
     if (self == NULL || self->kind != GOABT_ULT || !direct(self, u)) {
-        goabt_pool_push(u->pool, u);
+        goabt_pool_push_op(u->pool, u, ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO);
         if (self != NULL && self->kind == GOABT_ULT) goabt_unit_yield();
         return;
     }
-    switch_to(s, self, u, after_yield, NULL);
+    switch_to(s, self, u, after_yield, (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO);
 }
 
 void goabt_unit_exit_to(goabt_unit *target)
@@ -645,7 +647,8 @@ void goabt_unit_exit(void)
 void goabt_unit_yield(void)
 {
     goabt_stream *s = goabt_self_stream();
-    goabt_unit_switch_out(s, s->current, after_yield, NULL);
+    goabt_unit_switch_out(s, s->current, after_yield,
+                          (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_YIELD);
 }
 
 /* ---- Blocking: park and ready ------------------------------------------------------------- */

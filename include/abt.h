@@ -609,7 +609,12 @@ typedef struct {
 ABT_API_PUBLIC extern const ABT_pool_config_var ABT_pool_config_automatic;
 
 /* A hint passed to a pool's push and pop functions: an OR of at most one PRIO, one OWNER and one
- * OP flag, telling the pool why it is called. */
+ * OP flag, telling the pool why it is called. goabt tells a user pool's push OP_THREAD_CREATE
+ * (ABT_thread_create ...), OP_THREAD_CREATE_TO, OP_THREAD_YIELD, OP_THREAD_YIELD_TO,
+ * OP_THREAD_RESUME_YIELD_TO, OP_THREAD_RESUME (a blocked or suspended ULT made ready), the
+ * caller's hint (ABT_pool_push_thread_ex ...) or OP_POOL_OTHER; its pop OWNER_PRIMARY from the
+ * scheduler whose pool it is, OWNER_SECONDARY from a random work-stealing scheduler stealing,
+ * or the caller's hint. */
 typedef uint64_t ABT_pool_context;
 #define ABT_POOL_CONTEXT_PRIO_DEFAULT_PRIO ((ABT_pool_context)0x0)
 #define ABT_POOL_CONTEXT_PRIO_HIGH_PRIO ((ABT_pool_context)0x1)

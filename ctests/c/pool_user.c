@@ -18,6 +18,8 @@
  *    a unit pushed by another thread meanwhile;
  *  - a pool whose units are the threads' own handles (create_unit returns the handle):
  *    ABT_unit_get_thread and ABT_pool_pop / push of such units;
+ *  - the contexts a user pool's push and pop are told: creation, yield, wake-up, a push by
+ *    hand with the caller's context, the owner's pops and a RANDWS scheduler's thefts;
  *  - a stream idle over a user pool (a list pool, and a handle pool) wakes on every push from
  *    another stream, 200 times with the stream asleep before each;
  *  - bad input: NULL or invalid definitions and configs, a definition missing a function,
@@ -140,14 +142,17 @@ static ABT_bool new_is_empty(ABT_pool pool)
     return __atomic_load_n(&data_of(pool)->size, __ATOMIC_ACQUIRE) == 0 ? ABT_TRUE : ABT_FALSE;
 }
 static size_t new_get_size(ABT_pool pool) { return __atomic_load_n(&data_of(pool)->size, __ATOMIC_ACQUIRE); }
+/* The contexts the new-style functions were given (or'ed), for contexts_seen. */
+static ABT_pool_context push_seen, pop_seen;
 static ABT_thread new_pop(ABT_pool pool, ABT_pool_context ctx)
 {
-    (void)ctx;
     unit_t *u = list_pop(data_of(pool));
+    if (u) __atomic_or_fetch(&pop_seen, ctx, __ATOMIC_RELAXED);
     return u ? u->thread : ABT_THREAD_NULL;
 }
 static void new_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
 {
+    __atomic_or_fetch(&push_seen, ctx, __ATOMIC_RELAXED);
     (void)ctx;
     list_push(data_of(pool), (unit_t *)unit);
 }
@@ -622,6 +627,82 @@ static void handle_units(ABT_pool served)
     CHECK_INT(ABT_pool_free(&pool), ABT_SUCCESS);
 }
 
+/* ---- The contexts a user pool is told --------------------------------------------------------- */
+
+static ABT_eventual ctx_ev;
+static void ctx_body(void *arg)
+{
+    (void)arg;
+    ABT_thread_yield();
+    ABT_eventual_wait(ctx_ev, NULL);
+}
+
+/* Waits up to 10 s for t to reach state want. */
+static int wait_state(ABT_thread t, ABT_thread_state want)
+{
+    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
+    ABT_thread_state st = ABT_THREAD_STATE_READY;
+    while (ABT_thread_get_state(t, &st) == ABT_SUCCESS && st != want && ABT_get_wtime() < end) {
+        usleep(100);
+    }
+    return st == want;
+}
+
+/* A user pool hears why each push and pop happens (ABT_POOL_CONTEXT_*): a creation, a yield, a
+ * wake-up, a push by hand with the caller's context; its scheduler's pops as the owner, and a
+ * random work-stealing scheduler's thefts as a secondary owner. */
+static void contexts_seen(void)
+{
+    printf("-- contexts\n");
+    ABT_pool_user_def def = make_new_def();
+    ABT_pool pool, other, stealer_own;
+    CHECK_INT(ABT_pool_create(def, ABT_POOL_CONFIG_NULL, &pool), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_free(&def), ABT_SUCCESS);
+    ABT_xstream xs;
+    CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &pool, ABT_SCHED_CONFIG_NULL, &xs),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_eventual_create(0, &ctx_ev), ABT_SUCCESS);
+    push_seen = pop_seen = 0;
+    ABT_thread t;
+    CHECK_INT(ABT_thread_create(pool, ctx_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    CHECK(wait_state(t, ABT_THREAD_STATE_BLOCKED));
+    CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_CREATE);
+    CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_YIELD);
+    CHECK(pop_seen & ABT_POOL_CONTEXT_OWNER_PRIMARY);
+    CHECK(!(push_seen & ABT_POOL_CONTEXT_OP_THREAD_RESUME));
+    CHECK_INT(ABT_eventual_set(ctx_ev, NULL, 0), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_RESUME);
+    /* By hand: the caller's context. */
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &other),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(other, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    ABT_thread got = ABT_THREAD_NULL;
+    CHECK_INT(ABT_pool_pop_thread(other, &got), ABT_SUCCESS);
+    CHECK(!(push_seen & ABT_POOL_CONTEXT_OP_THREAD_MIGRATE));
+    CHECK_INT(ABT_pool_push_thread_ex(pool, got, ABT_POOL_CONTEXT_OP_THREAD_MIGRATE), ABT_SUCCESS);
+    CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_MIGRATE);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_join(xs), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
+    /* A theft: a RANDWS scheduler whose own pool stays empty takes from pool. */
+    CHECK(!(pop_seen & ABT_POOL_CONTEXT_OWNER_SECONDARY));
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &stealer_own),
+              ABT_SUCCESS);
+    ABT_pool both[2] = {stealer_own, pool};
+    CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_RANDWS, 2, both, ABT_SCHED_CONFIG_NULL, &xs),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(pool, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK(pop_seen & ABT_POOL_CONTEXT_OWNER_SECONDARY);
+    CHECK_INT(ABT_xstream_join(xs), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
+    CHECK_INT(ABT_eventual_free(&ctx_ev), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&stealer_own), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&other), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&pool), ABT_SUCCESS);
+}
+
 /* ---- Idle streams over user pools wake on a push --------------------------------------------- */
 
 static int woke;
@@ -690,6 +771,7 @@ int main(void)
     CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &own),
               ABT_SUCCESS);
     handle_units(served);
+    contexts_seen();
     ABT_pool_user_def wake_def = make_new_def();
     ABT_pool wake_list, wake_handles = handle_pool_new();
     CHECK_INT(ABT_pool_create(wake_def, ABT_POOL_CONFIG_NULL, &wake_list), ABT_SUCCESS);
@@ -751,7 +833,8 @@ int main(void)
     CHECK_INT(ABT_pool_free(&fifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&lifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&old), ABT_SUCCESS);
-    CHECK_INT(n_free_pool, 6); /* the one freed before its unit, wake_list, and bad_input's second */
+    CHECK_INT(n_free_pool, 7); /* the one freed before its unit, contexts_seen's, wake_list, and
+                                * bad_input's second */
     CHECK_INT(n_create, n_free_unit);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
     return check_summary();
