@@ -105,6 +105,13 @@ enum {
     GOABT_UNIT_MAIN = 0x2,       /* the main ULT (ABT_thread_is_primary) */
     GOABT_UNIT_USER_STACK = 0x4, /* the stack belongs to the user (ABT_thread_attr_set_stack) */
     GOABT_UNIT_MIGRATABLE = 0x8,
+    GOABT_UNIT_MIGRATE_CB = 0x10, /* migrate_cb is set (ABT_thread_set_callback, the attribute) */
+};
+
+/* Requests to a unit (unit->request bits), taken up at its next scheduling point. */
+enum {
+    GOABT_UNIT_REQ_CANCEL = 0x1,  /* ABT_thread_cancel: end it instead of running it */
+    GOABT_UNIT_REQ_MIGRATE = 0x2, /* ABT_thread_migrate*: move it to migrate_to */
 };
 
 /* What the scheduler does with a unit that switched to it, once its context is saved. */
@@ -131,6 +138,9 @@ struct ABT_thread_opaque {
     uint16_t flags; /* GOABT_UNIT_* */
     uint32_t magic;
     int state;      /* ABT_THREAD_STATE_*, atomic */
+    /* GOABT_UNIT_REQ_* bits, atomic: read where a unit is about to run, yields or is made
+     * ready (unit.c, goabt_unit_take_request); in the word next to state, which those write. */
+    int request;
     /* Work-unit-specific data (keys.h), NULL until first set; atomic. Next to magic: a
      * get_specific on another unit then reads one line of its descriptor, not two. */
     goabt_keytable *keys;
@@ -158,6 +168,11 @@ struct ABT_thread_opaque {
      * away from the lines every create, run and free touches. */
     ABT_unit pool_unit;
     goabt_pool *pool_unit_of;
+    /* Migration (read only with GOABT_UNIT_REQ_MIGRATE, or GOABT_UNIT_MIGRATE_CB, set): where
+     * to, and the callback run once it has moved. */
+    goabt_pool *migrate_to;
+    void (*migrate_cb)(ABT_thread, void *);
+    void *migrate_cb_arg;
 #ifdef GOABT_VALGRIND
     /* Valgrind's ids of its stacks (valgrind_stacks.h), 0 for none: the mapping's, and a user
      * stack's while the unit has one. Only in the valgrind build of the library. */
@@ -416,6 +431,9 @@ void goabt_pool_push_op(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx) GOAB
  * longer counted as blocked in `counted`, the pool it parked in (its pool may have changed
  * since). */
 void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u, goabt_pool *counted) GOABT_HIDDEN;
+/* Both: a parked unit (counted: where it parked, or NULL) pushed for the reason ctx. */
+void goabt_pool_push_from(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
+    GOABT_HIDDEN;
 /* Parked ULTs that belong to p (they come back to it). */
 static inline long goabt_pool_num_blocked(goabt_pool *p)
 {
@@ -564,6 +582,14 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
  * to its pool; anyone else pushes it into its pool (the main ULT then yields). */
 void goabt_unit_start_to(goabt_unit *u) GOABT_HIDDEN;
 void goabt_unit_free(goabt_unit *u) GOABT_HIDDEN;
+/* Runs the terminated unit u again, func(arg) in pool p: queued there, or (to) switched to
+ * straight from the calling ULT as ABT_thread_create_to does. ABT_ERR_MEM when a user pool
+ * makes no unit for it. */
+int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *arg, int to)
+    GOABT_HIDDEN;
+/* ABT_thread_revive(_to) and ABT_task_revive (thread.c): kind 0 takes any unit. */
+int goabt_unit_revive_api(ABT_pool pool, void (*func)(void *), void *arg, ABT_thread *thread,
+                          int kind, int to) GOABT_HIDDEN;
 int goabt_unit_join(goabt_unit *u) GOABT_HIDDEN;
 void goabt_unit_yield(void) GOABT_HIDDEN;
 void goabt_unit_yield_to(goabt_unit *target) GOABT_HIDDEN;
@@ -611,10 +637,24 @@ static inline goabt_ctx goabt_unit_context(goabt_unit *u)
     return u->ctx;
 }
 
+/* Takes up u's requests (GOABT_UNIT_REQ_*) at a scheduling point, u being ready and in no
+ * pool, its context saved: 1 if u was ended (cancel) or moved (migration), so that the caller
+ * must not run or queue it; 0 if nothing was asked. */
+int goabt_unit_take_request(goabt_unit *u) GOABT_HIDDEN;
+/* Asks u to move to pool `to` (ABT_thread_migrate*), at once if it waits in a pool that can
+ * give it back, else at its next scheduling point. */
+void goabt_unit_request_migration(goabt_unit *u, goabt_pool *to) GOABT_HIDDEN;
+/* Asks u to end (ABT_thread_cancel), at once if it waits in a pool that can give it back. */
+void goabt_unit_request_cancel(goabt_unit *u) GOABT_HIDDEN;
+
 /* Runs u (popped from a pool) on s until it switches back, and then what it asked for. Inline:
  * it is the scheduler loop's body (sched.c), where a call cost the yield round trip ~15 ns. */
 static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
 {
+    if (__builtin_expect(__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) != 0, 0) &&
+        goabt_unit_take_request(u)) {
+        return;
+    }
     u->last_stream = s;
     __atomic_store_n(&u->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
     s->current = u;
@@ -652,6 +692,11 @@ void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_wake(goabt_stream *s) GOABT_HIDDEN;
 /* Wakes every stream asleep idle (a request they must notice: ABT_sched_finish, exit). */
 void goabt_streams_wake_all(void) GOABT_HIDDEN;
+/* A running stream other than `not`, a different one from call to call, or NULL if there is
+ * none (ABT_thread_migrate's choice). */
+goabt_stream *goabt_stream_other_running(goabt_stream *not) GOABT_HIDDEN;
+/* Starts s, joined after it terminated, again (ABT_xstream_revive). */
+int goabt_stream_revive(goabt_stream *s) GOABT_HIDDEN;
 /* A secondary stream still registered, or NULL (finalize frees them). */
 goabt_stream *goabt_stream_any_secondary(void) GOABT_HIDDEN;
 

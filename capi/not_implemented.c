@@ -11,25 +11,6 @@
 
 /* Execution streams */
 
-int ABT_xstream_revive(ABT_xstream xstream)
-{
-    UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_exit(void)
-{
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_cancel(ABT_xstream xstream)
-{
-    UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-
-
 int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid)
 {
     UNUSED(xstream); UNUSED(cpuid);
@@ -56,129 +37,15 @@ int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, i
 
 /* Schedulers */
 
-
-
-
-
-
-
-
-
 /* Pools */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 /* Pool units */
 
-
 /* ULTs */
-
-
-int ABT_thread_revive(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
-{
-    UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
-{
-    UNUSED(pool); UNUSED(thread_func); UNUSED(arg); UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_cancel(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-
-
-int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
-{
-    UNUSED(thread); UNUSED(xstream);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched)
-{
-    UNUSED(thread); UNUSED(sched);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_migrate_to_pool(ABT_thread thread, ABT_pool pool)
-{
-    UNUSED(thread); UNUSED(pool);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_migrate(ABT_thread thread)
-{
-    UNUSED(thread);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *), void *cb_arg)
-{
-    UNUSED(thread); UNUSED(cb_func); UNUSED(cb_arg);
-    return ABT_ERR_FEATURE_NA;
-}
 
 /* Tasklets */
 
-int ABT_task_revive(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_task *task)
-{
-    UNUSED(pool); UNUSED(task_func); UNUSED(arg); UNUSED(task);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_task_cancel(ABT_task task)
-{
-    UNUSED(task);
-    return ABT_ERR_FEATURE_NA;
-}
-
 /* The calling work unit */
-
-
-
-
-
-
-
-
 
 /* Information */
 

@@ -193,6 +193,10 @@ void goabt_pool_push_unparked(goabt_pool *p, goabt_unit *u, goabt_pool *counted)
 {
     pool_push(p, u, counted, ABT_POOL_CONTEXT_OP_THREAD_RESUME);
 }
+void goabt_pool_push_from(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
+{
+    pool_push(p, u, counted, ctx);
+}
 
 void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n)
 {

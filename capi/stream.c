@@ -140,6 +140,40 @@ void goabt_stream_delete(goabt_stream *s)
     free(s);
 }
 
+goabt_stream *goabt_stream_other_running(goabt_stream *not)
+{
+    static unsigned next; /* where the last search started, for spread */
+    size_t n = sizeof all_streams / sizeof all_streams[0];
+    size_t start = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) % n;
+    goabt_stream *found = NULL;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t k = 0; k < n && found == NULL; k++) {
+        goabt_stream *s = all_streams[(start + k) % n];
+        if (s != NULL && s != not &&
+            __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_RUNNING) {
+            found = s;
+        }
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    return found;
+}
+
+int goabt_stream_revive(goabt_stream *s)
+{
+    /* Joined: its thread is gone, nobody else touches it. */
+    __atomic_store_n(&s->request, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->sched->finish_req, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->sched->exit_req, 0, __ATOMIC_RELAXED);
+    s->joiners = NULL;
+    __atomic_store_n(&s->state, ABT_XSTREAM_STATE_RUNNING, __ATOMIC_RELEASE);
+    int rc = goabt_stream_start(s);
+    if (rc != ABT_SUCCESS) {
+        s->joiners = GOABT_JOIN_DONE;
+        __atomic_store_n(&s->state, ABT_XSTREAM_STATE_TERMINATED, __ATOMIC_RELEASE);
+    }
+    return rc;
+}
+
 goabt_stream *goabt_stream_any_secondary(void)
 {
     goabt_stream *found = NULL;

@@ -113,3 +113,10 @@ int ABT_task_get_id(ABT_task task, uint64_t *task_id)
 }
 
 int ABT_task_get_arg(ABT_task task, void **arg) { return as_task_error(ABT_thread_get_arg(task, arg)); }
+
+int ABT_task_cancel(ABT_task task) { return as_task_error(ABT_thread_cancel(task)); }
+
+int ABT_task_revive(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_task *task)
+{
+    return as_task_error(goabt_unit_revive_api(pool, task_func, arg, task, GOABT_TASKLET, 0));
+}

@@ -342,9 +342,9 @@ int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable)
     if (u == NULL) return ABT_ERR_INV_THREAD;
     if (u->flags & GOABT_UNIT_MAIN) return ABT_SUCCESS; /* a silent no-op, as in Argobots 1.x */
     if (migratable) {
-        u->flags |= GOABT_UNIT_MIGRATABLE;
+        __atomic_or_fetch(&u->flags, (uint16_t)GOABT_UNIT_MIGRATABLE, __ATOMIC_RELAXED);
     } else {
-        u->flags &= (uint16_t)~GOABT_UNIT_MIGRATABLE;
+        __atomic_and_fetch(&u->flags, (uint16_t)~GOABT_UNIT_MIGRATABLE, __ATOMIC_RELAXED);
     }
     return ABT_SUCCESS;
 }
@@ -478,4 +478,137 @@ int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
     if (value == NULL) return ABT_ERR_INV_ARG;
     *value = goabt_keys_get(u, k);
     return ABT_SUCCESS;
+}
+
+/* ---- Migration ------------------------------------------------------------------------------
+ *
+ * A migration is a request on the unit (unit.c, goabt_unit_request_migration): a unit waiting in
+ * a pool that can give it back moves at once; otherwise it moves at its next scheduling point
+ * (popped to run, yielding, woken). Its callback runs then, on whichever thread moves it. */
+
+/* The pool a migration to sc lands in: its get_migr_pool's choice, else its first pool. */
+static goabt_pool *migration_pool(goabt_sched *sc)
+{
+    if (sc->is_user && sc->def.get_migr_pool != NULL) {
+        return goabt_pool_of(sc->def.get_migr_pool(sc));
+    }
+    return sc->num_pools > 0 ? sc->pools[0] : NULL;
+}
+
+static int migrate_to_pool(goabt_unit *u, goabt_pool *p)
+{
+    if ((u->flags & GOABT_UNIT_MAIN) || !(u->flags & GOABT_UNIT_MIGRATABLE)) {
+        return ABT_ERR_INV_THREAD;
+    }
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
+        return ABT_ERR_INV_THREAD;
+    }
+    if (p == NULL) return ABT_ERR_MIGRATION_TARGET;
+    if (u->pool == p) return ABT_ERR_MIGRATION_TARGET;
+    goabt_unit_request_migration(u, p);
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_migrate_to_pool(ABT_thread thread, ABT_pool pool)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_POOL(p, pool);
+    return migrate_to_pool(u, p);
+}
+
+int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_SCHED(sc, sched);
+    return migrate_to_pool(u, migration_pool(sc));
+}
+
+int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED) {
+        return ABT_ERR_INV_XSTREAM;
+    }
+    return migrate_to_pool(u, migration_pool(s->sched));
+}
+
+int ABT_thread_migrate(ABT_thread thread)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    goabt_stream *from = u->last_stream;
+    if (from == NULL && u->pool != NULL) from = goabt_self_stream();
+    goabt_stream *to = goabt_stream_other_running(from);
+    if (to == NULL) return ABT_ERR_MIGRATION_NA; /* no other stream to go to */
+    return migrate_to_pool(u, migration_pool(to->sched));
+}
+
+int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *), void *cb_arg)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    if (cb_func == NULL) {
+        __atomic_and_fetch(&u->flags, (uint16_t)~GOABT_UNIT_MIGRATE_CB, __ATOMIC_RELEASE);
+        return ABT_SUCCESS;
+    }
+    u->migrate_cb = cb_func;
+    u->migrate_cb_arg = cb_arg;
+    __atomic_or_fetch(&u->flags, (uint16_t)GOABT_UNIT_MIGRATE_CB, __ATOMIC_RELEASE);
+    return ABT_SUCCESS;
+}
+
+/* ---- Cancel and revive ---------------------------------------------------------------------- */
+
+int ABT_thread_cancel(ABT_thread thread)
+{
+    GOABT_CHECK_INIT();
+    goabt_unit *u = goabt_unit_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
+        return ABT_SUCCESS; /* nothing left to cancel */
+    }
+    goabt_unit_request_cancel(u);
+    return ABT_SUCCESS;
+}
+
+int goabt_unit_revive_api(ABT_pool pool, void (*func)(void *), void *arg, ABT_thread *thread,
+                          int kind, int to)
+{
+    GOABT_CHECK_INIT();
+    if (thread == NULL) return ABT_ERR_INV_THREAD;
+    goabt_unit *u = goabt_unit_of(*thread);
+    if (u == NULL || (kind != 0 && u->kind != kind)) return ABT_ERR_INV_THREAD;
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED) {
+        return ABT_ERR_INV_THREAD;
+    }
+    GOABT_POOL(p, pool);
+    if (func == NULL) return ABT_ERR_INV_ARG;
+    if (to) {
+        goabt_unit *self = goabt_self_unit();
+        if (self == NULL) return goabt_self_stream() ? ABT_ERR_INV_THREAD : ABT_ERR_INV_XSTREAM;
+        if (self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    }
+    return goabt_unit_revive(u, p, func, arg, to);
+}
+
+int ABT_thread_revive(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
+{
+    return goabt_unit_revive_api(pool, thread_func, arg, thread, 0, 0);
+}
+
+int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
+{
+    return goabt_unit_revive_api(pool, thread_func, arg, thread, 0, 1);
 }

@@ -259,7 +259,13 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     u->kind = (uint16_t)kind;
     u->flags = (named ? GOABT_UNIT_NAMED : 0) |
                ((attr == NULL || attr->migratable) ? GOABT_UNIT_MIGRATABLE : 0);
+    if (attr != NULL && attr->callback != NULL) { /* its fields are read only with the flag */
+        u->migrate_cb = attr->callback;
+        u->migrate_cb_arg = attr->callback_arg;
+        u->flags |= GOABT_UNIT_MIGRATE_CB;
+    }
     u->state = ABT_THREAD_STATE_READY;
+    u->request = 0;
     u->func = func;
     u->arg = arg;
     u->id = 0;
@@ -304,6 +310,29 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     if (out != NULL) *out = u;
     /* held: the caller starts it (goabt_unit_start_to) */
     if (!held) goabt_pool_push_op(pool, u, ABT_POOL_CONTEXT_OP_THREAD_CREATE);
+    return ABT_SUCCESS;
+}
+
+int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *arg, int to)
+{
+    int rc = goabt_pool_associate(p, u); /* its pool unit went back when it ended */
+    if (rc != ABT_SUCCESS) return rc;
+    u->pool = p;
+    u->func = func;
+    u->arg = arg;
+    u->joiners = NULL;
+    u->request = 0;
+    u->suspend = 0;
+    u->next = u->prev = NULL;
+    /* Its stack stays (the descriptor keeps it until freed); its context is made afresh from
+     * the stack's top when it first runs again. Keys stay too: they belong to the handle. */
+    if (u->kind == GOABT_ULT) u->ctx = NULL;
+    __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
+    if (to) {
+        goabt_unit_start_to(u);
+    } else {
+        goabt_pool_push_op(p, u, ABT_POOL_CONTEXT_OP_THREAD_REVIVE);
+    }
     return ABT_SUCCESS;
 }
 
@@ -354,10 +383,35 @@ void goabt_unit_terminated(goabt_unit *u, void *arg)
     goabt_joiners_wake(joiners);
 }
 
+/* Clears bit in u's requests: 1 if it was set (the caller now carries the request out). */
+static int claim_request(goabt_unit *u, int bit)
+{
+    return (__atomic_fetch_and(&u->request, ~bit, __ATOMIC_ACQ_REL) & bit) != 0;
+}
+
+/* Moves u (ready, held by the caller: in no pool, not running) to its migrate_to pool, runs
+ * its migration callback, and queues it there; counted: the pool it parked in, or NULL. A
+ * user pool that makes no unit for it keeps it where it was. */
+static void migrate_now(goabt_unit *u, goabt_pool *counted)
+{
+    goabt_pool *to = __atomic_load_n(&u->migrate_to, __ATOMIC_RELAXED);
+    if (goabt_pool_associate(to, u) != ABT_SUCCESS) {
+        goabt_pool_push_from(u->pool, u, counted, ABT_POOL_CONTEXT_OP_POOL_OTHER);
+        return;
+    }
+    u->pool = to;
+    if (u->flags & GOABT_UNIT_MIGRATE_CB) u->migrate_cb(u, u->migrate_cb_arg);
+    goabt_pool_push_from(to, u, counted, ABT_POOL_CONTEXT_OP_THREAD_MIGRATE);
+}
+
 /* A unit that yielded goes back to its pool; arg: why, for a user pool (ABT_POOL_CONTEXT_OP_*). */
 static void after_yield(goabt_unit *u, void *arg)
 {
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
+    if (__builtin_expect(__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) != 0, 0) &&
+        goabt_unit_take_request(u)) {
+        return;
+    }
     goabt_pool_push_op(u->pool, u, (ABT_pool_context)(uintptr_t)arg);
 }
 
@@ -668,7 +722,55 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
 void goabt_unit_ready(goabt_unit *u)
 {
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
+    if (__builtin_expect(__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) & GOABT_UNIT_REQ_MIGRATE, 0) &&
+        claim_request(u, GOABT_UNIT_REQ_MIGRATE)) {
+        migrate_now(u, u->parked_in); /* wakes where it is going */
+        return;
+    }
     goabt_pool_push_unparked(u->pool, u, u->parked_in);
+}
+
+/* ---- Requests: cancel and migration ---------------------------------------------------------
+ *
+ * A request is a bit in u->request, set by anyone; it is taken up by whoever holds u at one of
+ * its scheduling points: the scheduler that popped it (goabt_unit_run), the stream it yielded
+ * on (after_yield), its waker (goabt_unit_ready, migrations only: a cancelled ULT ends when it
+ * is next popped), or the requester itself when it can take u out of its pool. Whoever clears
+ * a bit owns the request: each is carried out once. The main ULT takes no requests. */
+
+int goabt_unit_take_request(goabt_unit *u)
+{
+    if (claim_request(u, GOABT_UNIT_REQ_CANCEL)) {
+        /* Cancelled: it ends here, its joiners wake; a migration asked too goes with it. */
+        __atomic_and_fetch(&u->request, ~GOABT_UNIT_REQ_MIGRATE, __ATOMIC_ACQ_REL);
+        goabt_unit_terminated(u, goabt_self_stream());
+        return 1;
+    }
+    if (claim_request(u, GOABT_UNIT_REQ_MIGRATE)) {
+        migrate_now(u, NULL);
+        return 1;
+    }
+    return 0;
+}
+
+void goabt_unit_request_migration(goabt_unit *u, goabt_pool *to)
+{
+    __atomic_store_n(&u->migrate_to, to, __ATOMIC_RELAXED);
+    __atomic_or_fetch(&u->request, GOABT_UNIT_REQ_MIGRATE, __ATOMIC_ACQ_REL);
+    /* Waiting in a pool: taken out, it is held here, so the request is ours to carry out. */
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_READY &&
+        goabt_pool_remove(u->pool, u) && !goabt_unit_take_request(u)) {
+        goabt_pool_push(u->pool, u); /* taken up meanwhile by nobody else: cannot be, but safe */
+    }
+}
+
+void goabt_unit_request_cancel(goabt_unit *u)
+{
+    __atomic_or_fetch(&u->request, GOABT_UNIT_REQ_CANCEL, __ATOMIC_ACQ_REL);
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_READY &&
+        goabt_pool_remove(u->pool, u) && !goabt_unit_take_request(u)) {
+        goabt_pool_push(u->pool, u);
+    }
 }
 
 /* ---- Join --------------------------------------------------------------------------------- */

@@ -263,6 +263,9 @@ void goabt_wake_finish(goabt_waiter *w)
 {
     goabt_unit *u = w->unit;
     if (u != NULL) {
+        /* Out of the timer list before it runs again: a ULT cancelled once woken (it ends
+         * without returning here, goabt_unit_take_request) must leave no entry on its stack. */
+        if (w->deadline != 0) timer_disarm(w);
         goabt_unit_ready(u);
     } else {
         /* The thread may return as soon as the word is set, and its stack with w go: the wake

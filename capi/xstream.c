@@ -111,6 +111,44 @@ int ABT_xstream_free(ABT_xstream *xstream)
     return ABT_SUCCESS;
 }
 
+int ABT_xstream_revive(ABT_xstream xstream)
+{
+    GOABT_CHECK_INIT();
+    goabt_stream *s = joinable(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    /* Only once joined: terminated, and its thread collected. */
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ABT_XSTREAM_STATE_TERMINATED ||
+        s->thread != 0) {
+        return ABT_ERR_INV_XSTREAM;
+    }
+    return goabt_stream_revive(s);
+}
+
+/* Stops s's main scheduler at once, whatever is left in its pools: s ends. */
+static void stop_stream(goabt_stream *s)
+{
+    __atomic_store_n(&s->sched->exit_req, 1, __ATOMIC_RELEASE);
+    goabt_stream_wake(s);
+}
+
+int ABT_xstream_exit(void)
+{
+    GOABT_SELF(s, self);
+    if (self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    if (s->is_primary) return ABT_ERR_INV_XSTREAM;
+    stop_stream(s);
+    goabt_unit_exit(); /* the stream's scheduler sees the request once the caller is gone */
+}
+
+int ABT_xstream_cancel(ABT_xstream xstream)
+{
+    GOABT_CHECK_INIT();
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL || s->is_primary) return ABT_ERR_INV_XSTREAM;
+    stop_stream(s);
+    return ABT_SUCCESS;
+}
+
 int ABT_xstream_self(ABT_xstream *xstream)
 {
     if (xstream != NULL) *xstream = ABT_XSTREAM_NULL;

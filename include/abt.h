@@ -289,16 +289,20 @@ ABT_API_PUBLIC int ABT_xstream_free(ABT_xstream *xstream);
  * yields while it waits, so its own stream keeps running work, other callers sleep. */
 ABT_API_PUBLIC int ABT_xstream_join(ABT_xstream xstream);
 
-/* Restart the terminated (joined but not freed) execution stream xstream with its main
- * scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Restart the terminated execution stream xstream, joined but not freed, with the main scheduler
+ * it had; it runs what was left in its pools. ABT_ERR_INV_XSTREAM for an invalid handle, the
+ * primary stream, the caller's own, or a stream not yet joined. */
 ABT_API_PUBLIC int ABT_xstream_revive(ABT_xstream xstream);
 
-/* Ask the execution stream running the calling ULT to terminate; the stream stops once the
- * caller has switched back to its scheduler. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* End the calling ULT (it does not return) and its execution stream: the stream's scheduler
+ * stops at once, leaving what is in its pools there (ABT_xstream_join then returns;
+ * ABT_xstream_revive runs it again). ABT_ERR_INV_XSTREAM from an external thread or on the primary
+ * stream, ABT_ERR_INV_THREAD from a tasklet. */
 ABT_API_PUBLIC int ABT_xstream_exit(void);
 
-/* Ask xstream to terminate at its scheduler's next event check, without waiting for its pools to
- * run empty. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Stop xstream's main scheduler at its next scheduling point, whatever is left in its pools: the
+ * stream terminates (ABT_xstream_join then returns; ABT_xstream_revive runs it again).
+ * ABT_ERR_INV_XSTREAM for an invalid handle or the primary stream. */
 ABT_API_PUBLIC int ABT_xstream_cancel(ABT_xstream xstream);
 
 /* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM from an external
@@ -981,13 +985,17 @@ ABT_API_PUBLIC int ABT_thread_create_many(int num_threads, ABT_pool *pool_list,
                                           void (**thread_func_list)(void *), void **arg_list,
                                           ABT_thread_attr attr, ABT_thread *newthread_list);
 
-/* Reuse the terminated (joined, not freed) work unit *thread to run thread_func(arg) and push it
- * into pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Run the terminated (joined, not freed) work unit *thread again, thread_func(arg), pushed into
+ * pool, with the handle, stack, attributes and work-unit-specific data it had. ABT_ERR_INV_THREAD
+ * when *thread is invalid, the primary ULT or not terminated (or thread is NULL),
+ * ABT_ERR_INV_POOL, ABT_ERR_INV_ARG when thread_func is NULL, ABT_ERR_MEM when a user pool makes
+ * no unit for it. */
 ABT_API_PUBLIC int ABT_thread_revive(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                      ABT_thread *thread);
 
-/* Like ABT_thread_revive, then yield from the calling ULT to the revived one. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Like ABT_thread_revive, then the calling ULT switches straight to the revived one and goes back
+ * to its pool, as ABT_thread_create_to does. Errors as ABT_thread_revive, and ABT_ERR_INV_XSTREAM
+ * from an external thread, ABT_ERR_INV_THREAD from a tasklet. */
 ABT_API_PUBLIC int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                         ABT_thread *thread);
 
@@ -1014,8 +1022,12 @@ ABT_API_PUBLIC int ABT_thread_join_many(int num_threads, ABT_thread *thread_list
  * thread, ABT_ERR_INV_THREAD from a tasklet or the primary ULT. */
 ABT_API_PUBLIC int ABT_thread_exit(void);
 
-/* Ask the work unit thread to terminate; the request takes effect at its next scheduling point.
- * Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Ask the work unit thread to end: at once if it waits in a pool that can give it back (built-in
+ * pools, user pools with remove), else at its next scheduling point: when it yields, or when a
+ * scheduler next picks it (a ULT blocked in a wait ends once woken, without returning from the
+ * wait). Its function does not go on; joiners wake; nothing it holds (a mutex ...) is released.
+ * A tasklet already running runs to its end. ABT_ERR_INV_THREAD for an invalid handle or the
+ * primary ULT; a terminated unit is left as it is. */
 ABT_API_PUBLIC int ABT_thread_cancel(ABT_thread thread);
 
 /* Return the calling ULT in *thread; ABT_ERR_INV_XSTREAM from an external thread,
@@ -1065,29 +1077,36 @@ ABT_API_PUBLIC int ABT_thread_yield(void);
  * undefined in Argobots). */
 ABT_API_PUBLIC int ABT_thread_resume(ABT_thread thread);
 
-/* Ask for the work unit thread to move to a pool of xstream's main scheduler. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Move the work unit thread to xstream's main scheduler: into the pool its get_migr_pool picks
+ * (a user scheduler's), else its first pool; as ABT_thread_migrate_to_pool. ABT_ERR_INV_XSTREAM
+ * for an invalid or terminated stream, and the errors of ABT_thread_migrate_to_pool. */
 ABT_API_PUBLIC int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream);
 
-/* Ask for the work unit thread to move to a pool of the scheduler sched. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Move the work unit thread to the scheduler sched: into the pool its get_migr_pool picks (a
+ * user scheduler's), else its first pool; as ABT_thread_migrate_to_pool. ABT_ERR_INV_SCHED for an
+ * invalid handle, and the errors of ABT_thread_migrate_to_pool. */
 ABT_API_PUBLIC int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched);
 
-/* Ask for the work unit thread to move to pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Move the work unit thread to pool: at once if it waits in a pool that can give it back
+ * (built-in pools, user pools with remove), else at its next scheduling point (when it yields, is
+ * woken from a wait, or is picked by a scheduler), on the thread that moves it. Its migration
+ * callback (ABT_thread_set_callback, or its attribute's) runs then, before it is pushed into pool.
+ * ABT_ERR_INV_THREAD for an invalid handle, the primary ULT, a unit that is not migratable or has
+ * terminated; ABT_ERR_INV_POOL; ABT_ERR_MIGRATION_TARGET when pool is already its pool. */
 ABT_API_PUBLIC int ABT_thread_migrate_to_pool(ABT_thread thread, ABT_pool pool);
 
-/* Ask for the work unit thread to move to another execution stream chosen by the runtime. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Move the work unit thread to a running execution stream other than the one it ran on last,
+ * chosen in turn among them (into its main scheduler's migration pool), as
+ * ABT_thread_migrate_to_xstream. ABT_ERR_MIGRATION_NA when there is no other stream. */
 ABT_API_PUBLIC int ABT_thread_migrate(ABT_thread thread);
 
-/* Set the function called as cb_func(thread, cb_arg) when the work unit thread migrates. Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Set the function called as cb_func(thread, cb_arg) each time the work unit thread migrates,
+ * by the thread that moves it (cb_func NULL: none). ABT_ERR_INV_THREAD for an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *),
                                            void *cb_arg);
 
-/* Allow (ABT_TRUE) or forbid (ABT_FALSE) the migration of the work unit thread; only recorded, as
- * goabt does not migrate yet, and ignored for the primary ULT. ABT_ERR_INV_THREAD for an invalid
- * handle. */
+/* Allow (ABT_TRUE) or forbid (ABT_FALSE) the migration of the work unit thread (ignored for the
+ * primary ULT, which never migrates). ABT_ERR_INV_THREAD for an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable);
 
 /* Set *is_migratable to whether the work unit thread is marked migratable (ULTs are by default);
@@ -1181,8 +1200,8 @@ ABT_API_PUBLIC int ABT_thread_attr_set_stacksize(ABT_thread_attr attr, size_t st
  * ABT_ERR_INV_ARG when stacksize is NULL. */
 ABT_API_PUBLIC int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize);
 
-/* Record cb_func(thread, cb_arg) as the migration callback of ULTs created with attr; since goabt
- * does not migrate yet, it is never called. ABT_ERR_INV_THREAD_ATTR for an invalid handle. */
+/* Make cb_func(thread, cb_arg) the migration callback of ULTs created with attr (as
+ * ABT_thread_set_callback). ABT_ERR_INV_THREAD_ATTR for an invalid handle. */
 ABT_API_PUBLIC int ABT_thread_attr_set_callback(ABT_thread_attr attr,
                                                 void (*cb_func)(ABT_thread, void *), void *cb_arg);
 
@@ -1216,8 +1235,9 @@ ABT_API_PUBLIC int ABT_task_create(ABT_pool pool, void (*task_func)(void *), voi
 ABT_API_PUBLIC int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_func)(void *),
                                               void *arg, ABT_task *newtask);
 
-/* Reuse the terminated (joined, not freed) tasklet *task to run task_func(arg) and push it into
- * pool. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Run the terminated (joined, not freed) tasklet *task again, task_func(arg), pushed into pool; the
+ * handle stays the same. ABT_ERR_INV_TASK when *task is invalid, not a tasklet or not terminated
+ * (or task is NULL), ABT_ERR_INV_POOL, ABT_ERR_INV_ARG when task_func is NULL. */
 ABT_API_PUBLIC int ABT_task_revive(ABT_pool pool, void (*task_func)(void *), void *arg,
                                    ABT_task *task);
 
@@ -1229,8 +1249,9 @@ ABT_API_PUBLIC int ABT_task_free(ABT_task *task);
  * ABT_ERR_INV_TASK instead of ABT_ERR_INV_THREAD. */
 ABT_API_PUBLIC int ABT_task_join(ABT_task task);
 
-/* Ask the tasklet task to terminate; the request takes effect before it runs. Not implemented
- * yet: returns ABT_ERR_FEATURE_NA. */
+/* Ask the tasklet task to end without running: at once if it waits in a pool that can give it
+ * back (built-in pools, user pools with remove), else when a scheduler next picks it. A tasklet
+ * already running runs to its end. ABT_ERR_INV_TASK for an invalid handle. */
 ABT_API_PUBLIC int ABT_task_cancel(ABT_task task);
 
 /* Return the calling tasklet in *task; ABT_ERR_INV_XSTREAM from an external thread,
