@@ -55,6 +55,7 @@ func abtSuite(root string) suite {
 			"task_2":        {tasklet, true},
 			"yield":         {"ABT_thread_yield between 2 ULTs", true},
 			"yield_to":      {"ABT_thread_yield_to between 2 ULTs", false},
+			"migrate_2":     {"ULT migration round trip between 2 streams", false},
 			"init_finalize": {"ABT_init + ABT_finalize", true},
 		},
 		targets: map[string]float64{
@@ -70,6 +71,8 @@ func abtSuite(root string) suite {
 			"  stream runs such rounds in its own pool at once, and the figure is wall time per unit over both.",
 			"yield_to: no native figure was recorded, so the row is shown, not judged; next to yield it shows",
 			"  what the direct switch saves (no trip through the scheduler).",
+			"Migration round trip: one ULT moves itself to the other stream's pool and yields, and back;",
+			"  no native figure recorded, shown, not judged. Each move wakes the other stream if it slept.",
 		}, recordedLoadNote...),
 	}
 }

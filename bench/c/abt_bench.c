@@ -29,6 +29,9 @@
  *   yield_to       two ULTs in the primary's pool, each calling ABT_thread_yield_to(the other)
  *                  n times, a direct switch that takes the other out of the pool and puts the
  *                  caller back; ns per yield_to (total / 2n)
+ *   migrate_2      one ULT on two streams moving itself to the other stream's pool
+ *                  (ABT_thread_migrate_to_pool) and yielding, there and back n times, while the
+ *                  main ULT waits in ABT_thread_free; ns per round trip (two moves)
  *   init_finalize  ABT_init + ABT_finalize, outside any other initialization; ns per cycle
  *
  * Work-unit-specific data (keys), ns per key operation. Each stream forks and joins units in
@@ -310,6 +313,37 @@ static uint64_t run_yield_to(uint64_t n)
     }
     check_ran("yield_to peers", 2);
     return 2 * n;
+}
+
+static void migrator(void *arg)
+{
+    (void)arg;
+    ABT_thread self;
+    ABT_thread_self(&self);
+    for (uint64_t i = 0; i < yields_each; i++) {
+        for (int to = 1; to >= 0; to--) {
+            if (ABT_thread_migrate_to_pool(self, pools[to]) != ABT_SUCCESS) yield_failed = 1;
+            ABT_thread_yield(); /* moves here */
+            int rank = -1;
+            ABT_xstream_self_rank(&rank);
+            if (rank != to) yield_failed = 1;
+        }
+    }
+    ran[0].n++;
+}
+
+static uint64_t run_migrate(uint64_t n)
+{
+    yields_each = n;
+    ABT_thread t;
+    CHECK(ABT_thread_create(pools[0], migrator, NULL, ABT_THREAD_ATTR_NULL, &t));
+    CHECK(ABT_thread_free(&t));
+    if (yield_failed) {
+        fprintf(stderr, "migrate: a move failed or landed elsewhere\n");
+        exit(1);
+    }
+    check_ran("migrator", 1);
+    return n;
 }
 
 static uint64_t run_init_finalize(uint64_t n)
@@ -1129,6 +1163,7 @@ static const struct {
     {"task_2", run_task, 2, 1, 1, KEY_NONE, 0, NULL},
     {"yield", run_yield, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"yield_to", run_yield_to, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"migrate_2", run_migrate, 2, 64, 1, KEY_NONE, 0, NULL},
     {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0, NULL},
 #define KEY_ROWS(name, op)                                                                         \
     {name "_1", NULL, 1, 1, 1, op, 0, NULL}, {name "_2", NULL, 2, 1, 1, op, 0, NULL}
