@@ -53,7 +53,7 @@
  * sleep, schedulers), stream.c (stream threads), pool.c (pools), pool_user.c and sched_user.c
  * (user-defined pools and schedulers), sched_stacked.c (a scheduler run as a ULT of another's
  * pool), pool_go.c (pools and schedulers written in Go), wait.c (wait lists, blocking and
- * timers), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
+ * timers), tool.c (the tool interface's events), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
  * cond.c ...), their argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
@@ -637,6 +637,21 @@ static inline goabt_ctx goabt_unit_context(goabt_unit *u)
     return u->ctx;
 }
 
+/* The tool interface (tool.c): the ABT_TOOL_EVENT_THREAD_* bits a registered tool asked for (0:
+ * none, the usual case), and what fires one. Every event site is GOABT_TOOL_EVENT: one load and
+ * a branch not taken when no tool listens. */
+extern uint64_t goabt_tool_mask GOABT_HIDDEN;
+void goabt_tool_fire(goabt_unit *u, uint64_t event, goabt_pool *pool, int sync_type, void *sync)
+    GOABT_HIDDEN;
+/* No tool: each ABT_init starts without one, whatever the last finalize left. */
+void goabt_tool_reset(void) GOABT_HIDDEN;
+#define GOABT_TOOL_EVENT(u, event, pool, sync_type)                                           \
+    do {                                                                                      \
+        if (__builtin_expect((__atomic_load_n(&goabt_tool_mask, __ATOMIC_RELAXED) & (event)) != 0, 0)) { \
+            goabt_tool_fire((u), (event), (pool), (sync_type), NULL);                         \
+        }                                                                                     \
+    } while (0)
+
 /* Takes up u's requests (GOABT_UNIT_REQ_*) at a scheduling point, u being ready and in no
  * pool, its context saved: 1 if u was ended (cancel) or moved (migration), so that the caller
  * must not run or queue it; 0 if nothing was asked. */
@@ -655,6 +670,7 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
         goabt_unit_take_request(u)) {
         return;
     }
+    GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_RUN, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     u->last_stream = s;
     __atomic_store_n(&u->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
     s->current = u;

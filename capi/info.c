@@ -28,6 +28,11 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
     case ABT_INFO_QUERY_KIND_ENABLED_PRESERVE_FPU:   /* the switch saves MXCSR/x87 CW, FPCR */
     case ABT_INFO_QUERY_KIND_ENABLED_EXTERNAL_THREAD:
     case ABT_INFO_QUERY_KIND_FCONTEXT:               /* goabt's own assembly switch */
+    case ABT_INFO_QUERY_KIND_ENABLED_THREAD_CANCEL:
+    case ABT_INFO_QUERY_KIND_ENABLED_TASK_CANCEL:
+    case ABT_INFO_QUERY_KIND_ENABLED_MIGRATION:
+    case ABT_INFO_QUERY_KIND_ENABLED_STACKABLE_SCHED:
+    case ABT_INFO_QUERY_KIND_ENABLED_TOOL:
         *(ABT_bool *)val = ABT_TRUE;
         break;
     case ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS:
@@ -55,9 +60,8 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
         *(int *)val = 0; /* passive: idle streams sleep */
         break;
     default:
-        /* Debug, logging, valgrind, pool checks, cancellation, migration, stackable schedulers,
-         * sched sleep, print config, tools, dynamic promotion, stack unwinding, lazy
-         * stacks: not in goabt. */
+        /* Debug, logging, valgrind, pool checks, sched sleep, print config, dynamic promotion,
+         * stack unwinding, lazy stacks: not in goabt. */
         *(ABT_bool *)val = ABT_FALSE;
         break;
     }

@@ -112,16 +112,3 @@ int ABT_info_trigger_print_all_thread_stacks(FILE *fp, double timeout,
 
 /* Tool interface */
 
-int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint64_t event_mask,
-                                      void *user_arg)
-{
-    UNUSED(cb_func); UNUSED(event_mask); UNUSED(user_arg);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_tool_query_thread(ABT_tool_context context, uint64_t event, ABT_tool_query_kind query_kind,
-                          void *val)
-{
-    UNUSED(context); UNUSED(event); UNUSED(query_kind); UNUSED(val);
-    return ABT_ERR_FEATURE_NA;
-}

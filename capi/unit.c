@@ -306,6 +306,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
         u->stacksize = 0;
     }
     u->magic = goabt_rt.unit_magic;
+    GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_CREATE, pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     /* Publish the handle before the push: an unnamed unit may run and vanish right after. */
     if (out != NULL) *out = u;
     /* held: the caller starts it (goabt_unit_start_to) */
@@ -327,6 +328,7 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
     /* Its stack stays (the descriptor keeps it until freed); its context is made afresh from
      * the stack's top when it first runs again. Keys stay too: they belong to the handle. */
     if (u->kind == GOABT_ULT) u->ctx = NULL;
+    GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_REVIVE, p, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     if (to) {
         goabt_unit_start_to(u);
@@ -338,6 +340,7 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
 
 void goabt_unit_free(goabt_unit *u)
 {
+    GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_FREE, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     goabt_keys_destroy(u); /* may run user code: read the stream after it */
     goabt_unit_drop_pool_unit(u); /* so may a user pool's free_unit */
     unit_release(goabt_self_stream(), u);
@@ -363,9 +366,10 @@ uint64_t goabt_unit_id(goabt_unit *u)
 /* ---- Running units ------------------------------------------------------------------------ */
 
 /* u has finished and no longer runs on its stack (arg: the stream it ran on). */
-void goabt_unit_terminated(goabt_unit *u, void *arg)
+/* u has ended (finished, or cancelled) and no longer runs on its stack; s: the calling
+ * thread's stream, or NULL. */
+static void unit_end(goabt_unit *u, goabt_stream *s)
 {
-    goabt_stream *s = arg;
     if (!(u->flags & GOABT_UNIT_NAMED)) {
         /* Nobody may join or free an unnamed unit: it is freed now. */
         goabt_keys_destroy(u);
@@ -381,6 +385,12 @@ void goabt_unit_terminated(goabt_unit *u, void *arg)
     goabt_waiter *joiners = goabt_joiners_take(&u->joiners);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_TERMINATED, __ATOMIC_RELEASE);
     goabt_joiners_wake(joiners);
+}
+
+void goabt_unit_terminated(goabt_unit *u, void *arg)
+{
+    GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_FINISH, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+    unit_end(u, arg);
 }
 
 /* Clears bit in u's requests: 1 if it was set (the caller now carries the request out). */
@@ -579,6 +589,7 @@ static void suspend_parked(goabt_unit *u, void *arg)
 /* self becomes SUSPENDING and BLOCKED, counted as parked in its pool. */
 static void begin_suspend(goabt_unit *self)
 {
+    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool, ABT_SYNC_EVENT_TYPE_USER);
     __atomic_store_n(&self->suspend, SUSPENDING, __ATOMIC_RELEASE);
     self->parked_in = self->pool;
     __atomic_add_fetch(&self->pool->num_parked, 1, __ATOMIC_RELEASE);
@@ -651,6 +662,7 @@ int goabt_unit_resume_to(goabt_unit *target, int then)
         return 1;
     }
     goabt_pool_uncount_parked(target->parked_in); /* running now, without going through a pool */
+    GOABT_TOOL_EVENT(target, ABT_TOOL_EVENT_THREAD_RESUME, target->pool, ABT_SYNC_EVENT_TYPE_USER);
     if (then == THEN_YIELD) {
         switch_to(s, self, target, after_yield,
                   (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_RESUME_YIELD_TO);
@@ -701,6 +713,7 @@ void goabt_unit_exit(void)
 void goabt_unit_yield(void)
 {
     goabt_stream *s = goabt_self_stream();
+    GOABT_TOOL_EVENT(s->current, ABT_TOOL_EVENT_THREAD_YIELD, s->current->pool, ABT_SYNC_EVENT_TYPE_USER);
     goabt_unit_switch_out(s, s->current, after_yield,
                           (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_YIELD);
 }
@@ -713,6 +726,7 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
     goabt_unit *self = s->current;
     /* Counted before it is visible to wakers: a scheduler or finalize looking for work sees
      * parked ULTs that will come back to the pool. */
+    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool, ABT_SYNC_EVENT_TYPE_OTHER);
     self->parked_in = self->pool; /* uncounted there, whatever its pool is by then */
     __atomic_add_fetch(&self->pool->num_parked, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
@@ -721,6 +735,7 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
 
 void goabt_unit_ready(goabt_unit *u)
 {
+    GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_RESUME, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     if (__builtin_expect(__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) & GOABT_UNIT_REQ_MIGRATE, 0) &&
         claim_request(u, GOABT_UNIT_REQ_MIGRATE)) {
@@ -743,7 +758,8 @@ int goabt_unit_take_request(goabt_unit *u)
     if (claim_request(u, GOABT_UNIT_REQ_CANCEL)) {
         /* Cancelled: it ends here, its joiners wake; a migration asked too goes with it. */
         __atomic_and_fetch(&u->request, ~GOABT_UNIT_REQ_MIGRATE, __ATOMIC_ACQ_REL);
-        goabt_unit_terminated(u, goabt_self_stream());
+        GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_CANCEL, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+        unit_end(u, goabt_self_stream());
         return 1;
     }
     if (claim_request(u, GOABT_UNIT_REQ_MIGRATE)) {
@@ -778,6 +794,7 @@ void goabt_unit_request_cancel(goabt_unit *u)
 int goabt_unit_join(goabt_unit *t)
 {
     if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
+        GOABT_TOOL_EVENT(t, ABT_TOOL_EVENT_THREAD_JOIN, t->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
         return ABT_SUCCESS;
     }
     if (goabt_self_unit() == t) return ABT_ERR_INV_THREAD;
@@ -792,5 +809,6 @@ int goabt_unit_join(goabt_unit *t)
          __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED; spins++) {
         goabt_backoff(spins);
     }
+    GOABT_TOOL_EVENT(t, ABT_TOOL_EVENT_THREAD_JOIN, t->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     return ABT_SUCCESS;
 }

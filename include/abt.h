@@ -1867,8 +1867,9 @@ enum ABT_info_query_kind {
 typedef enum ABT_info_query_kind ABT_info_query_kind;
 
 /* Write the configuration fact query_kind into *val, whose type depends on the kind (see enum
- * ABT_info_query_kind); features goabt lacks (debug, logging, migration, cancellation, tools ...)
- * read ABT_FALSE. ENABLED_AFFINITY is ABT_TRUE only when ABT_SET_AFFINITY asked goabt to bind each
+ * ABT_info_query_kind); features goabt lacks (debug, logging, valgrind mode, pool checks ...)
+ * read ABT_FALSE, and cancellation, migration, stackable schedulers and the tool interface
+ * ABT_TRUE. ENABLED_AFFINITY is ABT_TRUE only when ABT_SET_AFFINITY asked goabt to bind each
  * stream to the CPU its rank picks (Argobots binds by default, goabt does not). ABT_ERR_INV_QUERY_KIND for an unknown kind, ABT_ERR_INV_ARG when val
  * is NULL, ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_query_config(ABT_info_query_kind query_kind, void *val);
@@ -1979,14 +1980,26 @@ typedef void (*ABT_tool_task_callback_fn)(ABT_task, ABT_xstream, uint64_t, ABT_t
                                           void *);
 
 /* Call cb_func(thread, xstream, event, context, user_arg) on the work-unit events in event_mask
- * (ABT_TOOL_EVENT_THREAD_*); cb_func NULL unregisters. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+ * (ABT_TOOL_EVENT_THREAD_*), ULTs and tasklets alike, on the thread where each happens (xstream:
+ * its stream, ABT_XSTREAM_NULL on an external thread); one tool at a time, a new registration
+ * replaces the last; cb_func NULL unregisters; ABT_init starts with none. Events: CREATE (before
+ * the unit is queued), RUN (each time a scheduler runs it), YIELD, SUSPEND (it blocks: a wait,
+ * a join, ABT_self_suspend), RESUME (it is made ready again), FINISH, CANCEL (it ends by
+ * ABT_thread_cancel), JOIN (a join of it returns), FREE, REVIVE. The callback must not block or
+ * switch. Without a tool each event site costs one load and a branch not taken.
+ * ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize. */
 ABT_API_PUBLIC int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func,
                                                      uint64_t event_mask, void *user_arg);
 
-/* From inside a tool callback, write a fact about the event (pool, stack depth, caller,
- * synchronization object), chosen by query_kind, into *val. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* From inside a tool callback, write a fact about the event, chosen by query_kind, into *val:
+ * POOL (ABT_pool: where the unit is queued or runs from), STACK_DEPTH (int: units run on top of
+ * other ULTs on that stream, 0 from a stream's own scheduler), CALLER_TYPE (ABT_exec_entity_type:
+ * THREAD when a work unit caused the event, EXT for an external thread or a stream's scheduler),
+ * CALLER_HANDLE (that unit's ABT_thread, or NULL), SYNC_OBJECT_TYPE (ABT_sync_event_type: USER for
+ * ABT_thread_yield and ABT_self_suspend, OTHER for a block in a synchronization object or join,
+ * UNKNOWN otherwise), SYNC_OBJECT_HANDLE (goabt: always NULL). The context is valid only during
+ * the callback. ABT_ERR_INV_TOOL_CONTEXT for ABT_TOOL_CONTEXT_NULL, ABT_ERR_INV_ARG when val is
+ * NULL, ABT_ERR_INV_QUERY_KIND for an unknown kind. */
 ABT_API_PUBLIC int ABT_tool_query_thread(ABT_tool_context context, uint64_t event,
                                          ABT_tool_query_kind query_kind, void *val);
 

@@ -1,0 +1,107 @@
+//go:build goabt_c_engine
+/* tool.c: the tool interface (ABT_tool_*): a tool's callback sees work-unit events, and asks
+ * about each one through its context.
+ *
+ * Every event site tests one word, goabt_tool_mask, the events a tool asked for (engine.h,
+ * GOABT_TOOL_EVENT): 0 when no tool is registered, so that a program without a tool pays one
+ * load and a branch that is never taken per event. A fired event builds its context on the
+ * firing thread's stack; it is valid only during the callback. The caller is the unit running
+ * on the firing thread (a creator, a joiner, the parent of a unit run on top of a ULT), or an
+ * external thread, or, for events the scheduler itself fires (run, and what a unit asked for
+ * when it switched out: yield, finish), nobody: ABT_EXEC_ENTITY_TYPE_EXT with no handle, since
+ * goabt's schedulers are no work units. */
+#include "args.h"
+#include "engine.h"
+
+uint64_t goabt_tool_mask;
+
+/* The registered callback and its argument, under tool_lock for writers; readers read them
+ * after the mask (a callback replaced while events fire may see the old argument once). */
+static int tool_lock;
+static ABT_tool_thread_callback_fn tool_cb;
+static void *tool_arg;
+
+struct ABT_tool_context_opaque {
+    goabt_pool *pool;
+    goabt_unit *caller; /* NULL: an external thread or a scheduler */
+    int depth;          /* child runs in progress on the firing stream */
+    int sync_type;      /* ABT_sync_event_type */
+    void *sync;         /* the object's handle, or NULL */
+};
+
+void goabt_tool_fire(goabt_unit *u, uint64_t event, goabt_pool *pool, int sync_type, void *sync)
+{
+    ABT_tool_thread_callback_fn cb = __atomic_load_n(&tool_cb, __ATOMIC_ACQUIRE);
+    void *arg = __atomic_load_n(&tool_arg, __ATOMIC_ACQUIRE);
+    if (cb == NULL) return;
+    goabt_stream *s = goabt_self_stream();
+    struct ABT_tool_context_opaque ctx = {
+        .pool = pool,
+        .caller = s != NULL ? s->current : NULL,
+        .depth = s != NULL ? s->nested : 0,
+        .sync_type = sync_type,
+        .sync = sync,
+    };
+    if (ctx.caller == u) ctx.caller = NULL; /* the unit itself reports: its scheduler fired it */
+    cb(u, s != NULL ? s : ABT_XSTREAM_NULL, event, &ctx, arg);
+}
+
+void goabt_tool_reset(void)
+{
+    __atomic_store_n(&goabt_tool_mask, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&tool_cb, NULL, __ATOMIC_RELEASE);
+}
+
+int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint64_t event_mask,
+                                      void *user_arg)
+{
+    GOABT_CHECK_INIT();
+    goabt_spin_lock(&tool_lock);
+    if (cb_func == NULL) {
+        __atomic_store_n(&goabt_tool_mask, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&tool_cb, NULL, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&tool_arg, user_arg, __ATOMIC_RELEASE);
+        __atomic_store_n(&tool_cb, cb_func, __ATOMIC_RELEASE);
+        __atomic_store_n(&goabt_tool_mask, event_mask & ABT_TOOL_EVENT_THREAD_ALL, __ATOMIC_RELEASE);
+    }
+    goabt_spin_unlock(&tool_lock);
+    return ABT_SUCCESS;
+}
+
+int ABT_tool_query_thread(ABT_tool_context context, uint64_t event, ABT_tool_query_kind query_kind,
+                          void *val)
+{
+    (void)event;
+    if ((uintptr_t)context < 4096) return ABT_ERR_INV_TOOL_CONTEXT;
+    if (val == NULL) return ABT_ERR_INV_ARG;
+    struct ABT_tool_context_opaque *c = context;
+    switch (query_kind) {
+    case ABT_TOOL_QUERY_KIND_POOL:
+        *(ABT_pool *)val = c->pool != NULL ? c->pool : ABT_POOL_NULL;
+        break;
+    case ABT_TOOL_QUERY_KIND_STACK_DEPTH:
+        *(int *)val = c->depth;
+        break;
+    case ABT_TOOL_QUERY_KIND_CALLER_TYPE:
+        *(ABT_exec_entity_type *)val =
+            c->caller != NULL ? ABT_EXEC_ENTITY_TYPE_THREAD : ABT_EXEC_ENTITY_TYPE_EXT;
+        break;
+    case ABT_TOOL_QUERY_KIND_CALLER_HANDLE:
+        if (c->caller != NULL) {
+            *(ABT_thread *)val = c->caller;
+        } else {
+            *(void **)val = NULL;
+        }
+        break;
+    case ABT_TOOL_QUERY_KIND_SYNC_OBJECT_TYPE:
+        *(ABT_sync_event_type *)val = (ABT_sync_event_type)c->sync_type;
+        break;
+    case ABT_TOOL_QUERY_KIND_SYNC_OBJECT_HANDLE:
+        *(void **)val = c->sync;
+        break;
+    default:
+        return ABT_ERR_INV_QUERY_KIND;
+    }
+    return ABT_SUCCESS;
+}
