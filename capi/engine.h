@@ -288,6 +288,14 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int sleep_word;        /* futex word: set to 1 to wake it */
     int wakers;            /* atomic: wake-ups in flight; the stream is not freed before 0 */
     goabt_sleeper sleep_nodes[GOABT_SCHED_MAX_POOLS];
+    /* CPU binding (xstream_affinity.c), under goabt_rt.lock: bind_thread is the stream's OS
+     * thread while bind_live says it runs; bind_cpus, when bind_explicit, the CPUs the program
+     * asked for last (ABT_xstream_set_cpubind, _set_affinity), which the thread takes again
+     * whenever it starts. */
+    int bind_live;
+    int bind_explicit;
+    pthread_t bind_thread;
+    cpu_set_t bind_cpus;
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -299,7 +307,11 @@ struct goabt_runtime {
     uint32_t unit_magic;
     size_t thread_stacksize;  /* default ULT stack size (ABT_THREAD_STACKSIZE) */
     int max_xstreams;         /* what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports */
-    int affinity;             /* bind each stream to the CPU its rank picks (ABT_SET_AFFINITY) */
+    int affinity;             /* streams are bound to CPUs by rank (ABT_SET_AFFINITY) */
+    /* The CPU sets ranks bind to: rank r, affinity_sets[r % num_affinity_sets] (xstream_affinity.c,
+     * from core.AffinitySets); NULL and 0 when affinity is off. */
+    cpu_set_t *affinity_sets;
+    int num_affinity_sets;
     cpu_set_t cpus;           /* the CPUs the process may use, as ABT_init found them */
     cpu_set_t main_cpus;      /* the primary thread's own mask before ABT_init bound it */
     goabt_stream *primary;
@@ -699,9 +711,6 @@ void goabt_units_cache_drain(void) GOABT_HIDDEN;
 /* Streams (stream.c). */
 goabt_stream *goabt_stream_new(goabt_sched *sched, int rank) GOABT_HIDDEN;
 int goabt_stream_start(goabt_stream *s) GOABT_HIDDEN;
-/* Binds thread, which runs s, to the CPU s's rank picks, if affinity is on. */
-void goabt_stream_bind(goabt_stream *s, pthread_t thread) GOABT_HIDDEN;
-int goabt_stream_cpu(goabt_stream *s) GOABT_HIDDEN;   /* that CPU, or -1 */
 void goabt_stream_join(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
 /* Wakes s if it sleeps idle (after giving it news: a request, the main ULT's hand-off). */
@@ -715,6 +724,20 @@ goabt_stream *goabt_stream_other_running(goabt_stream *not) GOABT_HIDDEN;
 int goabt_stream_revive(goabt_stream *s) GOABT_HIDDEN;
 /* A secondary stream still registered, or NULL (finalize frees them). */
 goabt_stream *goabt_stream_any_secondary(void) GOABT_HIDDEN;
+
+/* CPU binding (xstream_affinity.c). At ABT_init, the sets ABT_SET_AFFINITY gives ranks
+ * (ABT_ERR_MEM if they cannot be kept); at the last ABT_finalize, forget them. */
+int goabt_affinity_init(void) GOABT_HIDDEN;
+void goabt_affinity_finalize(void) GOABT_HIDDEN;
+/* One line for ABT_info_print_config: the sets ranks bind to, or that nothing is bound. */
+void goabt_affinity_print(FILE *fp) GOABT_HIDDEN;
+/* The calling thread runs s from now on (s's thread starts; ABT_init makes the main thread the
+ * primary): it binds to the CPUs the program asked for s, else to its rank's set. */
+void goabt_stream_bind_start(goabt_stream *s) GOABT_HIDDEN;
+/* s's thread stops running s (it is about to end; finalize): binding calls leave it alone. */
+void goabt_stream_bind_stop(goabt_stream *s) GOABT_HIDDEN;
+/* s has a new rank: with ABT_SET_AFFINITY on it moves to that rank's set, as in Argobots. */
+void goabt_stream_bind_rank(goabt_stream *s) GOABT_HIDDEN;
 
 /* The runtime (runtime.c). */
 void goabt_set_self_stream(goabt_stream *s) GOABT_HIDDEN;

@@ -14,6 +14,7 @@ struct goabt_go_entries {
     int (*runtime_init)(size_t unit_size, size_t *stacksize, int *max_xstreams, int *affinity,
                         long long *safety_ns, int *go_pool, int *go_sched);
     void (*runtime_finalize)(void);
+    int (*affinity_sets)(const int *allowed, int n, uint64_t *out, int max);
     uintptr_t (*unit_get)(void);
     int (*units_get)(uintptr_t *out, int n);
     void (*unit_put)(uintptr_t unit);

@@ -94,6 +94,7 @@ static void load(void)
     const char *missing = NULL;
     ENTRY(runtime_init, "goabt_go_runtime_init");
     ENTRY(runtime_finalize, "goabt_go_runtime_finalize");
+    ENTRY(affinity_sets, "goabt_go_affinity_sets");
     ENTRY(unit_get, "goabt_go_unit_get");
     ENTRY(units_get, "goabt_go_units_get");
     ENTRY(unit_put, "goabt_go_unit_put");

@@ -78,6 +78,7 @@ int ABT_info_print_config(FILE *fp)
     fprintf(fp, " max execution streams: %d\n", goabt_rt.max_xstreams);
     fprintf(fp, " execution streams now: %d\n", __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED));
     fprintf(fp, " stack guard pages: yes; FP control preserved: yes; external threads: yes\n");
+    goabt_affinity_print(fp);
     fflush(fp);
     return ABT_SUCCESS;
 }

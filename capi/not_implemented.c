@@ -11,29 +11,6 @@
 
 /* Execution streams */
 
-int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid)
-{
-    UNUSED(xstream); UNUSED(cpuid);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_get_cpubind(ABT_xstream xstream, int *cpuid)
-{
-    UNUSED(xstream); UNUSED(cpuid);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_set_affinity(ABT_xstream xstream, int num_cpuids, int *cpuids)
-{
-    UNUSED(xstream); UNUSED(num_cpuids); UNUSED(cpuids);
-    return ABT_ERR_FEATURE_NA;
-}
-
-int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, int *num_cpuids)
-{
-    UNUSED(xstream); UNUSED(max_cpuids); UNUSED(cpuids); UNUSED(num_cpuids);
-    return ABT_ERR_FEATURE_NA;
-}
 
 /* Schedulers */
 

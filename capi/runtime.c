@@ -123,6 +123,7 @@ int goabt_engine_init(void)
     goabt_tool_reset();
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
     pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
+    if (goabt_affinity_init() != ABT_SUCCESS) return ABT_ERR_MEM;
 
     goabt_pool *pool = goabt_pool_new_predef(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
     if (pool == NULL) return ABT_ERR_MEM;
@@ -142,7 +143,7 @@ int goabt_engine_init(void)
     goabt_rt.primary = s;
     goabt_rt.main_unit = m;
     s->current = m;
-    goabt_stream_bind(s, pthread_self());
+    goabt_stream_bind_start(s);
     goabt_set_self_stream(s);
     return ABT_SUCCESS;
 }
@@ -185,15 +186,16 @@ void goabt_engine_finalize(void)
     for (int i = 0; i < sc->num_pools; i++) sc->pools[i]->automatic = 1;
     sc->automatic = 1;
     goabt_rank_release(p->rank);
+    goabt_stream_bind_stop(p);
+    int rebind = goabt_rt.affinity || p->bind_explicit;
     goabt_stream_delete(p);
     goabt_pools_free_retired();
     goabt_units_cache_drain();
     goabt_rt.primary = NULL;
     goabt_rt.main_unit = NULL;
     next_unit_generation(); /* handles used after ABT_finalize are refused too */
-    /* The program's main thread gets back the CPUs it had before ABT_init. */
-    if (goabt_rt.affinity) {
-        pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
-    }
+    /* The program's main thread gets back the CPUs it had before ABT_init, if goabt bound it. */
+    if (rebind) pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
+    goabt_affinity_finalize();
     goabt_go.runtime_finalize();
 }

@@ -10,6 +10,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"sync"
 	"unsafe"
 
 	"github.com/goabt/goabt/core"
@@ -47,6 +48,11 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 		}
 		*goSched = 1
 	}
+	if c.AffinityInvalid != nil {
+		affinityWarning.Do(func() {
+			fmt.Fprintf(os.Stderr, "goabt: %v; streams are not bound to CPUs\n", c.AffinityInvalid)
+		})
+	}
 	*stacksize = C.size_t(c.ThreadStackSize)
 	*maxXstreams = C.int(c.MaxXstreams)
 	*affinity = 0
@@ -55,6 +61,46 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 	}
 	*safetyNs = C.longlong(c.SafetyWakeup.Nanoseconds())
 	return 0
+}
+
+// affinityWarning says once per process that ABT_SET_AFFINITY could not be read.
+var affinityWarning sync.Once
+
+// cpuSetWords is how many 64-bit words goabt_go_affinity_sets writes per CPU set: CPU_SETSIZE
+// (1024) bits.
+const cpuSetWords = 16
+
+// goabt_go_affinity_sets gives the CPU sets ranks bind to (core.AffinitySets), for the
+// configuration the last goabt_go_runtime_init read: allowed holds the n CPUs the process may
+// use, in increasing order. It returns how many sets there are (rank r binds to set r mod that
+// number; 0: streams are not bound) and writes the first maxSets of them to out, each as
+// cpuSetWords words, CPU c being bit c%64 of word c/64.
+//
+//export goabt_go_affinity_sets
+func goabt_go_affinity_sets(allowed *C.int, n C.int, out *C.uint64_t, maxSets C.int) C.int {
+	if !rt.Config.Affinity || n <= 0 {
+		return 0
+	}
+	cpus := make([]int, int(n))
+	for i, c := range unsafe.Slice((*C.int)(unsafe.Pointer(allowed)), int(n)) {
+		cpus[i] = int(c)
+	}
+	sets, err := core.AffinitySets(rt.Config.AffinityList, cpus)
+	if err != nil {
+		return 0
+	}
+	if maxSets > 0 {
+		words := unsafe.Slice((*uint64)(unsafe.Pointer(out)), int(maxSets)*cpuSetWords)
+		clear(words)
+		for i, set := range sets[:min(len(sets), int(maxSets))] {
+			for _, cpu := range set {
+				if cpu >= 0 && cpu < cpuSetWords*64 {
+					words[i*cpuSetWords+cpu/64] |= 1 << (cpu % 64)
+				}
+			}
+		}
+	}
+	return C.int(len(sets))
 }
 
 // goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize; with

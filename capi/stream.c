@@ -1,5 +1,6 @@
 //go:build goabt_c_engine
-/* stream.c: execution streams: their threads, creation, join, deletion and CPU binding. */
+/* stream.c: execution streams: their threads, creation, join and deletion (CPU binding:
+ * xstream_affinity.c). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
@@ -36,30 +37,6 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
     return s;
 }
 
-/* The CPU a stream's rank picks: the rank-th allowed CPU, round robin, as Argobots does. */
-int goabt_stream_cpu(goabt_stream *s)
-{
-    int n = CPU_COUNT(&goabt_rt.cpus);
-    if (!goabt_rt.affinity || n == 0) return -1;
-    int want = s->rank % n;
-    for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++) {
-        if (CPU_ISSET(cpu, &goabt_rt.cpus) && seen++ == want) return cpu;
-    }
-    return -1;
-}
-
-/* Binds the stream's thread to its CPU: with two streams per core or fewer, the kernel would
- * otherwise often stack both on one core after a futex wake-up and halve their speed. */
-void goabt_stream_bind(goabt_stream *s, pthread_t thread)
-{
-    int cpu = goabt_stream_cpu(s);
-    if (cpu < 0) return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_setaffinity_np(thread, sizeof set, &set);
-}
-
 /* Wakes every stream but s (registered streams are not freed while rt.lock is held). */
 static void wake_others(goabt_stream *s)
 {
@@ -79,8 +56,9 @@ static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;
     goabt_set_self_stream(s);
-    goabt_stream_bind(s, pthread_self());
+    goabt_stream_bind_start(s);
     goabt_sched_loop(s);
+    goabt_stream_bind_stop(s);
     goabt_set_self_stream(NULL);
     /* A deadline this stream armed (a ULT of a shared pool in a timed wait) must not be left
      * to streams that went to sleep before it existed: they look at the timers again. */

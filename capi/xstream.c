@@ -186,9 +186,7 @@ int ABT_xstream_set_rank(ABT_xstream xstream, int rank)
     if (rank < 0) return ABT_ERR_INV_XSTREAM_RANK;
     if (!goabt_rank_move(s->rank, rank)) return ABT_ERR_INV_XSTREAM_RANK;
     s->rank = rank;
-    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_RUNNING) {
-        goabt_stream_bind(s, s->thread); /* a new rank, a new CPU, as in Argobots */
-    }
+    goabt_stream_bind_rank(s); /* a new rank, new CPUs, as in Argobots */
     return ABT_SUCCESS;
 }
 

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -12,11 +14,19 @@ type Config struct {
 	ThreadStackSize uintptr
 	// MaxXstreams is what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports (ABT_MAX_NUM_XSTREAMS).
 	MaxXstreams int
-	// Affinity binds each stream to one CPU, chosen by its rank. Off unless ABT_SET_AFFINITY is
-	// set to something other than n, no, false or off. Argobots binds by default; goabt does not:
-	// bound streams measured no faster here, ran up to 9 times slower beside busy threads of other
-	// programs, and threads the program creates after ABT_init inherit the main thread's binding.
+	// Affinity binds each stream to CPUs chosen by its rank (ABT_SET_AFFINITY). Off unless
+	// ABT_SET_AFFINITY is y, yes, true or on (one CPU per rank), or a CPU list (AffinityList).
+	// Argobots binds by default; goabt does not: bound streams measured no faster here, ran up
+	// to 9 times slower beside busy threads of other programs, and threads the program creates
+	// after ABT_init inherit the main thread's binding.
 	Affinity bool
+	// AffinityList is ABT_SET_AFFINITY's CPU list when it is one (ParseAffinity): rank r binds
+	// to the CPUs of entry r mod len(AffinityList), mapped by AffinitySets. nil: one CPU per
+	// rank.
+	AffinityList [][]int
+	// AffinityInvalid says why ABT_SET_AFFINITY was neither a boolean nor a CPU list, naming
+	// the variable and its value; Affinity is then off (Argobots would bind one CPU per rank).
+	AffinityInvalid error
 	// CheckLeaks makes the last ABT_finalize report, on stderr, unit descriptors, key tables and
 	// key chunks the C engine did not give back (GOABT_CHECK_LEAKS set to anything but 0): the
 	// tests' way to see that racing table creation loses nothing.
@@ -51,10 +61,18 @@ const (
 
 // lookupEnv finds an Argobots variable as ABT_<name> or ABT_ENV_<name>, as Argobots does.
 func lookupEnv(getenv func(string) string, name string) string {
-	if v := getenv("ABT_" + name); v != "" {
-		return v
+	_, v := lookupEnvName(getenv, name)
+	return v
+}
+
+// lookupEnvName is lookupEnv that also says which of the two names it found ("" if neither).
+func lookupEnvName(getenv func(string) string, name string) (string, string) {
+	for _, prefix := range []string{"ABT_", "ABT_ENV_"} {
+		if v := getenv(prefix + name); v != "" {
+			return prefix + name, v
+		}
 	}
-	return getenv("ABT_ENV_" + name)
+	return "", ""
 }
 
 // ConfigFromEnv reads the configuration; getenv is os.Getenv outside tests. Values that do not
@@ -63,11 +81,7 @@ func lookupEnv(getenv func(string) string, name string) string {
 func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 	c := Config{ThreadStackSize: DefaultThreadStackSize, MaxXstreams: max(cpus, 1),
 		SafetyWakeup: DefaultSafetyWakeup}
-	switch v := strings.ToLower(strings.TrimSpace(lookupEnv(getenv, "SET_AFFINITY"))); v {
-	case "", "n", "no", "false", "off":
-	default:
-		c.Affinity = true // yes, or a CPU list (taken as yes: CPUs go by rank)
-	}
+	c.Affinity, c.AffinityList, c.AffinityInvalid = affinityFromEnv(lookupEnvName(getenv, "SET_AFFINITY"))
 	if v := strings.TrimSpace(getenv("GOABT_CHECK_LEAKS")); v != "" && v != "0" {
 		c.CheckLeaks = true
 	}
@@ -94,4 +108,246 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 		}
 	}
 	return c
+}
+
+// affinityFromEnv reads ABT_SET_AFFINITY (found as name): Argobots' false words (n, no, false,
+// off, any case) turn binding off, its true words (y, yes, true, on) bind one CPU per rank, and
+// anything else is a CPU list. "0" and "1" are lists, as in Argobots: every stream on the
+// first, or on the second, allowed CPU. A value that does not parse turns binding off.
+func affinityFromEnv(name, value string) (bool, [][]int, error) {
+	switch strings.ToLower(strings.TrimSpace(value)) {
+	case "", "n", "no", "false", "off":
+		return false, nil, nil
+	case "y", "yes", "true", "on":
+		return true, nil, nil
+	}
+	list, err := ParseAffinity(value)
+	if err != nil {
+		return false, nil, fmt.Errorf("%s=%q: %w", name, value, err)
+	}
+	return true, list, nil
+}
+
+// Bounds of a CPU list: ids and strides past maxAffinityInt, or lists naming more than
+// maxAffinityIDs ids in all, are refused (Argobots has no bound; these keep a mistyped count
+// from exhausting memory).
+const (
+	maxAffinityInt = 1 << 30
+	maxAffinityIDs = 1 << 16
+)
+
+// ParseAffinity reads a CPU list in Argobots' ABT_SET_AFFINITY grammar and returns its entries,
+// each the CPU ids it names in order (duplicates kept; AffinitySets maps them to CPUs):
+//
+//	list     = entry { "," entry }
+//	entry    = ids [ ":" count [ ":" stride ] ]   count entries: ids, then ids each shifted by
+//	                                              stride, by 2*stride ... (count and stride 1
+//	                                              when left out)
+//	ids      = id | "{" interval { "," interval } "}"
+//	interval = id [ ":" count [ ":" stride ] ]    count ids: id, id+stride, id+2*stride ...
+//
+// id and stride are integers, count an integer above 0. An integer is optional signs (any
+// number of "+" and "-", each "-" negating) then decimal digits. Blanks (space, tab, CR, LF)
+// may stand before any token, not between a sign and its digits. So "{0,1},{2,3}" is two
+// entries of two ids, "{0:4:2}" one entry {0,2,4,6}, and "{0,1}:3:2" three entries {0,1},
+// {2,3}, {4,5}.
+func ParseAffinity(s string) ([][]int, error) {
+	p := affinityParser{s: s}
+	var list [][]int
+	for {
+		ids, err := p.ids()
+		if err != nil {
+			return nil, err
+		}
+		count, stride, err := p.repeat()
+		if err != nil {
+			return nil, err
+		}
+		if p.total += count * len(ids); p.total > maxAffinityIDs {
+			return nil, fmt.Errorf("more than %d CPU ids", maxAffinityIDs)
+		}
+		for k := range count {
+			entry := make([]int, len(ids))
+			for i, id := range ids {
+				entry[i] = id + k*stride
+			}
+			list = append(list, entry)
+		}
+		if !p.symbol(',') {
+			break
+		}
+	}
+	if p.skipBlanks(); p.i < len(p.s) {
+		return nil, p.fail(`"," or the end`)
+	}
+	return list, nil
+}
+
+// affinityParser reads s from offset i; total counts the ids the list names so far.
+type affinityParser struct {
+	s     string
+	i     int
+	total int
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func (p *affinityParser) skipBlanks() {
+	for p.i < len(p.s) && isBlank(p.s[p.i]) {
+		p.i++
+	}
+}
+
+func (p *affinityParser) fail(want string) error {
+	if p.i >= len(p.s) {
+		return fmt.Errorf("%s expected at the end", want)
+	}
+	return fmt.Errorf("%s expected at offset %d", want, p.i)
+}
+
+// symbol consumes c, after blanks, if it comes next.
+func (p *affinityParser) symbol(c byte) bool {
+	p.skipBlanks()
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// integer consumes an integer if one comes next (after blanks); else it consumes nothing.
+func (p *affinityParser) integer() (int, bool, error) {
+	j := p.i
+	for j < len(p.s) && isBlank(p.s[j]) {
+		j++
+	}
+	sign := 1
+	for ; j < len(p.s) && (p.s[j] == '+' || p.s[j] == '-'); j++ {
+		if p.s[j] == '-' {
+			sign = -sign
+		}
+	}
+	start, v := j, 0
+	for ; j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9'; j++ {
+		if v = v*10 + int(p.s[j]-'0'); v > maxAffinityInt {
+			p.i = start
+			return 0, false, fmt.Errorf("integer at offset %d above %d", start, maxAffinityInt)
+		}
+	}
+	if j == start {
+		return 0, false, nil
+	}
+	p.i = j
+	return sign * v, true, nil
+}
+
+// need reads the integer that must come next; count says it must be above 0.
+func (p *affinityParser) need(what string, count bool) (int, error) {
+	v, ok, err := p.integer()
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, p.fail(what)
+	}
+	if count && v <= 0 {
+		return 0, fmt.Errorf("%s must be above 0, got %d", what, v)
+	}
+	return v, nil
+}
+
+// repeat reads an optional ":" count [":" stride] (1 and 1 when absent).
+func (p *affinityParser) repeat() (count, stride int, err error) {
+	count, stride = 1, 1
+	if !p.symbol(':') {
+		return count, stride, nil
+	}
+	if count, err = p.need("a count", true); err != nil {
+		return 0, 0, err
+	}
+	if count > maxAffinityIDs {
+		return 0, 0, fmt.Errorf("count %d above %d", count, maxAffinityIDs)
+	}
+	if p.symbol(':') {
+		if stride, err = p.need("a stride", false); err != nil {
+			return 0, 0, err
+		}
+	}
+	return count, stride, nil
+}
+
+// ids reads one entry's ids: an id, or intervals in braces.
+func (p *affinityParser) ids() ([]int, error) {
+	id, ok, err := p.integer()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return []int{id}, nil
+	}
+	if !p.symbol('{') {
+		return nil, p.fail(`a CPU id or "{"`)
+	}
+	var ids []int
+	for {
+		first, err := p.need("a CPU id", false)
+		if err != nil {
+			return nil, err
+		}
+		count, stride, err := p.repeat()
+		if err != nil {
+			return nil, err
+		}
+		if len(ids)+count > maxAffinityIDs {
+			return nil, fmt.Errorf("more than %d CPU ids", maxAffinityIDs)
+		}
+		for k := range count {
+			ids = append(ids, first+k*stride)
+		}
+		if p.symbol(',') {
+			continue
+		}
+		if !p.symbol('}') {
+			return nil, p.fail(`"," or "}"`)
+		}
+		return ids, nil
+	}
+}
+
+// errNoCPUs is AffinitySets' answer when the process may use no CPU at all.
+var errNoCPUs = errors.New("no CPU allowed")
+
+// AffinitySets turns a CPU list (ParseAffinity; nil: one CPU per rank) into the CPU sets ranks
+// bind to, over allowed, the CPUs the process may use in increasing order: as in Argobots, id
+// names allowed[id mod len(allowed)] (a negative id counts from the end), so a list written
+// for a larger machine wraps around, and ids that name the same CPU count once. Set r mod
+// len(sets) is rank r's.
+func AffinitySets(list [][]int, allowed []int) ([][]int, error) {
+	n := len(allowed)
+	if n == 0 {
+		return nil, errNoCPUs
+	}
+	if list == nil {
+		sets := make([][]int, n)
+		for i, cpu := range allowed {
+			sets[i] = []int{cpu}
+		}
+		return sets, nil
+	}
+	sets := make([][]int, len(list))
+	for i, ids := range list {
+		var set []int
+		for _, id := range ids {
+			cpu := allowed[((id%n)+n)%n]
+			dup := false
+			for _, c := range set {
+				dup = dup || c == cpu
+			}
+			if !dup {
+				set = append(set, cpu)
+			}
+		}
+		sets[i] = set
+	}
+	return sets, nil
 }

@@ -229,8 +229,8 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  * ------------------------------------------------------------------------------------------- */
 
 /* Initialize the runtime and make the calling OS thread the primary ULT on the primary execution
- * stream (rank 0). argc and argv are ignored; the first call reads ABT_THREAD_STACKSIZE and
- * ABT_MAX_NUM_XSTREAMS (or ABT_ENV_*) from the environment, and goabt's own variables (README),
+ * stream (rank 0). argc and argv are ignored; the first call reads ABT_THREAD_STACKSIZE,
+ * ABT_MAX_NUM_XSTREAMS and ABT_SET_AFFINITY (or ABT_ENV_*) from the environment, and goabt's own variables (README),
  * among them GOABT_POOL and GOABT_SCHED, which name a pool and a scheduler written in Go that
  * replace the predefined ones (goabt.h): ABT_ERR_INV_ARG, said on stderr, when one names nothing
  * registered. Calls nest: each needs its own ABT_finalize. */
@@ -313,8 +313,8 @@ ABT_API_PUBLIC int ABT_xstream_self(ABT_xstream *xstream);
  * external thread, ABT_ERR_INV_ARG when rank is NULL. */
 ABT_API_PUBLIC int ABT_xstream_self_rank(int *rank);
 
-/* Move the secondary execution stream xstream to rank (and, with ABT_SET_AFFINITY, to the CPU it
- * picks); ABT_ERR_INV_XSTREAM for an invalid handle or the primary stream (whose rank stays 0),
+/* Move the secondary execution stream xstream to rank (and, with ABT_SET_AFFINITY, to the CPUs it
+ * picks, in place of any ABT_xstream_set_cpubind or _set_affinity); ABT_ERR_INV_XSTREAM for an invalid handle or the primary stream (whose rank stays 0),
  * ABT_ERR_INV_XSTREAM_RANK when rank is negative or held by another stream. */
 ABT_API_PUBLIC int ABT_xstream_set_rank(ABT_xstream xstream, int rank);
 
@@ -379,20 +379,39 @@ ABT_API_PUBLIC int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool);
  * ABT_ERR_INV_XSTREAM from an external thread. */
 ABT_API_PUBLIC int ABT_xstream_check_events(ABT_sched sched);
 
-/* Bind the execution stream xstream to the CPU cpuid. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* CPU binding. A CPU id is the operating system's CPU number (as in sched_setaffinity). Binding
+ * a stream binds its OS thread, at once, whichever stream calls: the caller's own, another one,
+ * the primary. The getters read the thread's CPU mask, so they also see what a ULT set with
+ * sched_setaffinity; while no thread runs xstream (before it starts, after a join) they report
+ * the CPUs it will run on, and a binding set then is taken up when its thread starts. A CPU is
+ * refused (ABT_ERR_CPUID, the old binding kept) unless the process could use it at ABT_init
+ * (the main thread's CPU mask then: what taskset or a batch system left it) and the kernel
+ * accepts it now (not offline, inside the process's cpuset). ABT_SET_AFFINITY (README) binds
+ * each stream at its start by rank; ABT_xstream_set_rank rebinds by rank then. */
+
+/* Bind xstream to the CPU cpuid alone. ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_CPUID
+ * for a CPU that is negative, past CPU_SETSIZE or refused, ABT_ERR_SYS when the system call
+ * fails otherwise. */
 ABT_API_PUBLIC int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid);
 
-/* Return in *cpuid the CPU that xstream is bound to. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Return in *cpuid the CPU xstream is bound to; bound to several, the lowest of them.
+ * ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_INV_ARG when cpuid is NULL,
+ * ABT_ERR_FEATURE_NA if it is bound to no CPU (Argobots 1.x's code; never on Linux, where a
+ * thread runs somewhere), ABT_ERR_SYS when the system call fails. */
 ABT_API_PUBLIC int ABT_xstream_get_cpubind(ABT_xstream xstream, int *cpuid);
 
-/* Bind xstream to the num_cpuids CPUs listed in cpuids (num_cpuids 0: no binding). Not
- * implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Bind xstream to the num_cpuids CPUs listed in cpuids (duplicates count once); num_cpuids 0
+ * undoes its binding: it may run on every CPU the main thread could use at ABT_init.
+ * ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_INV_ARG when num_cpuids is negative or
+ * positive with a NULL cpuids, ABT_ERR_CPUID when any CPU is negative, past CPU_SETSIZE or
+ * refused (then nothing changes), ABT_ERR_SYS when the system call fails otherwise. */
 ABT_API_PUBLIC int ABT_xstream_set_affinity(ABT_xstream xstream, int num_cpuids, int *cpuids);
 
-/* Copy up to max_cpuids CPU ids of xstream's binding into cpuids and store their total number in
- * *num_cpuids (either may be NULL). Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Write the CPUs xstream is bound to, in increasing order, into cpuids, at most max_cpuids of
+ * them (entries past those are left alone), and their total number into *num_cpuids unless it is
+ * NULL. ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_INV_ARG when max_cpuids is negative or
+ * positive with a NULL cpuids, ABT_ERR_FEATURE_NA if it is bound to no CPU (as get_cpubind),
+ * ABT_ERR_SYS when the system call fails. */
 ABT_API_PUBLIC int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids,
                                             int *num_cpuids);
 
@@ -1870,12 +1889,14 @@ typedef enum ABT_info_query_kind ABT_info_query_kind;
  * ABT_info_query_kind); features goabt lacks (debug, logging, valgrind mode, pool checks ...)
  * read ABT_FALSE, and cancellation, migration, stackable schedulers and the tool interface
  * ABT_TRUE. ENABLED_AFFINITY is ABT_TRUE only when ABT_SET_AFFINITY asked goabt to bind each
- * stream to the CPU its rank picks (Argobots binds by default, goabt does not). ABT_ERR_INV_QUERY_KIND for an unknown kind, ABT_ERR_INV_ARG when val
+ * stream to the CPUs its rank picks, as yes or as a CPU list that reads (Argobots binds by
+ * default, goabt does not). ABT_ERR_INV_QUERY_KIND for an unknown kind, ABT_ERR_INV_ARG when val
  * is NULL, ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_query_config(ABT_info_query_kind query_kind, void *val);
 
 /* Print goabt's configuration (default ULT and scheduler stack sizes, execution stream limit and
- * count) to fp; ABT_ERR_INV_ARG when fp is NULL, ABT_ERR_UNINITIALIZED before ABT_init. */
+ * count, the CPU sets ABT_SET_AFFINITY binds ranks to) to fp; ABT_ERR_INV_ARG when fp is NULL,
+ * ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_print_config(FILE *fp);
 
 /* Print a description of every execution stream to fp. Not implemented yet: returns

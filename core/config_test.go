@@ -1,0 +1,139 @@
+package core
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseAffinity(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want [][]int
+	}{
+		{"0", [][]int{{0}}},
+		{"1", [][]int{{1}}},
+		{"1,2,3", [][]int{{1}, {2}, {3}}},
+		{"{0,1},{2,3}", [][]int{{0, 1}, {2, 3}}},
+		{"{0:4:2}", [][]int{{0, 2, 4, 6}}},
+		{"{0:4}", [][]int{{0, 1, 2, 3}}},
+		{"{0,1}:3:2", [][]int{{0, 1}, {2, 3}, {4, 5}}},
+		{"{0,1}:3", [][]int{{0, 1}, {1, 2}, {2, 3}}},
+		{"0:3:4", [][]int{{0}, {4}, {8}}},
+		{"0:3", [][]int{{0}, {1}, {2}}},
+		{"{1:2:3}:1", [][]int{{1, 4}}},
+		{"{1:2:3}:3:-2", [][]int{{1, 4}, {-1, 2}, {-3, 0}}},
+		{"{3:4:-1}", [][]int{{3, 2, 1, 0}}},
+		{"3:4:-1,-1", [][]int{{3}, {2}, {1}, {0}, {-1}}},
+		{"{-2:3:-2}:2:-4", [][]int{{-2, -4, -6}, {-6, -8, -10}}},
+		{"{1:1:4},{2:1:-4},{3:1:0},{4:1}", [][]int{{1}, {2}, {3}, {4}}},
+		{"1:2,{1:2}", [][]int{{1}, {2}, {1, 2}}},
+		{"1:2:1,2", [][]int{{1}, {2}, {2}}},
+		{"{0,0,1}", [][]int{{0, 0, 1}}}, // duplicates stay: AffinitySets drops them
+		// Signs: any number, each "-" negates; blanks before a token but not after a sign.
+		{"++1", [][]int{{1}}},
+		{"+-1", [][]int{{-1}}},
+		{"+-+-1", [][]int{{1}}},
+		{"-0", [][]int{{0}}},
+		{"-9:1:0", [][]int{{-9}}},
+		{" 1 :  +2 , { -1 : \r 2\n:2}\n", [][]int{{1}, {2}, {-1, 1}}},
+		{"\t{ 0 , 1 }\t", [][]int{{0, 1}}},
+	} {
+		got, err := ParseAffinity(tc.in)
+		require.NoError(t, err, "%q", tc.in)
+		require.Equal(t, tc.want, got, "%q", tc.in)
+	}
+}
+
+func TestParseAffinityRefuses(t *testing.T) {
+	for _, in := range []string{
+		"", " ", "{}", "+ 1", "+ +1", "+ -1", "1:", "1:2:", "1:2,", "1:-2", "1:0", "1:-2:4",
+		"1:0:4", "1:1:1:", "1:1:1:1", "1:1:1:1,1", "{1:2:3},", "{1:2:3}:", "{1:2:3}:2:",
+		"{:2:3}", "{{2:3}}", "{2:3}}", "2:3}", "{1:2:3", "{1,2,}", "{1:-2}", "{1:0}",
+		"{1:-2:4}", "{1:0:4}", "1 2", "1-2", "yes please", "0x1", "{0;1}", ",", "1,,2",
+		"99999999999",         // past the bound on integers
+		"0:100000",            // a count past the bound
+		"{0:60000}:2",         // too many ids in all
+		"{0:40000},{0:40000}", // too many ids in all
+		strings.Repeat("0,", 70000) + "0",
+	} {
+		_, err := ParseAffinity(in)
+		require.Error(t, err, "%q", in)
+	}
+}
+
+func TestAffinitySets(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		list    [][]int
+		allowed []int
+		want    [][]int
+	}{
+		{"default: one CPU per rank", nil, []int{0, 1}, [][]int{{0}, {1}}},
+		{"default over a restricted process", nil, []int{2, 5, 7}, [][]int{{2}, {5}, {7}}},
+		{"ids are CPUs when all are allowed", [][]int{{0, 1}, {1}}, []int{0, 1}, [][]int{{0, 1}, {1}}},
+		{"ids index the allowed CPUs", [][]int{{0}, {1}, {2}}, []int{4, 6, 9}, [][]int{{4}, {6}, {9}}},
+		{"ids wrap around", [][]int{{2}, {3}, {5}}, []int{0, 1}, [][]int{{0}, {1}, {1}}},
+		{"negative ids count from the end", [][]int{{-1}, {-2}, {-3}}, []int{0, 1}, [][]int{{1}, {0}, {1}}},
+		{"duplicates count once", [][]int{{0, 2, 0, 1, 3}}, []int{0, 1}, [][]int{{0, 1}}},
+		{"order of first appearance", [][]int{{1, 0}}, []int{3, 8}, [][]int{{8, 3}}},
+	} {
+		got, err := AffinitySets(tc.list, tc.allowed)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, got, tc.name)
+	}
+	_, err := AffinitySets(nil, nil)
+	require.Error(t, err)
+	_, err = AffinitySets([][]int{{0}}, []int{})
+	require.Error(t, err)
+}
+
+func TestConfigAffinity(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		on      bool
+		list    [][]int
+		invalid bool
+	}{
+		{"", false, nil, false},
+		{"  ", false, nil, false},
+		{"n", false, nil, false},
+		{"No", false, nil, false},
+		{"FALSE", false, nil, false},
+		{"off", false, nil, false},
+		{"y", true, nil, false},
+		{"YES", true, nil, false},
+		{"true", true, nil, false},
+		{"On", true, nil, false},
+		{"0", true, [][]int{{0}}, false}, // as in Argobots: a list, not a no
+		{"1", true, [][]int{{1}}, false},
+		{"{0,1},{1}", true, [][]int{{0, 1}, {1}}, false},
+		{"{0:2}:2:1", true, [][]int{{0, 1}, {1, 2}}, false},
+		{"maybe", false, nil, true},
+		{"{0,1", false, nil, true},
+		{"0:0", false, nil, true},
+	} {
+		env := map[string]string{"ABT_SET_AFFINITY": tc.value}
+		c := ConfigFromEnv(func(k string) string { return env[k] }, 2)
+		require.Equal(t, tc.on, c.Affinity, "%q", tc.value)
+		require.Equal(t, tc.list, c.AffinityList, "%q", tc.value)
+		if tc.invalid {
+			require.Error(t, c.AffinityInvalid, "%q", tc.value)
+			require.Contains(t, c.AffinityInvalid.Error(), "ABT_SET_AFFINITY=")
+			require.Contains(t, c.AffinityInvalid.Error(), tc.value)
+		} else {
+			require.NoError(t, c.AffinityInvalid, "%q", tc.value)
+		}
+	}
+	// ABT_ENV_SET_AFFINITY is read when ABT_SET_AFFINITY is not set, and named in the message.
+	env := map[string]string{"ABT_ENV_SET_AFFINITY": "{9"}
+	c := ConfigFromEnv(func(k string) string { return env[k] }, 2)
+	require.False(t, c.Affinity)
+	require.ErrorContains(t, c.AffinityInvalid, "ABT_ENV_SET_AFFINITY=")
+	env["ABT_ENV_SET_AFFINITY"] = "2,3"
+	c = ConfigFromEnv(func(k string) string { return env[k] }, 2)
+	require.Equal(t, [][]int{{2}, {3}}, c.AffinityList)
+	env["ABT_SET_AFFINITY"] = "no" // ABT_ wins over ABT_ENV_
+	require.False(t, ConfigFromEnv(func(k string) string { return env[k] }, 2).Affinity)
+}
