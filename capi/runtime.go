@@ -23,7 +23,8 @@ var rt core.Runtime
 // are bound to CPUs, the safety timeout of sleeping streams and threads (0: none), and whether
 // a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones. It returns 0,
 // 1 if unit memory cannot be set up, or 2 if a Go pool or scheduler the environment names is
-// not registered (said on stderr).
+// not registered (said on stderr). Variables with values it cannot use are said on stderr,
+// one line each, once per process (core.Config.Warnings).
 //
 //export goabt_go_runtime_init
 func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong,
@@ -32,6 +33,9 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 		return 1
 	}
 	c := rt.Init(cGetenv)
+	for _, w := range rt.NewWarnings() {
+		fmt.Fprintf(os.Stderr, "goabt: %s\n", w)
+	}
 	*goPool, *goSched = 0, 0
 	if c.Pool != "" {
 		if _, err := core.LookupPool(c.Pool); err != nil {
