@@ -654,6 +654,9 @@ void goabt_stream_wake(goabt_stream *s) GOABT_HIDDEN;
 void goabt_streams_wake_all(void) GOABT_HIDDEN;
 /* A secondary stream still registered, or NULL (finalize frees them). */
 goabt_stream *goabt_stream_any_secondary(void) GOABT_HIDDEN;
+/* Calls fn(s, arg) for every stream, by rank, then fn(NULL, arg), all under rt.lock: no stream
+ * is created or freed meanwhile (fn must not create, join or free one). How many streams. */
+int goabt_streams_each(void (*fn)(goabt_stream *s, void *arg), void *arg) GOABT_HIDDEN;
 
 /* The runtime (runtime.c). */
 void goabt_set_self_stream(goabt_stream *s) GOABT_HIDDEN;
