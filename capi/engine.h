@@ -724,6 +724,9 @@ goabt_stream *goabt_stream_other_running(goabt_stream *not) GOABT_HIDDEN;
 int goabt_stream_revive(goabt_stream *s) GOABT_HIDDEN;
 /* A secondary stream still registered, or NULL (finalize frees them). */
 goabt_stream *goabt_stream_any_secondary(void) GOABT_HIDDEN;
+/* Calls fn(s, arg) for every stream, by rank, then fn(NULL, arg), all under rt.lock: no stream
+ * is created or freed meanwhile (fn must not create, join or free one). How many streams. */
+int goabt_streams_each(void (*fn)(goabt_stream *s, void *arg), void *arg) GOABT_HIDDEN;
 
 /* CPU binding (xstream_affinity.c). At ABT_init, the sets ABT_SET_AFFINITY gives ranks
  * (ABT_ERR_MEM if they cannot be kept); at the last ABT_finalize, forget them. */
@@ -736,6 +739,9 @@ void goabt_affinity_print(FILE *fp) GOABT_HIDDEN;
 void goabt_stream_bind_start(goabt_stream *s) GOABT_HIDDEN;
 /* s's thread stops running s (it is about to end; finalize): binding calls leave it alone. */
 void goabt_stream_bind_stop(goabt_stream *s) GOABT_HIDDEN;
+/* The CPUs s runs on (its thread's mask while it runs; else those it will take); rt.lock is
+ * held. ABT_ERR_SYS if the mask cannot be read. */
+int goabt_stream_cpus_locked(goabt_stream *s, cpu_set_t *set) GOABT_HIDDEN;
 /* s has a new rank: with ABT_SET_AFFINITY on it moves to that rank's set, as in Argobots. */
 void goabt_stream_bind_rank(goabt_stream *s) GOABT_HIDDEN;
 

@@ -46,6 +46,8 @@ struct goabt_go_entries {
     int (*sched_new)(const char *name, int num_pools);
     int (*sched_pick)(int id, int64_t *sizes, int n, int rank);
     void (*sched_free)(int id);
+    /* The configuration's Go pool and policy names and flags (capi/info.go; info.c). */
+    int (*config_info)(char *pool, size_t pool_len, char *sched, size_t sched_len);
 };
 extern struct goabt_go_entries goabt_go GOABT_HIDDEN;
 

@@ -125,6 +125,7 @@ static void load(void)
     ENTRY(sched_new, "goabt_go_sched_new");
     ENTRY(sched_pick, "goabt_go_sched_pick");
     ENTRY(sched_free, "goabt_go_sched_free");
+    ENTRY(config_info, "goabt_go_config_info");
     if (missing != NULL) {
         fprintf(stderr, "goabt: %s has no %s: a libgoabt-go.so of another version?\n", path,
                 missing);

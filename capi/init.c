@@ -2,6 +2,7 @@
 /* ABT_init, ABT_finalize, ABT_initialized. */
 #include "engine.h"
 #include "gocalls.h"
+#include "info.h"
 
 /* Serializes init and finalize; nested calls only count. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -19,7 +20,10 @@ int ABT_init(int argc, char **argv)
         __atomic_add_fetch(&goabt_rt.init_depth, 1, __ATOMIC_ACQ_REL);
     } else {
         rc = goabt_engine_init();
-        if (rc == ABT_SUCCESS) __atomic_store_n(&goabt_rt.init_depth, 1, __ATOMIC_RELEASE);
+        if (rc == ABT_SUCCESS) {
+            __atomic_store_n(&goabt_rt.init_depth, 1, __ATOMIC_RELEASE);
+            goabt_info_print_at_init(); /* ABT_PRINT_CONFIG */
+        }
     }
     pthread_mutex_unlock(&init_lock);
     return rc;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "engine.h"
 #include "gocalls.h"
+#include "info.h"
 #include "keys.h"
 #include "valgrind_stacks.h"
 #include "wait.h"
@@ -119,6 +120,7 @@ int goabt_engine_init(void)
                                    &goabt_rt.max_xstreams, &goabt_rt.affinity, &goabt_rt.safety_ns,
                                    &goabt_rt.go_pool, &goabt_rt.go_sched);
     if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
+    goabt_info_at_init();
     goabt_rt.asym_fence = membarrier_works();
     goabt_tool_reset();
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;

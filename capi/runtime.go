@@ -10,7 +10,6 @@ import "C"
 import (
 	"fmt"
 	"os"
-	"sync"
 	"unsafe"
 
 	"github.com/goabt/goabt/core"
@@ -24,7 +23,8 @@ var rt core.Runtime
 // are bound to CPUs, the safety timeout of sleeping streams and threads (0: none), and whether
 // a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones. It returns 0,
 // 1 if unit memory cannot be set up, or 2 if a Go pool or scheduler the environment names is
-// not registered (said on stderr).
+// not registered (said on stderr). Variables with values it cannot use are said on stderr,
+// one line each, once per process (core.Config.Warnings).
 //
 //export goabt_go_runtime_init
 func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong,
@@ -33,6 +33,9 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 		return 1
 	}
 	c := rt.Init(cGetenv)
+	for _, w := range rt.NewWarnings() {
+		fmt.Fprintf(os.Stderr, "goabt: %s\n", w)
+	}
 	*goPool, *goSched = 0, 0
 	if c.Pool != "" {
 		if _, err := core.LookupPool(c.Pool); err != nil {
@@ -48,11 +51,6 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 		}
 		*goSched = 1
 	}
-	if c.AffinityInvalid != nil {
-		affinityWarning.Do(func() {
-			fmt.Fprintf(os.Stderr, "goabt: %v; streams are not bound to CPUs\n", c.AffinityInvalid)
-		})
-	}
 	*stacksize = C.size_t(c.ThreadStackSize)
 	*maxXstreams = C.int(c.MaxXstreams)
 	*affinity = 0
@@ -62,9 +60,6 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 	*safetyNs = C.longlong(c.SafetyWakeup.Nanoseconds())
 	return 0
 }
-
-// affinityWarning says once per process that ABT_SET_AFFINITY could not be read.
-var affinityWarning sync.Once
 
 // cpuSetWords is how many 64-bit words goabt_go_affinity_sets writes per CPU set: CPU_SETSIZE
 // (1024) bits.

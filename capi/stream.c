@@ -163,3 +163,23 @@ goabt_stream *goabt_stream_any_secondary(void)
     return found;
 }
 
+
+int goabt_streams_each(void (*fn)(goabt_stream *s, void *arg), void *arg)
+{
+    int count = 0, last = -1;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (;;) { /* by rank, without an array: streams are few, and this runs on ULT stacks too */
+        goabt_stream *next = NULL;
+        for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
+            goabt_stream *s = all_streams[i];
+            if (s != NULL && s->rank > last && (next == NULL || s->rank < next->rank)) next = s;
+        }
+        if (next == NULL) break;
+        last = next->rank;
+        count++;
+        fn(next, arg);
+    }
+    fn(NULL, arg);
+    pthread_mutex_unlock(&goabt_rt.lock);
+    return count;
+}

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <time.h>
 #include "engine.h"
+#include "info.h"
 #include "wait.h"
 
 /* ---- Waiters and lists ------------------------------------------------------------------- */
@@ -110,9 +111,13 @@ uint64_t goabt_timers_earliest;
 static int timers_lock;
 static goabt_waiter *timers; /* sorted by deadline, earliest first */
 
+/* Under timers_lock. A pending stack dump request (info.h) keeps the word due: the trigger
+ * sets its state, then the word; here the word is stored, then the state read, all seq_cst, so
+ * either this sees the request or the trigger's store comes last. */
 static void timers_update_earliest(void)
 {
-    __atomic_store_n(&goabt_timers_earliest, timers ? timers->deadline : 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&goabt_timers_earliest, timers ? timers->deadline : 0, __ATOMIC_SEQ_CST);
+    if (goabt_info_stacks_pending()) __atomic_store_n(&goabt_timers_earliest, 1, __ATOMIC_SEQ_CST);
 }
 
 static void timer_arm(goabt_waiter *w)
@@ -164,6 +169,8 @@ static void waiter_leave_list(goabt_waiter *w)
 
 void goabt_timers_fire(void)
 {
+    /* ABT_info_trigger_print_all_thread_stacks made the timers look due (info.h). */
+    if (goabt_info_stacks_pending()) goabt_info_stacks_at_sched_point();
     uint64_t now = goabt_now_ns();
     goabt_waiter *expired = NULL;
     /* The timer lock is taken inside object locks (wait_parked), never around them: expired

@@ -166,16 +166,21 @@ static int bind_stream(goabt_stream *s, const cpu_set_t *want)
 
 /* The CPUs s runs on: its thread's mask while it runs one; else those its thread will take:
  * asked for, its rank's set, or (bound by nobody) those the process could use at ABT_init. */
+int goabt_stream_cpus_locked(goabt_stream *s, cpu_set_t *set)
+{
+    if (s->bind_live) {
+        return pthread_getaffinity_np(s->bind_thread, sizeof *set, set) != 0 ? ABT_ERR_SYS
+                                                                               : ABT_SUCCESS;
+    }
+    const cpu_set_t *planned = s->bind_explicit ? &s->bind_cpus : rank_set(s);
+    *set = planned != NULL ? *planned : goabt_rt.cpus;
+    return ABT_SUCCESS;
+}
+
 static int stream_cpus(goabt_stream *s, cpu_set_t *set)
 {
-    int rc = ABT_SUCCESS;
     pthread_mutex_lock(&goabt_rt.lock);
-    if (s->bind_live) {
-        if (pthread_getaffinity_np(s->bind_thread, sizeof *set, set) != 0) rc = ABT_ERR_SYS;
-    } else {
-        const cpu_set_t *planned = s->bind_explicit ? &s->bind_cpus : rank_set(s);
-        *set = planned != NULL ? *planned : goabt_rt.cpus;
-    }
+    int rc = goabt_stream_cpus_locked(s, set);
     pthread_mutex_unlock(&goabt_rt.lock);
     return rc;
 }

@@ -46,6 +46,14 @@ type Config struct {
 	// for, and the default schedulers of new streams and of the primary stream (GOABT_SCHED).
 	// An unknown name makes ABT_init fail.
 	Sched string
+	// PrintConfig makes every outermost ABT_init print the configuration on stdout, as
+	// ABT_info_print_config does (ABT_PRINT_CONFIG: 1, y, yes, true or on; 0, n, no, false or
+	// off leave it off).
+	PrintConfig bool
+	// Warnings says, one line each, which variables held values goabt could not use, and the
+	// value it used instead ("ABT_THREAD_STACKSIZE=lots is not a number of bytes; using
+	// 16384"). Runtime.NewWarnings hands each out once per process.
+	Warnings []string
 }
 
 const (
@@ -75,13 +83,45 @@ func lookupEnvName(getenv func(string) string, name string) (string, string) {
 	return "", ""
 }
 
+// envName is the name a variable was found under, for warnings: ABT_<name> or ABT_ENV_<name>.
+func envName(getenv func(string) string, name string) string {
+	if getenv("ABT_"+name) == "" && getenv("ABT_ENV_"+name) != "" {
+		return "ABT_ENV_" + name
+	}
+	return "ABT_" + name
+}
+
+// parseSwitch reads a yes/no variable: ok is false when v is neither.
+func parseSwitch(v string) (on, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "y", "yes", "true", "on":
+		return true, true
+	case "", "0", "n", "no", "false", "off":
+		return false, true
+	}
+	return false, false
+}
+
 // ConfigFromEnv reads the configuration; getenv is os.Getenv outside tests. Values that do not
-// parse keep their default; sizes are clamped to what goabt can run and rounded up to 64 bytes,
-// as Argobots rounds to the cache line.
+// parse keep their default, and values out of range are clamped, each with a line in Warnings;
+// sizes are rounded up to 64 bytes, as Argobots rounds to the cache line.
 func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 	c := Config{ThreadStackSize: DefaultThreadStackSize, MaxXstreams: max(cpus, 1),
 		SafetyWakeup: DefaultSafetyWakeup}
 	c.Affinity, c.AffinityList, c.AffinityInvalid = affinityFromEnv(lookupEnvName(getenv, "SET_AFFINITY"))
+	warn := func(format string, args ...any) {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
+	}
+	if c.AffinityInvalid != nil {
+		warn("%v; streams are not bound to CPUs", c.AffinityInvalid)
+	}
+	if v := lookupEnv(getenv, "PRINT_CONFIG"); v != "" {
+		on, ok := parseSwitch(v)
+		if !ok {
+			warn("%s=%s is neither yes nor no; using no", envName(getenv, "PRINT_CONFIG"), v)
+		}
+		c.PrintConfig = on
+	}
 	if v := strings.TrimSpace(getenv("GOABT_CHECK_LEAKS")); v != "" && v != "0" {
 		c.CheckLeaks = true
 	}
@@ -92,19 +132,32 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 	default:
 		if n, err := strconv.ParseUint(v, 10, 32); err == nil {
 			c.SafetyWakeup = time.Duration(n) * time.Millisecond
+		} else {
+			warn("GOABT_SAFETY_WAKEUP_MS=%s is neither a number of milliseconds nor off; using %d",
+				getenv("GOABT_SAFETY_WAKEUP_MS"), DefaultSafetyWakeup.Milliseconds())
 		}
 	}
 	c.Pool = strings.TrimSpace(getenv("GOABT_POOL"))
 	c.Sched = strings.TrimSpace(getenv("GOABT_SCHED"))
 	if v := lookupEnv(getenv, "THREAD_STACKSIZE"); v != "" {
+		name := envName(getenv, "THREAD_STACKSIZE")
 		if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {
-			n = min(max(n, MinThreadStackSize), maxThreadStackSize)
-			c.ThreadStackSize = uintptr((n + 63) &^ 63)
+			clamped := min(max(n, MinThreadStackSize), maxThreadStackSize)
+			c.ThreadStackSize = uintptr((clamped + 63) &^ 63)
+			if clamped != n {
+				warn("%s=%s is outside %d..%d bytes; using %d", name, v, MinThreadStackSize,
+					maxThreadStackSize, c.ThreadStackSize)
+			}
+		} else {
+			warn("%s=%s is not a number of bytes; using %d", name, v, c.ThreadStackSize)
 		}
 	}
 	if v := lookupEnv(getenv, "MAX_NUM_XSTREAMS"); v != "" {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
 			c.MaxXstreams = n
+		} else {
+			warn("%s=%s is not a positive number; using %d", envName(getenv, "MAX_NUM_XSTREAMS"),
+				v, c.MaxXstreams)
 		}
 	}
 	return c

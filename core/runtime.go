@@ -22,6 +22,9 @@ type Runtime struct {
 	// ABT_finalize), so a freed or stale handle is refused by its magic instead of read from
 	// unmapped memory.
 	Objects ObjectMemory
+	// warned holds the configuration warnings already handed out (NewWarnings): each is said
+	// once per process, not at every ABT_init.
+	warned map[string]bool
 }
 
 // ObjectMemory hands out blocks for the C engine's synchronization objects in size classes.
@@ -64,6 +67,24 @@ func (r *Runtime) Init(getenv func(string) string) Config {
 	r.Ranks.Reset()
 	EnsureProcs(1)
 	return r.Config
+}
+
+// NewWarnings returns the warnings of the configuration the last Init read that no earlier
+// call returned: what a bad environment variable gets on stderr, once per process.
+func (r *Runtime) NewWarnings() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.warned == nil {
+		r.warned = map[string]bool{}
+	}
+	var fresh []string
+	for _, w := range r.Config.Warnings {
+		if !r.warned[w] {
+			r.warned[w] = true
+			fresh = append(fresh, w)
+		}
+	}
+	return fresh
 }
 
 // TakeRank takes a rank for a new stream (rank < 0: the lowest free one) and sizes GOMAXPROCS

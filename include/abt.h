@@ -1890,50 +1890,91 @@ typedef enum ABT_info_query_kind ABT_info_query_kind;
  * read ABT_FALSE, and cancellation, migration, stackable schedulers and the tool interface
  * ABT_TRUE. ENABLED_AFFINITY is ABT_TRUE only when ABT_SET_AFFINITY asked goabt to bind each
  * stream to the CPUs its rank picks, as yes or as a CPU list that reads (Argobots binds by
- * default, goabt does not). ABT_ERR_INV_QUERY_KIND for an unknown kind, ABT_ERR_INV_ARG when val
+ * default, goabt does not); ENABLED_PRINT_CONFIG whether ABT_PRINT_CONFIG asked for the
+ * configuration at ABT_init. ABT_ERR_INV_QUERY_KIND for an unknown kind, ABT_ERR_INV_ARG when val
  * is NULL, ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_query_config(ABT_info_query_kind query_kind, void *val);
 
-/* Print goabt's configuration (default ULT and scheduler stack sizes, execution stream limit and
- * count, the CPU sets ABT_SET_AFFINITY binds ranks to) to fp; ABT_ERR_INV_ARG when fp is NULL,
+/* Print goabt's configuration to fp: every fact ABT_info_query_config reports, one line each,
+ * then what only goabt has (streams now, usable CPUs, the safety wake-up, the Go pool and policy
+ * replacing the predefined ones, the leak report, the CPU sets ABT_SET_AFFINITY binds ranks to).
+ * ABT_PRINT_CONFIG=1 (or y, yes, true, on) prints the same on stdout at every outermost ABT_init.
+ * ABT_ERR_INV_ARG when fp is NULL,
  * ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_print_config(FILE *fp);
 
-/* Print a description of every execution stream to fp. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* The ABT_info_print_* functions below write a few lines per object, each starting with a
+ * header naming its kind and the number a program can ask for (a stream's rank, a pool's id, a
+ * work unit's id, which printing assigns like ABT_thread_get_id does; the address for schedulers
+ * and attributes, which have no number), then one "name : value" line per field. As in
+ * Argobots 1.x (not 2.0, which prints a line about a NULL handle and succeeds), an invalid
+ * handle returns that handle's error code and prints nothing. A NULL fp, which Argobots leaves
+ * undefined, returns ABT_ERR_INV_ARG. Debugging output: fields are read without stopping the
+ * objects, so a print racing with changes may mix old and new values. */
+
+/* Print every execution stream, by rank, as ABT_info_print_xstream does, after a line with
+ * their number; ABT_ERR_UNINITIALIZED before ABT_init. */
 ABT_API_PUBLIC int ABT_info_print_all_xstreams(FILE *fp);
 
-/* Print a description of xstream to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Print the execution stream xstream: rank, primary or secondary, state, the CPU it is bound to,
+ * the unit it runs, a pending finish, its main scheduler and that scheduler's pools (by id).
+ * ABT_ERR_INV_XSTREAM for an invalid handle. */
 ABT_API_PUBLIC int ABT_info_print_xstream(FILE *fp, ABT_xstream xstream);
 
-/* Print a description of sched to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Print the scheduler sched: kind (predefined kind, user-defined, Go policy), what it is used
+ * as (a stream's main scheduler, stacked, unused), automatic, pending finish and exit, its data,
+ * its pools by id in priority order, then each pool as ABT_info_print_pool does.
+ * ABT_ERR_INV_SCHED for an invalid handle. */
 ABT_API_PUBLIC int ABT_info_print_sched(FILE *fp, ABT_sched sched);
 
-/* Print a description of pool to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Print the pool: id, kind (FIFO, FIFO_WAIT, RANDWS, user-defined, Go pool), access, automatic,
+ * size, parked ULTs that belong to it, the number of schedulers using it, its data.
+ * ABT_ERR_INV_POOL for an invalid handle. */
 ABT_API_PUBLIC int ABT_info_print_pool(FILE *fp, ABT_pool pool);
 
-/* Print a description of the work unit thread to fp. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Print the work unit thread, a ULT or a tasklet: id, kind, state, the stream it last ran on,
+ * its pool, its function (with its symbol when the dynamic linker knows it) and argument, its
+ * stack (address, size, whose), migratable, named. ABT_ERR_INV_THREAD for an invalid handle. */
 ABT_API_PUBLIC int ABT_info_print_thread(FILE *fp, ABT_thread thread);
 
-/* Print a description of the ULT attribute object attr to fp. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* Print the ULT attribute attr: stack (the program's or goabt's), stack size, migratable, the
+ * migration callback. ABT_ERR_INV_THREAD_ATTR for an invalid handle. */
 ABT_API_PUBLIC int ABT_info_print_thread_attr(FILE *fp, ABT_thread_attr attr);
 
-/* Print a description of the tasklet task to fp. Not implemented yet: returns
- * ABT_ERR_FEATURE_NA. */
+/* ABT_info_print_thread for a tasklet (it takes ULTs too, as in Argobots 1.1 and later);
+ * ABT_ERR_INV_TASK for an invalid handle. */
 ABT_API_PUBLIC int ABT_info_print_task(FILE *fp, ABT_task task);
 
-/* Print the stack of the ULT thread, which must not be running, to fp. Not implemented yet:
- * returns ABT_ERR_FEATURE_NA. */
+/* Print the stack of the ULT thread, which must not be running: a line "=== ULT <id> (<address>)
+ * ===", its state, then a hex dump of the part of its stack in use, from its saved stack pointer
+ * to the top (at most the 32 KiB nearest the stack pointer), four 8-byte words a line, and the
+ * words in it that point into executable code of a loaded object, newest first, each with its
+ * symbol, or object and offset (for addr2line) when the symbol is not exported: a raw backtrace.
+ * A tasklet, a ULT not started yet, a terminated or a running ULT, and the main ULT (whose stack
+ * is the main thread's) get one line saying so instead. ABT_ERR_INV_THREAD for an invalid
+ * handle. */
 ABT_API_PUBLIC int ABT_info_print_thread_stack(FILE *fp, ABT_thread thread);
 
-/* Print the stacks of all ULTs in pool to fp. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Print, as ABT_info_print_thread_stack does, the stack of every work unit queued in pool (a
+ * header for tasklets), after a header with the pool's id. A built-in pool is walked under its
+ * lock, so that none of its units can run while printed; a user-defined pool (or a Go pool)
+ * through its print_all: ABT_ERR_POOL when it has none. ABT_ERR_INV_POOL for an invalid
+ * handle. */
 ABT_API_PUBLIC int ABT_info_print_thread_stacks_in_pool(FILE *fp, ABT_pool pool);
 
-/* Ask every execution stream to print its ULTs' stacks to fp at its next event check; after
- * timeout seconds (negative: never) printing starts anyway; cb_func(timed_out, arg) is called at
- * the end. Not implemented yet: returns ABT_ERR_FEATURE_NA. */
+/* Ask for the stacks of every work unit queued in the pools of the execution streams' main
+ * schedulers to be printed to fp. Async-signal-safe (callable from a signal handler): it only
+ * records the request and returns; the schedulers see it at their next scheduling point, with
+ * no cost to them until then (the request makes their timer check due). The first stream there
+ * wakes the idle ones, waits until every running stream has stopped at a scheduling point (or
+ * timeout seconds have passed; negative: no limit), prints a line per stream (rank, main
+ * scheduler, pool ids) and each pool as ABT_info_print_thread_stacks_in_pool does, between
+ * "Start of ULT stacks" and "End of ULT stacks" lines with the time; the streams go on, and that
+ * stream calls cb_func(timed_out, arg), if cb_func is not NULL: timed_out is ABT_TRUE if it
+ * printed without every stream stopped. A request made while another is pending (until
+ * cb_func is called) is dropped. ULTs that are blocked or suspended are in no pool and are not printed. Nothing is
+ * printed while no stream reaches a scheduling point. ABT_ERR_UNINITIALIZED before ABT_init;
+ * fp NULL prints nothing but still calls cb_func. */
 ABT_API_PUBLIC int ABT_info_trigger_print_all_thread_stacks(FILE *fp, double timeout,
                                                             void (*cb_func)(ABT_bool, void *),
                                                             void *arg);
