@@ -46,7 +46,9 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
         *(uint64_t *)val = 100;
         break;
     case ABT_INFO_QUERY_KIND_ENABLED_STACK_OVERFLOW_CHECK:
-        *(int *)val = 2; /* every goabt ULT stack has an mprotect'd guard page */
+        /* ABT_STACK_OVERFLOW_CHECK at ABT_init: 0 none, 1 canary, 2 mprotect (the default),
+         * 3 mprotect_strict, as Argobots reports them (stackcheck.c says what each does). */
+        *(int *)val = goabt_rt.stack_check;
         break;
     case ABT_INFO_QUERY_KIND_ENABLED_AFFINITY:
         *(ABT_bool *)val = goabt_rt.affinity ? ABT_TRUE : ABT_FALSE;
@@ -73,7 +75,9 @@ int ABT_info_print_config(FILE *fp)
     fprintf(fp, " scheduler stack size: %zu\n", sched_stacksize());
     fprintf(fp, " max execution streams: %d\n", goabt_rt.max_xstreams);
     fprintf(fp, " execution streams now: %d\n", __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED));
-    fprintf(fp, " stack guard pages: yes; FP control preserved: yes; external threads: yes\n");
+    static const char *const checks[] = {"none", "canary", "mprotect", "mprotect_strict"};
+    fprintf(fp, " stack overflow check: %s; FP control preserved: yes; external threads: yes\n",
+            checks[goabt_rt.stack_check & 3]);
     fflush(fp);
     return ABT_SUCCESS;
 }

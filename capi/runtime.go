@@ -21,13 +21,14 @@ var rt core.Runtime
 // goabt_go_runtime_init reads the configuration at the first ABT_init: the default ULT stack
 // size, the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports, whether streams
 // are bound to CPUs, the safety timeout of sleeping streams and threads (0: none), and whether
-// a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones. It returns 0,
+// a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones, and the
+// stack-overflow check mode (ABT_STACK_OVERFLOW_CHECK, a core.StackCheck). It returns 0,
 // 1 if unit memory cannot be set up, or 2 if a Go pool or scheduler the environment names is
 // not registered (said on stderr).
 //
 //export goabt_go_runtime_init
 func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong,
-	goPool, goSched *C.int) C.int {
+	goPool, goSched, stackCheck *C.int) C.int {
 	if rt.Units.SetSize(uintptr(unitSize)) != nil {
 		return 1
 	}
@@ -54,6 +55,7 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 		*affinity = 1
 	}
 	*safetyNs = C.longlong(c.SafetyWakeup.Nanoseconds())
+	*stackCheck = C.int(c.StackCheck)
 	return 0
 }
 
