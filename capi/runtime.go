@@ -165,3 +165,22 @@ func goabt_go_unit_put(p C.uintptr_t) { rt.Units.Put(core.Addr(p)) }
 func goabt_go_objects_get(size C.size_t, out *C.uintptr_t, n C.int) C.int {
 	return C.int(rt.Objects.Get(uintptr(size), unsafe.Slice((*core.Addr)(unsafe.Pointer(out)), int(n))))
 }
+
+// faultTarget is nil: goabt_go_selftest_fault writes through it.
+var faultTarget *int
+
+// goabt_go_selftest_fault dereferences a nil pointer in Go and recovers from the panic Go makes
+// of the fault; 1 if it did. The C engine installs its SIGSEGV handler over the Go runtime's
+// (capi/stackcheck.c) and must pass Go's own faults on to it: ctests/c/stack_overflow.c calls
+// this (through dlsym) from the primary thread, a ULT on a stream and an external thread.
+//
+//export goabt_go_selftest_fault
+func goabt_go_selftest_fault() (recovered C.int) {
+	defer func() {
+		if recover() != nil {
+			recovered = 1
+		}
+	}()
+	*faultTarget = 1
+	return 0
+}

@@ -10,14 +10,19 @@
  *  - a ULT on a stack the program gave, using more than it was given but not leaving memory
  *    the program owns: in mode canary it is caught when it returns, otherwise nothing notices;
  *  - then, in this process: what ABT_info_query_config reports for the mode, signal stacks on
- *    the stream threads, the handler put back at ABT_finalize.
+ *    the stream threads, the handler put back at ABT_finalize; and a nil dereference in Go code
+ *    (the Go core's self-test) still becomes a Go panic, recovered, with goabt's handler
+ *    installed over the Go runtime's: from the primary thread, a ULT and an external thread.
  * Every child has an alarm: a hang shows up as a failure. */
 // ctest-variant: default
 // ctest-variant: none ABT_STACK_OVERFLOW_CHECK=none
 // ctest-variant: canary ABT_STACK_OVERFLOW_CHECK=canary
 // ctest-variant: mprotect ABT_STACK_OVERFLOW_CHECK=mprotect
 // ctest-variant: strict ABT_STACK_OVERFLOW_CHECK=mprotect_strict
-// ctest-libs: -rdynamic
+// ctest-libs: -rdynamic -ldl
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -199,6 +204,35 @@ static void sigstack_ult(void *arg)
     ult_had_sigstack = has_sigstack();
 }
 
+/* The Go core's self-test: a nil dereference in Go, recovered (capi/runtime.go); NULL if it
+ * cannot be found. */
+static int (*go_fault)(void);
+__attribute__((unused)) static void find_go_fault(void)
+{
+    Dl_info info;
+    if (dladdr((void *)ABT_init, &info) == 0 || info.dli_fname == NULL) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", info.dli_fname);
+    char *slash = strrchr(path, '/');
+    if (slash == NULL) return;
+    snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "libgoabt-go.so");
+    void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (h != NULL) *(void **)&go_fault = dlsym(h, "goabt_go_selftest_fault");
+}
+
+__attribute__((unused)) static int go_fault_in_ult;
+__attribute__((unused)) static void go_fault_ult(void *arg)
+{
+    (void)arg;
+    go_fault_in_ult = go_fault();
+}
+
+__attribute__((unused)) static void *go_fault_thread(void *arg)
+{
+    *(int *)arg = go_fault();
+    return NULL;
+}
+
 static void *segv_handler_now(void)
 {
     struct sigaction sa;
@@ -273,6 +307,25 @@ int main(void)
     CHECK_INT(ABT_thread_create(pool, sigstack_ult, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     if (mode != 0) CHECK_INT(ult_had_sigstack, 1);
+#if defined(GOABT_CTEST_VALGRIND)
+    printf("skipped under valgrind: nil dereferences in Go (valgrind counts each as an error, "
+           "and Go called on a ULT's stack, as here, confuses its stack tracking)\n");
+#else
+    find_go_fault();
+    CHECK(go_fault != NULL);
+    if (go_fault != NULL) {
+        CHECK_INT(go_fault(), 1);
+        CHECK_INT(ABT_thread_create(pool, go_fault_ult, NULL, ABT_THREAD_ATTR_NULL, &t),
+                  ABT_SUCCESS);
+        CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+        CHECK_INT(go_fault_in_ult, 1);
+        int in_thread = 0;
+        pthread_t th;
+        CHECK_INT(pthread_create(&th, NULL, go_fault_thread, &in_thread), 0);
+        pthread_join(th, NULL);
+        CHECK_INT(in_thread, 1);
+    }
+#endif
     CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
     void *after = segv_handler_now();
