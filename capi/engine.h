@@ -53,7 +53,7 @@
  * sleep, schedulers), stream.c (stream threads), pool.c (pools), pool_user.c and sched_user.c
  * (user-defined pools and schedulers), sched_stacked.c (a scheduler run as a ULT of another's
  * pool), pool_go.c (pools and schedulers written in Go), wait.c (wait lists, blocking and
- * timers), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
+ * timers), stackcheck.c (stack-overflow reports: signal stacks, the SIGSEGV handler), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
  * cond.c ...), their argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
