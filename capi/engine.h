@@ -53,7 +53,8 @@
  * sleep, schedulers), stream.c (stream threads), pool.c (pools), pool_user.c and sched_user.c
  * (user-defined pools and schedulers), sched_stacked.c (a scheduler run as a ULT of another's
  * pool), pool_go.c (pools and schedulers written in Go), wait.c (wait lists, blocking and
- * timers), tool.c (the tool interface's events), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
+ * timers), tool.c (the tool interface's events), stackcheck.c (stack-overflow reports: signal
+ * stacks, the SIGSEGV handler), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
  * cond.c ...), their argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
@@ -70,6 +71,7 @@
 #endif
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +334,13 @@ struct goabt_runtime {
      * (goabt_pool_wake_sleeper). 0 where the kernel refuses membarrier: pushes fence. Set by
      * ABT_init, before any stream runs. */
     int asym_fence;
+    /* Stack-overflow checks (stackcheck.c): the mode (core.StackCheck: 0 none, 1 canary,
+     * 2 mprotect, 3 mprotect_strict, as ABT_STACK_OVERFLOW_CHECK says at ABT_init), and the
+     * function every ULT starts in: goabt_ult_entry, or in canary mode one that lays the canary
+     * first and checks it when the ULT's function returns. A pointer, not a test of the mode:
+     * the other modes add no instruction to a ULT's life. */
+    int stack_check;
+    void (*ult_entry)(void *);
 };
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;
@@ -627,8 +636,29 @@ void goabt_unit_switch_out(goabt_stream *s, goabt_unit *self, goabt_after_fn fn,
 /* u finished (an after-switch callback; arg is the stream it ran on): wakes its joiners, or
  * frees it if unnamed. */
 void goabt_unit_terminated(goabt_unit *u, void *arg) GOABT_HIDDEN;
-/* A ULT's first code (unit.c). */
+/* A ULT's first code (unit.c); it starts with goabt_ult_after_resume, as must any other
+ * (stackcheck.c's in mode canary): it runs what the unit switched from asked. */
 void goabt_ult_entry(void *arg) GOABT_HIDDEN;
+void goabt_ult_after_resume(void) GOABT_HIDDEN;
+
+/* Stack-overflow checks (stackcheck.c), by ABT_STACK_OVERFLOW_CHECK. Outside mode none, every
+ * stream thread and the primary thread have an alternate signal stack, and a SIGSEGV/SIGBUS
+ * handler reports a fault in the running ULT's guard page (or below its stack) in one line on
+ * stderr and aborts; every other fault goes to the handler installed before (the Go runtime's).
+ * init: at ABT_init, on the primary thread, once the Go core has read the mode into
+ * goabt_rt.stack_check (the Go runtime's handlers are in place by then); finalize: at the
+ * outermost ABT_finalize, the handler and the primary's signal stack as they were before. */
+void goabt_stackcheck_init(void) GOABT_HIDDEN;
+void goabt_stackcheck_finalize(void) GOABT_HIDDEN;
+/* A stream thread's signal stack: begin when it starts, end before it ends (a local of the
+ * thread's function keeps the state). */
+typedef struct goabt_sigstack {
+    void *mem;      /* our mapping, or NULL: none was needed (or mode none) */
+    size_t size;
+    stack_t old;    /* the thread's signal stack before */
+} goabt_sigstack;
+void goabt_sigstack_begin(goabt_sigstack *st) GOABT_HIDDEN;
+void goabt_sigstack_end(goabt_sigstack *st) GOABT_HIDDEN;
 
 /* The context to resume u with: made now if u never ran. Under AddressSanitizer the stack is
  * unpoisoned first: the ULT that used it before ended with its frames still poisoned (a ULT
@@ -644,7 +674,7 @@ static inline goabt_ctx goabt_unit_context(goabt_unit *u)
 {
     if (__builtin_expect(u->ctx == NULL, 0)) {
         GOABT_UNPOISON_STACK(u);
-        u->ctx = goabt_ctx_make(u->top, goabt_ult_entry, u);
+        u->ctx = goabt_ctx_make(u->top, goabt_rt.ult_entry, u);
     }
     return u->ctx;
 }

@@ -80,7 +80,9 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
         *(uint64_t *)val = 100;
         break;
     case ABT_INFO_QUERY_KIND_ENABLED_STACK_OVERFLOW_CHECK:
-        *(int *)val = 2; /* every goabt ULT stack has an mprotect'd guard page */
+        /* ABT_STACK_OVERFLOW_CHECK at ABT_init: 0 none, 1 canary, 2 mprotect (the default),
+         * 3 mprotect_strict, as Argobots reports them (stackcheck.c says what each does). */
+        *(int *)val = goabt_rt.stack_check;
         break;
     case ABT_INFO_QUERY_KIND_ENABLED_AFFINITY:
         *(ABT_bool *)val = goabt_rt.affinity ? ABT_TRUE : ABT_FALSE;

@@ -25,6 +25,8 @@ struct goabt_runtime goabt_rt = {
     .thread_stacksize = 16384,
     .unit_magic = GOABT_MAGIC_UNIT - 1, /* engine_init counts it up */
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .stack_check = 2,
+    .ult_entry = goabt_ult_entry,
 };
 
 /* ---- Per-thread state ------------------------------------------------------------------- */
@@ -118,7 +120,7 @@ int goabt_engine_init(void)
     if (!goabt_go_available()) return ABT_ERR_OTHER;
     int rc = goabt_go.runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
                                    &goabt_rt.max_xstreams, &goabt_rt.affinity, &goabt_rt.safety_ns,
-                                   &goabt_rt.go_pool, &goabt_rt.go_sched);
+                                   &goabt_rt.go_pool, &goabt_rt.go_sched, &goabt_rt.stack_check);
     if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
     goabt_info_at_init();
     goabt_rt.asym_fence = membarrier_works();
@@ -147,6 +149,7 @@ int goabt_engine_init(void)
     s->current = m;
     goabt_stream_bind_start(s);
     goabt_set_self_stream(s);
+    goabt_stackcheck_init(); /* the Go runtime's signal handlers are in place: runtime_init ran */
     return ABT_SUCCESS;
 }
 
@@ -174,6 +177,7 @@ void goabt_engine_finalize(void)
         goabt_rank_release(s->rank);
         goabt_stream_delete(s);
     }
+    goabt_stackcheck_finalize(); /* no ULT runs any more */
     goabt_unit *m = goabt_rt.main_unit;
     goabt_keys_destroy(m); /* the main ULT's values, as Argobots does at finalize */
     goabt_keys_release_spare(m);

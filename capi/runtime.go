@@ -21,14 +21,15 @@ var rt core.Runtime
 // goabt_go_runtime_init reads the configuration at the first ABT_init: the default ULT stack
 // size, the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports, whether streams
 // are bound to CPUs, the safety timeout of sleeping streams and threads (0: none), and whether
-// a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones. It returns 0,
+// a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones, and the
+// stack-overflow check mode (ABT_STACK_OVERFLOW_CHECK, a core.StackCheck). It returns 0,
 // 1 if unit memory cannot be set up, or 2 if a Go pool or scheduler the environment names is
 // not registered (said on stderr). Variables with values it cannot use are said on stderr,
 // one line each, once per process (core.Config.Warnings).
 //
 //export goabt_go_runtime_init
 func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong,
-	goPool, goSched *C.int) C.int {
+	goPool, goSched, stackCheck *C.int) C.int {
 	if rt.Units.SetSize(uintptr(unitSize)) != nil {
 		return 1
 	}
@@ -58,6 +59,7 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 		*affinity = 1
 	}
 	*safetyNs = C.longlong(c.SafetyWakeup.Nanoseconds())
+	*stackCheck = C.int(c.StackCheck)
 	return 0
 }
 
@@ -203,4 +205,23 @@ func goabt_go_unit_put(p C.uintptr_t) { rt.Units.Put(core.Addr(p)) }
 //export goabt_go_objects_get
 func goabt_go_objects_get(size C.size_t, out *C.uintptr_t, n C.int) C.int {
 	return C.int(rt.Objects.Get(uintptr(size), unsafe.Slice((*core.Addr)(unsafe.Pointer(out)), int(n))))
+}
+
+// faultTarget is nil: goabt_go_selftest_fault writes through it.
+var faultTarget *int
+
+// goabt_go_selftest_fault dereferences a nil pointer in Go and recovers from the panic Go makes
+// of the fault; 1 if it did. The C engine installs its SIGSEGV handler over the Go runtime's
+// (capi/stackcheck.c) and must pass Go's own faults on to it: ctests/c/stack_overflow.c calls
+// this (through dlsym) from the primary thread, a ULT on a stream and an external thread.
+//
+//export goabt_go_selftest_fault
+func goabt_go_selftest_fault() (recovered C.int) {
+	defer func() {
+		if recover() != nil {
+			recovered = 1
+		}
+	}()
+	*faultTarget = 1
+	return 0
 }

@@ -55,11 +55,14 @@ void goabt_streams_wake_all(void)
 static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;
+    goabt_sigstack sigstack; /* where a stack overflow is reported from (stackcheck.c) */
+    goabt_sigstack_begin(&sigstack);
     goabt_set_self_stream(s);
     goabt_stream_bind_start(s);
     goabt_sched_loop(s);
     goabt_stream_bind_stop(s);
     goabt_set_self_stream(NULL);
+    goabt_sigstack_end(&sigstack);
     /* A deadline this stream armed (a ULT of a shared pool in a timed wait) must not be left
      * to streams that went to sleep before it existed: they look at the timers again. */
     if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE) != 0) wake_others(s);

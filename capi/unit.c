@@ -507,6 +507,11 @@ void goabt_ult_entry(void *arg)
     goabt_unit_exit();
 }
 
+void goabt_ult_after_resume(void)
+{
+    after_resume();
+}
+
 /* Switches straight from self to target, a ULT that is ready and in no pool (taken out of one
  * by the caller, or a suspended one being resumed), without going through the scheduler;
  * fn(self, arg) runs once self's context is saved. Neither may be the main ULT, which has no

@@ -54,6 +54,62 @@ type Config struct {
 	// value it used instead ("ABT_THREAD_STACKSIZE=lots is not a number of bytes; using
 	// 16384"). Runtime.NewWarnings hands each out once per process.
 	Warnings []string
+	// StackCheck is how ULT stack overflows are caught (ABT_STACK_OVERFLOW_CHECK, read as
+	// Argobots reads it): StackCheckMprotect unless the environment says otherwise.
+	StackCheck StackCheck
+}
+
+// StackCheck is a stack-overflow check mode. Its values are what
+// ABT_INFO_QUERY_KIND_ENABLED_STACK_OVERFLOW_CHECK reports for it in Argobots 1.2.
+type StackCheck int
+
+const (
+	// StackCheckNone: no check. The stacks keep their guard pages (they cost nothing once
+	// mapped), but no signal handler is installed: an overflow dies by a bare SIGSEGV.
+	StackCheckNone StackCheck = 0
+	// StackCheckCanary: as StackCheckMprotect, and each ULT stack also carries a canary at its
+	// lowest bytes, laid when the ULT starts and checked when its function returns, which
+	// catches overflows into memory that does not fault (stacks past GuardedStacks, user stacks).
+	StackCheckCanary StackCheck = 1
+	// StackCheckMprotect: the first GuardedStacks stacks alive at once have a guard page, and
+	// a fault in the guard page of the running ULT is reported on stderr (the default).
+	StackCheckMprotect StackCheck = 2
+	// StackCheckStrict: as StackCheckMprotect, but every stack goabt maps has a guard page of
+	// its own: past what the kernel allows (vm.max_map_count), creating a ULT fails instead of
+	// handing out a stack without one.
+	StackCheckStrict StackCheck = 3
+)
+
+// String is the mode's name as ABT_STACK_OVERFLOW_CHECK spells it.
+func (m StackCheck) String() string {
+	switch m {
+	case StackCheckNone:
+		return "none"
+	case StackCheckCanary:
+		return "canary"
+	case StackCheckMprotect:
+		return "mprotect"
+	case StackCheckStrict:
+		return "mprotect_strict"
+	}
+	return "StackCheck(" + strconv.Itoa(int(m)) + ")"
+}
+
+// parseStackCheck reads ABT_STACK_OVERFLOW_CHECK's value (case does not matter). Unset, the
+// default is mprotect. Argobots turns its guard pages off for any value other than mprotect and
+// mprotect_strict; so does goabt, none included, except canary, which it implements.
+func parseStackCheck(v string) StackCheck {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "":
+		return StackCheckMprotect
+	case "mprotect":
+		return StackCheckMprotect
+	case "mprotect_strict":
+		return StackCheckStrict
+	case "canary":
+		return StackCheckCanary
+	}
+	return StackCheckNone
 }
 
 const (
@@ -137,6 +193,7 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 				getenv("GOABT_SAFETY_WAKEUP_MS"), DefaultSafetyWakeup.Milliseconds())
 		}
 	}
+	c.StackCheck = parseStackCheck(lookupEnv(getenv, "STACK_OVERFLOW_CHECK"))
 	c.Pool = strings.TrimSpace(getenv("GOABT_POOL"))
 	c.Sched = strings.TrimSpace(getenv("GOABT_SCHED"))
 	if v := lookupEnv(getenv, "THREAD_STACKSIZE"); v != "" {

@@ -64,6 +64,7 @@ func (r *Runtime) Init(getenv func(string) string) Config {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.Config = ConfigFromEnv(getenv, runtime.NumCPU())
+	r.Stacks.SetStrict(r.Config.StackCheck == StackCheckStrict)
 	r.Ranks.Reset()
 	EnsureProcs(1)
 	return r.Config

@@ -18,8 +18,11 @@ import (
 // slabStacks each (one region per slab), whose lowest page is left readable: a program with a
 // million ULTs keeps running, without overflow detection for the stacks past the limit. The
 // geometry is the same either way (the guard page's place is there), so C never needs to know.
+// Strict (ABT_STACK_OVERFLOW_CHECK=mprotect_strict) gives every stack a guard page of its own,
+// however many: past what the kernel allows, Get fails instead of carving.
 type Stacks struct {
 	mu      sync.Mutex
+	strict  bool
 	live    map[Addr][]byte    // every guarded mapping handed out or kept, by base address
 	spare   map[uintptr][]Addr // usable size -> bases of kept guarded mappings
 	nspare  int
@@ -62,7 +65,7 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 		s.guarded++
 		return StackMapping{base, usable + page}, nil
 	}
-	if s.guarded >= GuardedStacks {
+	if s.guarded >= GuardedStacks && !s.strict {
 		return s.carve(usable, page)
 	}
 	m, err := syscall.Mmap(-1, 0, int(usable+page), syscall.PROT_READ|syscall.PROT_WRITE,
@@ -81,6 +84,13 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	s.live[base] = m
 	s.guarded++
 	return StackMapping{base, usable + page}, nil
+}
+
+// SetStrict says whether every stack Get hands out from now on has a guard page of its own.
+func (s *Stacks) SetStrict(strict bool) {
+	s.mu.Lock()
+	s.strict = strict
+	s.mu.Unlock()
 }
 
 // carve returns a slab stack of usable bytes above its guard page's place; s.mu is held.

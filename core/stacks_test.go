@@ -104,3 +104,27 @@ func TestStacksPastTheGuardedLimit(t *testing.T) {
 	_, mapped := s.Kept()
 	require.Zero(t, mapped)
 }
+
+// TestStacksStrict: with Strict (ABT_STACK_OVERFLOW_CHECK=mprotect_strict) the stacks past
+// GuardedStacks get a guard page each too; none comes from a slab.
+func TestStacksStrict(t *testing.T) {
+	var s Stacks
+	s.SetStrict(true)
+	n := GuardedStacks + 5
+	all := make([]StackMapping, 0, n)
+	for i := 0; i < n; i++ {
+		st, err := s.Get(8192)
+		require.NoError(t, err)
+		all = append(all, st)
+	}
+	guarded, carved := s.Out()
+	require.Equal(t, n, guarded)
+	require.Zero(t, carved)
+	for _, st := range all {
+		require.NoError(t, s.Put(st))
+	}
+	s.SetStrict(false)
+	s.Drain()
+	_, mapped := s.Kept()
+	require.Zero(t, mapped)
+}

@@ -233,7 +233,35 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  * ABT_MAX_NUM_XSTREAMS and ABT_SET_AFFINITY (or ABT_ENV_*) from the environment, and goabt's own variables (README),
  * among them GOABT_POOL and GOABT_SCHED, which name a pool and a scheduler written in Go that
  * replace the predefined ones (goabt.h): ABT_ERR_INV_ARG, said on stderr, when one names nothing
- * registered. Calls nest: each needs its own ABT_finalize. */
+ * registered. Calls nest: each needs its own ABT_finalize.
+ *
+ * Stack overflows. ABT_STACK_OVERFLOW_CHECK (or ABT_ENV_STACK_OVERFLOW_CHECK), read at every
+ * outermost ABT_init, picks how a ULT running off its stack is caught; any case goes:
+ *   mprotect         (the default) the first 16,384 ULT stacks alive at once have a PROT_NONE
+ *                    guard page below them; stacks past that number come from slabs without
+ *                    one (the kernel's vm.max_map_count), so their overflows go unnoticed;
+ *   mprotect_strict  every stack goabt maps has a guard page of its own: once the kernel
+ *                    refuses more (about 32,000 stacks), ULT creation fails with ABT_ERR_MEM;
+ *   canary           as mprotect, and each ULT also lays a canary at the bottom of its stack
+ *                    when it starts, checked when its function returns (not when it leaves by
+ *                    ABT_self_exit): catches overflows that fault nowhere, on slab stacks and
+ *                    on stacks the program gave (ABT_thread_attr_set_stack);
+ *   none, or any other value (as in Argobots)  no check: the guard pages stay where they are,
+ *                    but a ULT that runs into one dies by a bare SIGSEGV.
+ * Outside none, when the running ULT faults in its guard page (or just below its stack, its
+ * stack pointer below too), or its canary is found broken, goabt writes one line on stderr,
+ *   goabt: stack overflow: ULT <id> (function <name> at <address>) ran off its <size>-byte
+ *   stack (...); raise it with ABT_THREAD_STACKSIZE=<2 x size> ... or ABT_thread_attr_set_stacksize
+ * and calls abort(): the process dies by SIGABRT. For this, ABT_init installs a SIGSEGV and
+ * SIGBUS handler (SA_ONSTACK | SA_SIGINFO) over the one in place (the Go runtime's, which
+ * libgoabt loads), and gives the primary thread and each execution stream's thread an alternate
+ * signal stack when it has none; every other fault goes to the handler it replaced, so faults
+ * elsewhere end as they would without goabt (a NULL dereference in a ULT: SIGSEGV). The
+ * function's name comes from dladdr: build the program with -rdynamic to see its own functions
+ * named. The outermost ABT_finalize puts back the handler (unless the program installed one
+ * over goabt's since) and the primary thread's signal stack. Mode none adds nothing to any
+ * path, and the other modes nothing to creating, running, joining or freeing a ULT (canary:
+ * the canary's writes and reads). ABT_info_query_config reports the mode as Argobots does. */
 ABT_API_PUBLIC int ABT_init(int argc, char **argv);
 
 /* Undo one ABT_init; ABT_ERR_UNINITIALIZED when there is none. The outermost call must come from
@@ -1851,7 +1879,8 @@ ABT_API_PUBLIC int ABT_timer_get_overhead(double *overhead);
  * check is built in or enabled (FCONTEXT and DYNAMIC_PROMOTION: whether that context-switch
  * method is used). The others: MAX_NUM_XSTREAMS an unsigned int; DEFAULT_THREAD_STACKSIZE and
  * DEFAULT_SCHED_STACKSIZE a size_t; DEFAULT_SCHED_EVENT_FREQ and DEFAULT_SCHED_SLEEP_NSEC a
- * uint64_t; ENABLED_STACK_OVERFLOW_CHECK an int (0 none, 1 canary, 2 or 3 memory protection);
+ * uint64_t; ENABLED_STACK_OVERFLOW_CHECK an int, the ABT_STACK_OVERFLOW_CHECK mode in force
+ * (0 none, 1 canary, 2 mprotect, 3 mprotect_strict; see ABT_init for what each does in goabt);
  * WAIT_POLICY an int (0 passive, 1 active). */
 enum ABT_info_query_kind {
     ABT_INFO_QUERY_KIND_ENABLED_DEBUG,
