@@ -258,6 +258,13 @@ typedef struct goabt_sleeper {
 /* Requests to a stream (stream->request bits). */
 enum { GOABT_REQ_FINISH = 0x1 };
 
+/* A thread's alternate signal stack (stackcheck.c). */
+typedef struct goabt_sigstack {
+    void *mem;      /* our mapping, or NULL: none was needed (or mode none) */
+    size_t size;
+    stack_t old;    /* the thread's signal stack before */
+} goabt_sigstack;
+
 /* An execution stream (ABT_xstream). Aligned to a pair of cache lines (goabt_alloc_lines): its
  * thread writes it on every unit it runs, and a neighbouring stream in the same pair slows both
  * (two streams forking and joining 256 ULTs each in their own pools: 240 -> 170 ns per unit from
@@ -298,6 +305,7 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int bind_explicit;
     pthread_t bind_thread;
     cpu_set_t bind_cpus;
+    goabt_sigstack sigstack; /* its thread's, while that thread lives (stackcheck.c) */
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -650,15 +658,10 @@ void goabt_ult_after_resume(void) GOABT_HIDDEN;
  * outermost ABT_finalize, the handler and the primary's signal stack as they were before. */
 void goabt_stackcheck_init(void) GOABT_HIDDEN;
 void goabt_stackcheck_finalize(void) GOABT_HIDDEN;
-/* A stream thread's signal stack: begin when it starts, end before it ends (a local of the
- * thread's function keeps the state). */
-typedef struct goabt_sigstack {
-    void *mem;      /* our mapping, or NULL: none was needed (or mode none) */
-    size_t size;
-    stack_t old;    /* the thread's signal stack before */
-} goabt_sigstack;
+/* A thread's signal stack: begin when the thread starts; release, once it has ended (joined),
+ * frees ours. Never taken away from a live thread (stackcheck.c says why). */
 void goabt_sigstack_begin(goabt_sigstack *st) GOABT_HIDDEN;
-void goabt_sigstack_end(goabt_sigstack *st) GOABT_HIDDEN;
+void goabt_sigstack_release(goabt_sigstack *st) GOABT_HIDDEN;
 
 /* The context to resume u with: made now if u never ran. Under AddressSanitizer the stack is
  * unpoisoned first: the ULT that used it before ended with its frames still poisoned (a ULT

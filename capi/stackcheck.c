@@ -26,8 +26,11 @@
  * resets the default action so that the fault kills the process by SIGSEGV as it would have
  * without goabt. Ours is installed with SA_ONSTACK, as Go requires of every handler beside it.
  * The outermost ABT_finalize puts the saved handler back if ours is still the one installed
- * (if the program installed another over it since, ours stays, only chaining), and the primary
- * thread's signal stack as it was; a stream thread puts its own back before it ends.
+ * (if the program installed another over it since, ours stays, only chaining). Signal stacks
+ * are never taken from a live thread: the Go runtime keeps a C thread's M (and the signal
+ * stack it found there) until the thread exits, and a signal that finds that stack disabled
+ * is fatal to it ("non-Go code disabled sigaltstack", seen when stream threads restored theirs
+ * as they ended). A stream's is freed once its thread is joined; the primary's stays.
  *
  * In mode canary the ULT's lowest stack bytes also carry a canary, laid when it starts and
  * checked when its function returns (goabt_rt.ult_entry): it catches overflows that fault
@@ -93,14 +96,9 @@ void goabt_sigstack_begin(goabt_sigstack *st)
     st->size = size + page;
 }
 
-void goabt_sigstack_end(goabt_sigstack *st)
+void goabt_sigstack_release(goabt_sigstack *st)
 {
-    if (st->mem == NULL) return;
-    stack_t now;
-    /* Put back what was there, unless someone replaced ours meanwhile (then ours stays). */
-    if (sigaltstack(NULL, &now) == 0 && now.ss_sp == (char *)st->mem + page_size()) {
-        if (sigaltstack(&st->old, NULL) == 0) munmap(st->mem, st->size);
-    }
+    if (st->mem != NULL) munmap(st->mem, st->size); /* its thread has ended */
     st->mem = NULL;
 }
 
@@ -337,6 +335,7 @@ void goabt_stackcheck_finalize(void)
             installed = !(uninstall(SIGSEGV, &prev_segv) & uninstall(SIGBUS, &prev_bus));
         }
     }
-    goabt_sigstack_end(&primary_sigstack);
+    /* The primary thread keeps its signal stack (the next ABT_init finds it there): the Go
+     * runtime keeps this thread's M, and a signal stack taken from under it is fatal to Go. */
     goabt_rt.ult_entry = goabt_ult_entry;
 }

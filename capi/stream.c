@@ -55,14 +55,16 @@ void goabt_streams_wake_all(void)
 static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;
-    goabt_sigstack sigstack; /* where a stack overflow is reported from (stackcheck.c) */
-    goabt_sigstack_begin(&sigstack);
+    goabt_sigstack_begin(&s->sigstack); /* where a stack overflow is reported from */
     goabt_set_self_stream(s);
     goabt_stream_bind_start(s);
     goabt_sched_loop(s);
     goabt_stream_bind_stop(s);
     goabt_set_self_stream(NULL);
-    goabt_sigstack_end(&sigstack);
+    /* The signal stack stays until the thread is gone (goabt_stream_join frees it): the Go
+     * runtime may keep this thread's M until the thread exits, and a signal that finds the
+     * stack it was given disabled meanwhile is fatal to it ("non-Go code disabled
+     * sigaltstack"). */
     /* A deadline this stream armed (a ULT of a shared pool in a timed wait) must not be left
      * to streams that went to sleep before it existed: they look at the timers again. */
     if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE) != 0) wake_others(s);
@@ -98,6 +100,7 @@ void goabt_stream_join(goabt_stream *s)
     if (s->thread) {
         pthread_join(s->thread, NULL);
         s->thread = 0;
+        goabt_sigstack_release(&s->sigstack);
     }
 }
 
