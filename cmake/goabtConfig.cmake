@@ -4,8 +4,12 @@
 #   target_link_libraries(app PRIVATE goabt::goabt)
 #
 # goabt::goabt carries the include directory (abt.h, goabt.h, opal_object.h,
-# opal/class/opal_object.h) and libgoabt.so. The package is relocatable: paths are found from this file's own location,
-# <prefix>/lib/cmake/goabt.
+# opal/class/opal_object.h) and libgoabt.so. The package is relocatable: paths are found from
+# this file's own location, <prefix>/lib/cmake/goabt.
+#
+# Versions (README, "Versions"): goabt_VERSION, the package's, is the Argobots API version goabt
+# implements (1.2.0; goabtConfigVersion.cmake); goabt_ARGOBOTS_VERSION is abt.h's ABT_VERSION
+# string, goabt_RUNTIME_VERSION goabt's own (goabt.h's GOABT_VERSION).
 get_filename_component(_goabt_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 
 if(NOT TARGET goabt::goabt)
@@ -20,5 +24,9 @@ if(NOT TARGET goabt::goabt)
 endif()
 
 set(goabt_INCLUDE_DIRS "${_goabt_prefix}/include")
+file(STRINGS "${_goabt_prefix}/include/abt.h" goabt_ARGOBOTS_VERSION REGEX "^#define ABT_VERSION \"")
+string(REGEX REPLACE "^#define ABT_VERSION \"([^\"]*)\".*" "\\1" goabt_ARGOBOTS_VERSION "${goabt_ARGOBOTS_VERSION}")
+file(STRINGS "${_goabt_prefix}/include/goabt.h" goabt_RUNTIME_VERSION REGEX "^#define GOABT_VERSION \"")
+string(REGEX REPLACE "^#define GOABT_VERSION \"([^\"]*)\".*" "\\1" goabt_RUNTIME_VERSION "${goabt_RUNTIME_VERSION}")
 set(goabt_LIBRARIES goabt::goabt)
 unset(_goabt_prefix)

@@ -45,6 +45,15 @@
 
 #include <abt.h>
 
+/* goabt's own version: of the runtime and of the entry points below. The Argobots API it
+ * implements has a version of its own, abt.h's ABT_VERSION and ABT_NUMVERSION (README,
+ * "Versions"). The Makefile reads GOABT_VERSION from this line for goabt.pc, and the CMake
+ * package reads it from the installed header. */
+#define GOABT_VERSION "0.1.0"
+#define GOABT_VERSION_MAJOR 0
+#define GOABT_VERSION_MINOR 1
+#define GOABT_VERSION_PATCH 0
+
 #ifdef __cplusplus
 extern "C" {
 #endif
