@@ -2,8 +2,22 @@
 # `make demo` and `make test` do all the set-up a fresh Debian machine with Go and gcc needs.
 
 GO      ?= go
-CC      ?= gcc
+# CC from the command line or the environment wins; GNU make's built-in default (cc) does not.
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
 PREFIX  ?= /usr/local
+# ABT_ALIASES=no installs goabt under its own names only: no libabt.so, libabt.so.1 or
+# argobots.pc, which would shadow a real Argobots installed in the same prefix.
+ABT_ALIASES ?= yes
+ifeq ($(filter $(ABT_ALIASES),yes no),)
+$(error ABT_ALIASES must be yes or no, not '$(ABT_ALIASES)')
+endif
+# The two versions (README, "Versions"): the Argobots API's, as abt.h declares it, for
+# argobots.pc, and goabt's own, from goabt.h, for goabt.pc. The CMake package reads both from
+# the installed headers.
+ABT_VERSION   := $(shell sed -n 's/^.define ABT_VERSION "\(.*\)"$$/\1/p' include/abt.h)
+GOABT_VERSION := $(shell sed -n 's/^.define GOABT_VERSION "\(.*\)"$$/\1/p' include/goabt.h)
 BUILD   := build
 LIBDIR  := $(BUILD)/lib
 INCDIR  := $(BUILD)/include
@@ -23,8 +37,11 @@ LDFLAGS_GOLIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt-go.so"
 ENGINE_SRC := $(wildcard capi/*.c) capi/context_$(ARCH).S
 ENGINE_DEPS := $(ENGINE_SRC) $(wildcard capi/*.h) $(wildcard include/*.h)
 ENGINE_CFLAGS := -shared -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi
-# Debian installs packages without asking and without a front end.
-APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -q
+# $(call apt_install,PACKAGES): Debian installs packages without asking and without a front end;
+# apt-get's log is shown only when it fails.
+apt_install = echo "installing $(1) with apt-get"; log=$$(mktemp); \
+  if { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(1); } >$$log 2>&1; \
+  then rm -f $$log; else cat $$log; rm -f $$log; echo "apt-get install $(1) failed (make test needs root for it: README)"; exit 1; fi
 
 # An AddressSanitizer build of the libraries, for ctests/asan_test.go.
 ASAN_DIR := $(BUILD)/asan
@@ -34,7 +51,7 @@ ASAN_DIR := $(BUILD)/asan
 # and goroutine stacks to valgrind.
 VALGRIND_DIR := $(BUILD)/valgrind
 
-.PHONY: all lib lib-asan lib-valgrind demo test test-deps bench bench-deps install clean
+.PHONY: all lib lib-asan lib-valgrind demo test test-deps bench bench-deps install uninstall clean
 
 all: lib
 
@@ -74,12 +91,13 @@ demo: lib
 	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(BUILD)/demo/demo
 	$(BUILD)/demo/demo
 
-# Tools the tests call: cmake for the find_package(goabt) test, valgrind (and its headers, for
-# lib-valgrind) for ctests/valgrind_test.go.
+# Tools the tests call: cmake for the find_package(goabt) tests, pkg-config for the argobots.pc
+# ones, valgrind (and its headers, for lib-valgrind) for ctests/valgrind_test.go.
 test-deps:
-	@command -v cmake >/dev/null 2>&1 || { apt-get update -q && $(APT_INSTALL) cmake; }
+	@command -v cmake >/dev/null 2>&1 || { $(call apt_install,cmake); }
+	@command -v pkg-config >/dev/null 2>&1 || { $(call apt_install,pkg-config); }
 	@{ command -v valgrind >/dev/null 2>&1 && test -f /usr/include/valgrind/valgrind.h; } \
-	  || { apt-get update -q && $(APT_INSTALL) valgrind; }
+	  || { $(call apt_install,valgrind); }
 
 test: lib test-deps
 	@unformatted="$$(gofmt -l core capi ctests bench)"; \
@@ -91,19 +109,53 @@ test: lib test-deps
 # Debian's Open MPI, to measure our OPAL object system against its own.
 bench-deps:
 	@test -f /usr/lib/x86_64-linux-gnu/openmpi/include/openmpi/opal/class/opal_object.h -o -n "$$(find /usr/lib -path '*openmpi/include*' -name opal_object.h 2>/dev/null | head -1)" \
-	  || { apt-get update -q && $(APT_INSTALL) libopenmpi-dev; }
+	  || { $(call apt_install,libopenmpi-dev); }
 
 bench: lib bench-deps
 	$(GO) run ./bench
 
+# Installed under $(DESTDIR)$(PREFIX): the libraries, the headers (also opal/class/opal_object.h,
+# where Open MPI code includes it), goabt.pc, the CMake package, and with ABT_ALIASES=yes (the
+# default) libabt.so, libabt.so.1 and argobots.pc. The .pc files name $(PREFIX), without DESTDIR.
+INSTDIR := $(DESTDIR)$(PREFIX)
+HEADERS := $(notdir $(wildcard include/*.h)) $(addprefix opal/class/,$(notdir $(wildcard include/opal/class/*.h)))
+CMAKE_FILES := $(notdir $(wildcard cmake/*.cmake))
+# What install may create under the prefix, deepest first: uninstall removes each when empty.
+INSTALL_DIRS := lib/cmake/goabt lib/cmake lib/pkgconfig include/opal/class include/opal lib include
+
 install: lib
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/opal/class $(DESTDIR)$(PREFIX)/lib/cmake/goabt
-	install -m 755 $(LIB) $(GOLIB) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libgoabt.so $(DESTDIR)$(PREFIX)/lib/libabt.so.1
-	ln -sf libabt.so.1 $(DESTDIR)$(PREFIX)/lib/libabt.so
-	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/opal/class/*.h $(DESTDIR)$(PREFIX)/include/opal/class/
-	install -m 644 cmake/*.cmake $(DESTDIR)$(PREFIX)/lib/cmake/goabt/
+	install -d $(INSTDIR)/lib $(INSTDIR)/lib/pkgconfig $(INSTDIR)/include/opal/class $(INSTDIR)/lib/cmake/goabt
+	install -m 755 $(LIB) $(GOLIB) $(INSTDIR)/lib/
+	install -m 644 include/*.h $(INSTDIR)/include/
+	install -m 644 include/opal/class/*.h $(INSTDIR)/include/opal/class/
+	install -m 644 cmake/*.cmake $(INSTDIR)/lib/cmake/goabt/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@GOABT_VERSION@|$(GOABT_VERSION)|' pkgconfig/goabt.pc.in > $(INSTDIR)/lib/pkgconfig/goabt.pc
+	chmod 644 $(INSTDIR)/lib/pkgconfig/goabt.pc
+ifeq ($(ABT_ALIASES),yes)
+	ln -sf libgoabt.so $(INSTDIR)/lib/libabt.so.1
+	ln -sf libabt.so.1 $(INSTDIR)/lib/libabt.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@ABT_VERSION@|$(ABT_VERSION)|' pkgconfig/argobots.pc.in > $(INSTDIR)/lib/pkgconfig/argobots.pc
+	chmod 644 $(INSTDIR)/lib/pkgconfig/argobots.pc
+endif
+
+# Removes what install put under $(DESTDIR)$(PREFIX), and the directories it leaves empty. Names
+# another package may own too (abt.h, opal_object.h, libabt.so, libabt.so.1, argobots.pc) are
+# removed only when they are goabt's: a header or .pc file that mentions goabt, a link that leads
+# to libgoabt.so.
+uninstall:
+	@for p in $(INSTDIR)/lib/libabt.so $(INSTDIR)/lib/libabt.so.1; do \
+	  if [ -L $$p ] && [ "$$(basename "$$(readlink -f $$p)")" = libgoabt.so ]; then echo "rm $$p"; rm -f $$p; fi; \
+	done
+	@for p in $(addprefix $(INSTDIR)/include/,$(HEADERS)) $(INSTDIR)/lib/pkgconfig/argobots.pc; do \
+	  if grep -qs goabt $$p; then echo "rm $$p"; rm -f $$p; fi; \
+	done
+	@for p in $(INSTDIR)/lib/libgoabt.so $(INSTDIR)/lib/libgoabt-go.so $(INSTDIR)/lib/pkgconfig/goabt.pc \
+	  $(addprefix $(INSTDIR)/lib/cmake/goabt/,$(CMAKE_FILES)); do \
+	  if [ -e $$p ]; then echo "rm $$p"; rm -f $$p; fi; \
+	done
+	@for d in $(INSTALL_DIRS); do \
+	  if [ -d $(INSTDIR)/$$d ]; then rmdir $(INSTDIR)/$$d 2>/dev/null || true; fi; \
+	done
 
 clean:
 	rm -rf $(BUILD)
