@@ -5,7 +5,7 @@ import "path/filepath"
 // argobotsRecorded begins the line under each Argobots table that says where its reference
 // column comes from.
 const argobotsRecorded = "Argobots 1.2 column: native Argobots 1.2, measured earlier on this machine kind (2 cores) " +
-	"and recorded in\n  the project's issue"
+	"and kept in\n  bench/abt.go and bench/sync.go"
 
 // recordedLoadNote ends the notes of a table against recorded figures.
 var recordedLoadNote = []string{
@@ -43,9 +43,9 @@ func abtSuite(root string) suite {
 				"init_finalize": 1_900_000,
 			},
 			recordedFrom: argobotsRecorded + "; not measured in this run (native Argobots is not " +
-				"installable here). The issue gives\n  69, 41, 28 ns and 1.9 ms for ULT create+join+free on 1 " +
-				"and 2 streams, tasklets and init+finalize;\n  yield (28 ns) comes from " +
-				"the engine's design notes; the 1-stream tasklet figure stands for 2 streams too.",
+				"installable here):\n  69, 41, 28 ns and 1.9 ms for ULT create+join+free on 1 " +
+				"and 2 streams, tasklets and init+finalize,\n  and 28 ns for yield; " +
+				"the 1-stream tasklet figure stands for 2 streams too.",
 		},
 		threads: "streams",
 		rows: map[string]rowInfo{
