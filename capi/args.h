@@ -37,6 +37,7 @@
 #define GOABT_HANDLE(type, var, of, h, err)                                                   \
     type *var = of(h);                                                                        \
     if (var == NULL) return (err)
+#define GOABT_UNIT(var, h) GOABT_HANDLE(goabt_unit, var, goabt_unit_of, h, ABT_ERR_INV_THREAD)
 #define GOABT_POOL(var, h) GOABT_HANDLE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL)
 #define GOABT_SCHED(var, h) GOABT_HANDLE(goabt_sched, var, goabt_sched_of, h, ABT_ERR_INV_SCHED)
 /* A pool unit (ABT_unit): a user pool's, or a built-in pool's (the work unit itself). */

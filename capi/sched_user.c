@@ -136,8 +136,7 @@ int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool)
 int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     goabt_pool *p = NULL;
     if (pool != ABT_POOL_NULL) {
         p = goabt_pool_of(pool);

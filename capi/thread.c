@@ -56,16 +56,14 @@ int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
 int ABT_thread_resume(ABT_thread thread)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     return goabt_unit_resume(u) ? ABT_SUCCESS : ABT_ERR_THREAD;
 }
 
 int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     GOABT_POOL(p, pool);
     /* Takes effect when the unit is next pushed (it yields, is woken or resumed). */
     int rc = goabt_pool_associate(p, u);
@@ -306,8 +304,7 @@ int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize)
 
 int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize)
 {
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     int has_stack = u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN);
     if (stackaddr != NULL) *stackaddr = has_stack ? u->stack : NULL;
     if (stacksize != NULL) *stacksize = has_stack ? u->stacksize : 0;
@@ -316,8 +313,7 @@ int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize)
 
 int ABT_thread_set_arg(ABT_thread thread, void *arg)
 {
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     u->arg = arg;
     return ABT_SUCCESS;
 }
@@ -338,8 +334,7 @@ int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *))
 
 int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable)
 {
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     if (u->flags & GOABT_UNIT_MAIN) return ABT_SUCCESS; /* a silent no-op, as in Argobots 1.x */
     if (migratable) {
         __atomic_or_fetch(&u->flags, (uint16_t)GOABT_UNIT_MIGRATABLE, __ATOMIC_RELAXED);
@@ -461,8 +456,7 @@ int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
 int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     return goabt_keys_set(u, k, value);
@@ -471,8 +465,7 @@ int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     if (value == NULL) return ABT_ERR_INV_ARG;
@@ -512,8 +505,7 @@ static int migrate_to_pool(goabt_unit *u, goabt_pool *p)
 int ABT_thread_migrate_to_pool(ABT_thread thread, ABT_pool pool)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     GOABT_POOL(p, pool);
     return migrate_to_pool(u, p);
 }
@@ -521,8 +513,7 @@ int ABT_thread_migrate_to_pool(ABT_thread thread, ABT_pool pool)
 int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     GOABT_SCHED(sc, sched);
     return migrate_to_pool(u, migration_pool(sc));
 }
@@ -530,8 +521,7 @@ int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched)
 int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     goabt_stream *s = goabt_stream_of(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED) {
@@ -543,8 +533,7 @@ int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
 int ABT_thread_migrate(ABT_thread thread)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     goabt_stream *from = u->last_stream;
     if (from == NULL && u->pool != NULL) from = goabt_self_stream();
     goabt_stream *to = goabt_stream_other_running(from);
@@ -555,8 +544,7 @@ int ABT_thread_migrate(ABT_thread thread)
 int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *), void *cb_arg)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     if (cb_func == NULL) {
         __atomic_and_fetch(&u->flags, (uint16_t)~GOABT_UNIT_MIGRATE_CB, __ATOMIC_RELEASE);
         return ABT_SUCCESS;
@@ -572,8 +560,7 @@ int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void 
 int ABT_thread_cancel(ABT_thread thread)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
     if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
         return ABT_SUCCESS; /* nothing left to cancel */
