@@ -259,6 +259,7 @@ static ABT_pool_user_def make_def(int list)
                                  &def) != ABT_SUCCESS) {
         return ABT_POOL_USER_DEF_NULL;
     }
+    GOABT_LEAK_FORGET(def); /* goabt's own, kept for good: not the program's to free */
     ABT_pool_user_def_set_free(def, go_free);
     ABT_pool_user_def_set_get_size(def, go_get_size);
     ABT_pool_user_def_set_pop_wait(def, go_pop_wait);
