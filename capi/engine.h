@@ -54,7 +54,7 @@
  * (user-defined pools and schedulers), sched_stacked.c (a scheduler run as a ULT of another's
  * pool), pool_go.c (pools and schedulers written in Go), wait.c (wait lists, blocking and
  * timers), tool.c (the tool interface's events), stackcheck.c (stack-overflow reports: signal
- * stacks, the SIGSEGV handler), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
+ * stacks, the SIGSEGV handler), leaks.c (GOABT_CHECK_LEAKS: live objects, the report), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
  * cond.c ...), their argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of

@@ -16,6 +16,9 @@
  *    OBJ_SET_IMMORTAL, are never freed. While threads are on their RETAIN/RELEASE change nothing
  *    and write nothing, so they cost no atomic and no cache-line transfer; while threads are off
  *    their count moves as a plain add (cheaper than a test) but never frees them.
+ *  - Leak report (goabt's): with GOABT_CHECK_LEAKS=1 in the environment, opal_class_finalize()
+ *    lists the objects still alive, per class (see there). Making and destroying an object then
+ *    also calls the library; with the variable unset it costs a load and a branch not taken.
  *  - Debug mode: define OPAL_ENABLE_DEBUG to 1 before including this header. Objects then carry
  *    a magic id and the file:line that constructed them, and misuse (RETAIN, RELEASE or DESTRUCT
  *    of an object already destroyed or never constructed, a count taken below zero) prints one
