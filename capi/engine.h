@@ -54,7 +54,7 @@
  * (user-defined pools and schedulers), sched_stacked.c (a scheduler run as a ULT of another's
  * pool), pool_go.c (pools and schedulers written in Go), wait.c (wait lists, blocking and
  * timers), tool.c (the tool interface's events), stackcheck.c (stack-overflow reports: signal
- * stacks, the SIGSEGV handler), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
+ * stacks, the SIGSEGV handler), leaks.c (GOABT_CHECK_LEAKS: live objects, the report), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
  * cond.c ...), their argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
@@ -694,6 +694,59 @@ void goabt_tool_reset(void) GOABT_HIDDEN;
     do {                                                                                      \
         if (__builtin_expect((__atomic_load_n(&goabt_tool_mask, __ATOMIC_RELAXED) & (event)) != 0, 0)) { \
             goabt_tool_fire((u), (event), (pool), (sync_type), NULL);                         \
+        }                                                                                     \
+    } while (0)
+
+/* The leak check (leaks.c, GOABT_CHECK_LEAKS): 0 off, 1 report at the last ABT_finalize, 2
+ * report and exit non-zero. Set at the outermost ABT_init, cleared by the report. Every API
+ * create and free of an object the program must free tells the registry through
+ * GOABT_LEAK_NOTE / GOABT_LEAK_FORGET: one load and a branch not taken while the check is off.
+ * Kinds: GOABT_LEAK_UNIT (named units; ULT or tasklet is read at the report) and
+ * GOABT_LEAK_OBJECT (object.h memory: the kind is read from its magic at the report) cover
+ * several. */
+enum {
+    GOABT_LEAK_UNIT,
+    GOABT_LEAK_ULT,
+    GOABT_LEAK_TASKLET,
+    GOABT_LEAK_KEY,
+    GOABT_LEAK_POOL,
+    GOABT_LEAK_SCHED,
+    GOABT_LEAK_THREAD_ATTR,
+    GOABT_LEAK_OBJECT,
+    GOABT_LEAK_MUTEX,
+    GOABT_LEAK_MUTEX_ATTR,
+    GOABT_LEAK_COND,
+    GOABT_LEAK_RWLOCK,
+    GOABT_LEAK_BARRIER,
+    GOABT_LEAK_XSTREAM_BARRIER,
+    GOABT_LEAK_EVENTUAL,
+    GOABT_LEAK_FUTURE,
+    GOABT_LEAK_TIMER,
+    GOABT_LEAK_SCHED_CONFIG,
+    GOABT_LEAK_POOL_CONFIG,
+    GOABT_LEAK_POOL_USER_DEF,
+    GOABT_LEAK_KINDS
+};
+extern int goabt_leak_check GOABT_HIDDEN;
+void goabt_leak_note(int kind, const void *obj) GOABT_HIDDEN;
+void goabt_leak_forget(const void *obj) GOABT_HIDDEN;
+/* At the outermost ABT_init: the mode and the exit status of a fatal report (the Go core's). */
+void goabt_leaks_at_init(void) GOABT_HIDDEN;
+/* At the last ABT_finalize, once everything goabt frees itself is freed: lists on stderr what
+ * the program did not free, and turns the check off. */
+void goabt_leaks_report(void) GOABT_HIDDEN;
+/* When golib.c has loaded the Go core: GOABT_CHECK_LEAKS for OPAL objects (opal.c). */
+void goabt_opal_leaks_at_load(int mode, int exit_status) GOABT_HIDDEN;
+#define GOABT_LEAK_NOTE(kind, obj)                                                            \
+    do {                                                                                      \
+        if (__builtin_expect(__atomic_load_n(&goabt_leak_check, __ATOMIC_RELAXED) != 0, 0)) {  \
+            goabt_leak_note((kind), (obj));                                                   \
+        }                                                                                     \
+    } while (0)
+#define GOABT_LEAK_FORGET(obj)                                                                \
+    do {                                                                                      \
+        if (__builtin_expect(__atomic_load_n(&goabt_leak_check, __ATOMIC_RELAXED) != 0, 0)) {  \
+            goabt_leak_forget(obj);                                                           \
         }                                                                                     \
     } while (0)
 

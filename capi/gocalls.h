@@ -48,6 +48,10 @@ struct goabt_go_entries {
     void (*sched_free)(int id);
     /* The configuration's Go pool and policy names and flags (capi/info.go; info.c). */
     int (*config_info)(char *pool, size_t pool_len, char *sched, size_t sched_len);
+    /* GOABT_CHECK_LEAKS read now (0 off, 1 report, 2 fatal), and the exit status of a fatal
+     * report (capi/runtime.go; leaks.c). */
+    int (*leak_check)(void);
+    int (*leak_exit_status)(void);
 };
 extern struct goabt_go_entries goabt_go GOABT_HIDDEN;
 

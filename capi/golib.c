@@ -126,6 +126,8 @@ static void load(void)
     ENTRY(sched_pick, "goabt_go_sched_pick");
     ENTRY(sched_free, "goabt_go_sched_free");
     ENTRY(config_info, "goabt_go_config_info");
+    ENTRY(leak_check, "goabt_go_leak_check");
+    ENTRY(leak_exit_status, "goabt_go_leak_exit_status");
     if (missing != NULL) {
         fprintf(stderr, "goabt: %s has no %s: a libgoabt-go.so of another version?\n", path,
                 missing);
@@ -135,6 +137,9 @@ static void load(void)
     /* The OPAL variables the header reads live here, in the C library; the Go core writes
      * them (class epochs, the thread mode). */
     goabt_go.opal_bind(&opal_uses_threads, &opal_class_init_epoch);
+    /* GOABT_CHECK_LEAKS for OPAL objects: set before the first class initializes, so before
+     * the first object of a class with a constructor is made (leaks.c). */
+    goabt_opal_leaks_at_load(goabt_go.leak_check(), goabt_go.leak_exit_status());
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 

@@ -14,7 +14,7 @@
  * ABT_init: the names of the Go pool and policy replacing the predefined ones ("" for none). */
 static struct {
     int print_config; /* ABT_PRINT_CONFIG */
-    int check_leaks;  /* GOABT_CHECK_LEAKS */
+    int check_leaks;  /* GOABT_CHECK_LEAKS: 0 off, 1 on, 2 fatal */
     char go_pool[64];
     char go_sched[64];
 } config;
@@ -24,7 +24,7 @@ int goabt_info_at_init(void)
     int flags = goabt_go.config_info(config.go_pool, sizeof config.go_pool, config.go_sched,
                                      sizeof config.go_sched);
     config.print_config = (flags & 1) != 0;
-    config.check_leaks = (flags & 2) != 0;
+    config.check_leaks = (flags & 2) != 0 ? ((flags & 4) != 0 ? 2 : 1) : 0;
     return config.print_config;
 }
 
@@ -178,7 +178,7 @@ int ABT_info_print_config(FILE *fp)
     fprintf(fp, " - Go policy replacing predefined schedulers (GOABT_SCHED): %s\n",
             config.go_sched[0] ? config.go_sched : "none");
     fprintf(fp, " - leak report at finalize (GOABT_CHECK_LEAKS): %s\n",
-            config.check_leaks ? "yes" : "no");
+            config.check_leaks == 2 ? "fatal" : config.check_leaks ? "yes" : "no");
     goabt_affinity_print(fp);
     fflush(fp);
     return ABT_SUCCESS;

@@ -11,13 +11,14 @@ import "unsafe"
 const (
 	configPrintAtInit = 1 // ABT_PRINT_CONFIG: print the configuration at ABT_init
 	configCheckLeaks  = 2 // GOABT_CHECK_LEAKS
+	configLeaksFatal  = 4 // GOABT_CHECK_LEAKS=fatal
 )
 
 // goabt_go_config_info describes the configuration the last ABT_init read beyond what
 // goabt_go_runtime_init hands over, for ABT_info_print_config and ABT_PRINT_CONFIG (info.c): the
 // names of the Go pool and scheduling policy that replace the predefined ones ("" for none)
 // go to pool and sched, NUL-terminated and cut to their lengths; it returns configPrintAtInit
-// and configCheckLeaks bits.
+// configCheckLeaks and configLeaksFatal bits.
 //
 //export goabt_go_config_info
 func goabt_go_config_info(pool *C.char, poolLen C.size_t, sched *C.char, schedLen C.size_t) C.int {
@@ -30,6 +31,9 @@ func goabt_go_config_info(pool *C.char, poolLen C.size_t, sched *C.char, schedLe
 	}
 	if c.CheckLeaks {
 		flags |= configCheckLeaks
+	}
+	if c.CheckLeaksFatal {
+		flags |= configLeaksFatal
 	}
 	return C.int(flags)
 }

@@ -153,6 +153,7 @@ int ABT_key_create(void (*destructor)(void *), ABT_key *newkey)
     if (newkey == NULL) return ABT_ERR_INV_ARG;
     goabt_key *k = goabt_key_create(destructor);
     if (k == NULL) return ABT_ERR_MEM;
+    GOABT_LEAK_NOTE(GOABT_LEAK_KEY, k);
     *newkey = k;
     return ABT_SUCCESS;
 }
@@ -162,6 +163,7 @@ int ABT_key_free(ABT_key *key)
     if (key == NULL) return ABT_ERR_INV_ARG;
     goabt_key *k = goabt_key_of(*key);
     if (k == NULL || goabt_key_free(k) != 0) return ABT_ERR_INV_KEY;
+    GOABT_LEAK_FORGET(k);
     *key = ABT_KEY_NULL;
     return ABT_SUCCESS;
 }

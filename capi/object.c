@@ -57,6 +57,7 @@ void *goabt_object_new(size_t size, uint32_t magic)
     memset((char *)b + sizeof b->header, 0, class_size[c] - sizeof b->header);
     b->header.flags = 0;
     __atomic_store_n(&b->header.magic, magic, __ATOMIC_RELEASE);
+    GOABT_LEAK_NOTE(GOABT_LEAK_OBJECT, b); /* its kind is its magic */
     return b;
 }
 
@@ -64,6 +65,7 @@ void goabt_object_delete(void *obj, size_t size)
 {
     int c = class_of(size);
     struct free_block *b = obj;
+    GOABT_LEAK_FORGET(obj);
     __atomic_store_n(&b->header.magic, GOABT_MAGIC_FREED, __ATOMIC_RELEASE);
     goabt_spin_lock(&classes[c].lock);
     b->next = classes[c].free;

@@ -30,6 +30,7 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic)
 
 void goabt_pool_delete(goabt_pool *p)
 {
+    GOABT_LEAK_FORGET(p);
     /* A push may still be signalling this pool's pop_wait waiters. */
     for (unsigned spins = 0; __atomic_load_n(&p->pushers, __ATOMIC_ACQUIRE) != 0; spins++) {
         goabt_backoff(spins);
@@ -255,6 +256,7 @@ static int num_retired, cap_retired;
 void goabt_pool_retire(goabt_pool *p, goabt_pool *to)
 {
     p->magic = GOABT_MAGIC_FREED; /* no longer a pool the program may use */
+    GOABT_LEAK_FORGET(p);
     spin_lock(&p->lock);
     p->forward = to;
     goabt_unit *queued = p->head;

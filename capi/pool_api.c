@@ -21,6 +21,7 @@ int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool a
     if (newpool == NULL) return ABT_ERR_INV_ARG;
     goabt_pool *p = goabt_pool_new_predef(kind, access, automatic ? 1 : 0);
     if (p == NULL) return ABT_ERR_MEM;
+    GOABT_LEAK_NOTE(GOABT_LEAK_POOL, p);
     *newpool = p;
     return ABT_SUCCESS;
 }
@@ -361,6 +362,7 @@ int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *poo
     goabt_sched *s = goabt_sched_new_predef(predef == ABT_SCHED_DEFAULT ? ABT_SCHED_BASIC : predef,
                                             n, list, automatic);
     if (s == NULL) return ABT_ERR_MEM;
+    GOABT_LEAK_NOTE(GOABT_LEAK_SCHED, s);
     *newsched = s;
     return ABT_SUCCESS;
 }

@@ -259,6 +259,7 @@ static ABT_pool_user_def make_def(int list)
                                  &def) != ABT_SUCCESS) {
         return ABT_POOL_USER_DEF_NULL;
     }
+    GOABT_LEAK_FORGET(def); /* goabt's own, kept for good: not the program's to free */
     ABT_pool_user_def_set_free(def, go_free);
     ABT_pool_user_def_set_get_size(def, go_get_size);
     ABT_pool_user_def_set_pop_wait(def, go_pop_wait);
@@ -386,7 +387,10 @@ int goabt_pool_create_go(const char *name, ABT_pool_access access, ABT_bool auto
     if (name == NULL || newpool == NULL) return ABT_ERR_INV_ARG;
     goabt_pool *p;
     int rc = go_pool_new(name, access, automatic ? 1 : 0, &p);
-    if (rc == ABT_SUCCESS) *newpool = p;
+    if (rc == ABT_SUCCESS) {
+        GOABT_LEAK_NOTE(GOABT_LEAK_POOL, p);
+        *newpool = p;
+    }
     return rc;
 }
 
@@ -421,6 +425,7 @@ int goabt_sched_create_go(const char *name, int num_pools, ABT_pool *pools,
         if (made < num_pools) go_policy_free(policy); /* else sched_new freed it */
         return ABT_ERR_MEM;
     }
+    GOABT_LEAK_NOTE(GOABT_LEAK_SCHED, sc);
     *newsched = sc;
     return ABT_SUCCESS;
 }

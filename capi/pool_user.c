@@ -361,6 +361,7 @@ int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
     d->is_empty = p_is_empty;
     d->pop = p_pop;
     d->push = p_push;
+    GOABT_LEAK_NOTE(GOABT_LEAK_POOL_USER_DEF, d);
     *newdef = (ABT_pool_user_def)d;
     return ABT_SUCCESS;
 }
@@ -370,6 +371,7 @@ int ABT_pool_user_def_free(ABT_pool_user_def *def)
     if (def == NULL) return ABT_ERR_INV_ARG;
     user_def *d = user_def_of(*def);
     if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;
+    GOABT_LEAK_FORGET(d);
     d->magic = GOABT_MAGIC_FREED;
     free(d);
     *def = ABT_POOL_USER_DEF_NULL;
@@ -462,6 +464,7 @@ int ABT_pool_config_create(ABT_pool_config *config)
     struct ABT_pool_config_opaque *c = calloc(1, sizeof *c); /* larger than object memory's sizes */
     if (c == NULL) return ABT_ERR_MEM;
     c->magic = GOABT_MAGIC_POOL_CONFIG;
+    GOABT_LEAK_NOTE(GOABT_LEAK_POOL_CONFIG, c);
     *config = c;
     return ABT_SUCCESS;
 }
@@ -471,6 +474,7 @@ int ABT_pool_config_free(ABT_pool_config *config)
     if (config == NULL) return ABT_ERR_INV_ARG;
     struct ABT_pool_config_opaque *c = pool_config_of(*config);
     if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    GOABT_LEAK_FORGET(c);
     c->magic = GOABT_MAGIC_FREED;
     free(c);
     *config = ABT_POOL_CONFIG_NULL;
@@ -571,6 +575,7 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
             return rc;
         }
     }
+    GOABT_LEAK_NOTE(GOABT_LEAK_POOL, p);
     *newpool = p;
     return ABT_SUCCESS;
 }

@@ -123,6 +123,7 @@ int goabt_engine_init(void)
                                    &goabt_rt.go_pool, &goabt_rt.go_sched, &goabt_rt.stack_check);
     if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
     goabt_info_at_init();
+    goabt_leaks_at_init();
     goabt_rt.asym_fence = membarrier_works();
     goabt_tool_reset();
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
@@ -203,5 +204,6 @@ void goabt_engine_finalize(void)
     /* The program's main thread gets back the CPUs it had before ABT_init, if goabt bound it. */
     if (rebind) pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
     goabt_affinity_finalize();
+    goabt_leaks_report(); /* GOABT_CHECK_LEAKS: what the program did not free */
     goabt_go.runtime_finalize();
 }

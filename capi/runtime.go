@@ -101,7 +101,8 @@ func goabt_go_affinity_sets(allowed *C.int, n C.int, out *C.uint64_t, maxSets C.
 }
 
 // goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize; with
-// GOABT_CHECK_LEAKS set it first reports what the C engine did not give back.
+// GOABT_CHECK_LEAKS set it first says what the C engine did not give back, if anything (the
+// engine lists the program's objects before, capi/leaks.c).
 //
 //export goabt_go_runtime_finalize
 func goabt_go_runtime_finalize() {
@@ -110,12 +111,26 @@ func goabt_go_runtime_finalize() {
 		if units+tables+chunks > 0 {
 			fmt.Fprintf(os.Stderr, "goabt: at finalize, not given back: %d unit descriptors, "+
 				"%d key tables, %d key chunks\n", units, tables, chunks)
-		} else {
-			fmt.Fprintln(os.Stderr, "goabt: at finalize, every unit descriptor, key table and key chunk was given back")
 		}
 	}
 	rt.Finalize()
 }
+
+// goabt_go_leak_check reads GOABT_CHECK_LEAKS now (core.LeakCheckFromEnv): 0 off, 1 report,
+// 2 report and exit with core.LeakExitStatus. The OPAL object system asks when it first loads
+// the Go core, ABT_init at every outermost init; a bad value is said by ABT_init's warnings.
+//
+//export goabt_go_leak_check
+func goabt_go_leak_check() C.int {
+	mode, _ := core.LeakCheckFromEnv(cGetenv)
+	return C.int(mode)
+}
+
+// goabt_go_leak_exit_status is the exit status of a process in which GOABT_CHECK_LEAKS=fatal
+// found leaks (core.LeakExitStatus).
+//
+//export goabt_go_leak_exit_status
+func goabt_go_leak_exit_status() C.int { return core.LeakExitStatus }
 
 // goabt_go_rank_take takes a stream rank (rank < 0: the lowest free one); -1 if taken.
 //

@@ -25,6 +25,7 @@ goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int 
 
 void goabt_sched_delete(goabt_sched *s)
 {
+    GOABT_LEAK_FORGET(s);
     if (s->is_user && s->def.free != NULL) s->def.free(s); /* still a scheduler: it may get its data */
     s->magic = GOABT_MAGIC_FREED;
     for (int i = 0; i < s->num_pools; i++) goabt_pool_release(s->pools[i]);

@@ -100,6 +100,7 @@ int ABT_sched_config_create(ABT_sched_config *config, ...)
         free(c);
         return rc;
     }
+    GOABT_LEAK_NOTE(GOABT_LEAK_SCHED_CONFIG, c);
     *config = c;
     return ABT_SUCCESS;
 }
@@ -125,6 +126,7 @@ int ABT_sched_config_free(ABT_sched_config *config)
     if (config == NULL) return ABT_ERR_INV_SCHED_CONFIG;
     struct ABT_sched_config_opaque *c = config_of(*config);
     if (c == NULL) return ABT_ERR_INV_SCHED_CONFIG;
+    GOABT_LEAK_FORGET(c);
     c->magic = GOABT_MAGIC_FREED;
     free(c);
     *config = ABT_SCHED_CONFIG_NULL;

@@ -93,6 +93,7 @@ int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sch
             return rc;
         }
     }
+    GOABT_LEAK_NOTE(GOABT_LEAK_SCHED, sc);
     *newsched = sc;
     return ABT_SUCCESS;
 }

@@ -362,6 +362,7 @@ int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
     a->stacksize = has_stack ? u->stacksize : 0;
     a->migratable = (u->flags & GOABT_UNIT_MIGRATABLE) ? ABT_TRUE : ABT_FALSE;
     a->magic = GOABT_MAGIC_ATTR;
+    GOABT_LEAK_NOTE(GOABT_LEAK_THREAD_ATTR, a); /* the program frees it */
     *attr = a;
     return ABT_SUCCESS;
 }
@@ -378,6 +379,7 @@ int ABT_thread_attr_create(ABT_thread_attr *newattr)
     a->migratable = ABT_TRUE;
     a->stacksize = goabt_rt.thread_stacksize;
     a->magic = GOABT_MAGIC_ATTR;
+    GOABT_LEAK_NOTE(GOABT_LEAK_THREAD_ATTR, a);
     *newattr = a;
     return ABT_SUCCESS;
 }
@@ -387,6 +389,7 @@ int ABT_thread_attr_free(ABT_thread_attr *attr)
     if (attr == NULL) return ABT_ERR_INV_THREAD_ATTR;
     goabt_attr *a = goabt_attr_of(*attr);
     if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_LEAK_FORGET(a);
     a->magic = GOABT_MAGIC_FREED;
     free(a);
     *attr = ABT_THREAD_ATTR_NULL;

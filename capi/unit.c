@@ -307,6 +307,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     }
     u->magic = goabt_rt.unit_magic;
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_CREATE, pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+    GOABT_LEAK_NOTE(GOABT_LEAK_UNIT, u); /* named ones: the program frees them */
     /* Publish the handle before the push: an unnamed unit may run and vanish right after. */
     if (out != NULL) *out = u;
     /* held: the caller starts it (goabt_unit_start_to) */
@@ -340,6 +341,7 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
 
 void goabt_unit_free(goabt_unit *u)
 {
+    GOABT_LEAK_FORGET(u);
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_FREE, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     goabt_keys_destroy(u); /* may run user code: read the stream after it */
     goabt_unit_drop_pool_unit(u); /* so may a user pool's free_unit */

@@ -27,10 +27,15 @@ type Config struct {
 	// AffinityInvalid says why ABT_SET_AFFINITY was neither a boolean nor a CPU list, naming
 	// the variable and its value; Affinity is then off (Argobots would bind one CPU per rank).
 	AffinityInvalid error
-	// CheckLeaks makes the last ABT_finalize report, on stderr, unit descriptors, key tables and
-	// key chunks the C engine did not give back (GOABT_CHECK_LEAKS set to anything but 0): the
-	// tests' way to see that racing table creation loses nothing.
+	// CheckLeaks makes the last ABT_finalize list, on stderr, every object the program created
+	// through the API and did not free (work units, keys, pools, schedulers, attributes,
+	// synchronization objects), and what unit descriptors, key tables and key chunks the C
+	// engine did not give back; opal_class_finalize lists the OPAL objects still alive
+	// (GOABT_CHECK_LEAKS, LeakCheckFromEnv).
 	CheckLeaks bool
+	// CheckLeaksFatal: after a report that found leaks, the process exits with status
+	// LeakExitStatus (GOABT_CHECK_LEAKS=fatal).
+	CheckLeaksFatal bool
 	// SafetyWakeup bounds how long an idle stream, or an OS thread blocked in goabt, sleeps
 	// before it looks again by itself (GOABT_SAFETY_WAKEUP_MS; 0 or "off": never). Every
 	// wake-up is exact, so this only limits the damage of a lost one; the tests turn it off so
@@ -112,6 +117,43 @@ func parseStackCheck(v string) StackCheck {
 	return StackCheckNone
 }
 
+// LeakCheck is GOABT_CHECK_LEAKS's mode. Its values are what the C engine and the OPAL header
+// read (goabt_leak_check, opal_obj_leak_check).
+type LeakCheck int
+
+const (
+	// LeakCheckOff: no tracking, no report (unset, 0, no, off, false, n).
+	LeakCheckOff LeakCheck = 0
+	// LeakCheckReport: the last ABT_finalize and opal_class_finalize list what is left on
+	// stderr; the exit status does not change (1, yes, on, true, y, and any other value).
+	LeakCheckReport LeakCheck = 1
+	// LeakCheckFatal: as LeakCheckReport, and a process whose report found something exits
+	// with LeakExitStatus (fatal).
+	LeakCheckFatal LeakCheck = 2
+)
+
+// LeakExitStatus is the exit status of a process in which GOABT_CHECK_LEAKS=fatal found leaks:
+// LeakSanitizer's, which is what a C programmer's CI already reads as "leaks found".
+const LeakExitStatus = 23
+
+// LeakCheckFromEnv reads GOABT_CHECK_LEAKS (case does not matter). A value that is neither a
+// yes, a no nor "fatal" turns the report on, with a warning saying so: whoever set the
+// variable wanted a check.
+func LeakCheckFromEnv(getenv func(string) string) (LeakCheck, string) {
+	v := getenv("GOABT_CHECK_LEAKS")
+	if strings.EqualFold(strings.TrimSpace(v), "fatal") {
+		return LeakCheckFatal, ""
+	}
+	on, ok := parseSwitch(v)
+	if !ok {
+		return LeakCheckReport, fmt.Sprintf("GOABT_CHECK_LEAKS=%s is neither yes, no nor fatal; using yes", v)
+	}
+	if on {
+		return LeakCheckReport, ""
+	}
+	return LeakCheckOff, ""
+}
+
 const (
 	// DefaultThreadStackSize is Argobots' default ULT stack: 16 KiB.
 	DefaultThreadStackSize = 16384
@@ -178,8 +220,10 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 		}
 		c.PrintConfig = on
 	}
-	if v := strings.TrimSpace(getenv("GOABT_CHECK_LEAKS")); v != "" && v != "0" {
-		c.CheckLeaks = true
+	leaks, warning := LeakCheckFromEnv(getenv)
+	c.CheckLeaks, c.CheckLeaksFatal = leaks != LeakCheckOff, leaks == LeakCheckFatal
+	if warning != "" {
+		warn("%s", warning)
 	}
 	switch v := strings.ToLower(strings.TrimSpace(getenv("GOABT_SAFETY_WAKEUP_MS"))); v {
 	case "":

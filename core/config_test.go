@@ -225,3 +225,32 @@ func TestConfigStackCheck(t *testing.T) {
 		int(StackCheckMprotect), int(StackCheckStrict)})
 	require.Equal(t, "mprotect_strict", StackCheckStrict.String())
 }
+
+func TestConfigCheckLeaks(t *testing.T) {
+	type want struct {
+		mode    LeakCheck
+		warning bool
+	}
+	for v, w := range map[string]want{
+		"": {LeakCheckOff, false}, "0": {LeakCheckOff, false}, "no": {LeakCheckOff, false},
+		"OFF": {LeakCheckOff, false}, "1": {LeakCheckReport, false}, "yes": {LeakCheckReport, false},
+		"on": {LeakCheckReport, false}, "fatal": {LeakCheckFatal, false}, " FATAL ": {LeakCheckFatal, false},
+		"loud": {LeakCheckReport, true},
+	} {
+		env := map[string]string{"GOABT_CHECK_LEAKS": v}
+		getenv := func(k string) string { return env[k] }
+		mode, warning := LeakCheckFromEnv(getenv)
+		require.Equal(t, w.mode, mode, "%q", v)
+		require.Equal(t, w.warning, warning != "", "%q: %q", v, warning)
+		c := ConfigFromEnv(getenv, 1)
+		require.Equal(t, w.mode != LeakCheckOff, c.CheckLeaks, "%q", v)
+		require.Equal(t, w.mode == LeakCheckFatal, c.CheckLeaksFatal, "%q", v)
+		if w.warning {
+			require.Equal(t, []string{"GOABT_CHECK_LEAKS=loud is neither yes, no nor fatal; using yes"}, c.Warnings)
+		} else {
+			require.Empty(t, c.Warnings, "%q", v)
+		}
+	}
+	// The values are what the C engine and the OPAL header read.
+	require.Equal(t, []int{0, 1, 2}, []int{int(LeakCheckOff), int(LeakCheckReport), int(LeakCheckFatal)})
+}

@@ -267,7 +267,34 @@ ABT_API_PUBLIC int ABT_init(int argc, char **argv);
 /* Undo one ABT_init; ABT_ERR_UNINITIALIZED when there is none. The outermost call must come from
  * the primary ULT: ABT_ERR_INV_XSTREAM from another OS thread, ABT_ERR_INV_THREAD from another work
  * unit. It runs what is left in the primary's pools, joins and frees the secondary execution
- * streams the program did not free, and releases the runtime. */
+ * streams the program did not free, and releases the runtime.
+ *
+ * Leak report (goabt's). With GOABT_CHECK_LEAKS=1 (or yes, on, true) in the environment at the
+ * outermost ABT_init, the outermost ABT_finalize lists on stderr, after a header line, one line
+ * per object the program created through the API and did not free, grouped by kind in creation
+ * order, at most 64 per kind (then a count of the rest):
+ *   goabt: leaked ULT 3 (function work at 0x...), terminated; free it with ABT_thread_free
+ *   goabt: leaked tasklet 4 (function step at 0x...), ready; free it with ABT_task_free
+ *   goabt: leaked key 0 (destructor free_value at 0x...); free it with ABT_key_free
+ *   goabt: leaked pool 2 (ABT_POOL_FIFO); free it with ABT_pool_free
+ *   goabt: leaked mutex 0x...; free it with ABT_mutex_free
+ * The kinds: ULT and tasklet (created with a handle; by id, its function and its state), key,
+ * pool, scheduler, ULT attribute (ABT_thread_attr_create, ABT_thread_get_attr), mutex, mutex
+ * attribute, condition variable, readers-writer lock, barrier, execution-stream barrier,
+ * eventual, future, timer (ABT_timer_dup's too), scheduler configuration, pool configuration,
+ * pool definition. A function's name comes from dladdr: build with -rdynamic to see the
+ * program's own functions named; without, the line gives the file and offset addr2line reads.
+ * Not listed: what goabt frees itself (streams left to ABT_finalize, automatic schedulers with
+ * their stream, automatic pools with their last scheduler, the primary's scheduler and pools),
+ * unnamed work units, objects in static memory (ABT_MUTEX_INITIALIZER ...), and objects made
+ * before ABT_init or after ABT_finalize. A last line counts the unit descriptors, key tables and
+ * key chunks the runtime did not get back, if any. Nothing is printed when nothing leaked.
+ * ABT_finalize still returns ABT_SUCCESS and the exit status is unchanged, unless
+ * GOABT_CHECK_LEAKS=fatal: then a process whose report listed something exits with status 23
+ * (LeakSanitizer's) when it exits (an atexit handler goabt registers when it loads, so the
+ * program's own run first, and ends the process with _exit after flushing stdio). With the
+ * variable unset, 0, no, off or false, nothing is recorded: each create and free costs one
+ * load and one branch not taken. */
 ABT_API_PUBLIC int ABT_finalize(void);
 
 /* Return ABT_SUCCESS between ABT_init and its matching ABT_finalize, ABT_ERR_UNINITIALIZED

@@ -16,6 +16,9 @@
  *    OBJ_SET_IMMORTAL, are never freed. While threads are on their RETAIN/RELEASE change nothing
  *    and write nothing, so they cost no atomic and no cache-line transfer; while threads are off
  *    their count moves as a plain add (cheaper than a test) but never frees them.
+ *  - Leak report (goabt's): with GOABT_CHECK_LEAKS=1 in the environment, opal_class_finalize()
+ *    lists the objects still alive, per class (see there). Making and destroying an object then
+ *    also calls the library; with the variable unset it costs a load and a branch not taken.
  *  - Debug mode: define OPAL_ENABLE_DEBUG to 1 before including this header. Objects then carry
  *    a magic id and the file:line that constructed them, and misuse (RETAIN, RELEASE or DESTRUCT
  *    of an object already destroyed or never constructed, a count taken below zero) prints one
@@ -87,7 +90,18 @@ OPAL_DECLSPEC extern opal_class_t opal_object_t_class;
 OPAL_DECLSPEC void opal_class_initialize(opal_class_t *cls);
 
 /* Frees every array opal_class_initialize built and starts a new epoch, so that each class
- * initializes again on its next use. No object may be in use across it. Returns 0. */
+ * initializes again on its next use. No object may be in use across it. Returns 0.
+ *
+ * goabt's leak report: with GOABT_CHECK_LEAKS=1 in the environment (read when the library
+ * first needs its Go core, at the first class initialization or ABT_init), it first lists on
+ * stderr the objects still alive, per class: one line per class with how many, then one line
+ * per object (at most 64 per class) saying whether OBJ_NEW or OBJ_CONSTRUCT made it, and in
+ * debug mode the file:line that did. An object is alive from OBJ_NEW until its last
+ * OBJ_RELEASE, or from OBJ_CONSTRUCT until OBJ_DESTRUCT (or a last OBJ_RELEASE); immortal
+ * objects (OPAL_OBJ_STATIC_INIT, OBJ_SET_IMMORTAL) are never listed. Nothing is printed when
+ * none is alive. The exit status is unchanged, unless GOABT_CHECK_LEAKS=fatal: then a process
+ * whose report listed something exits with status 23 (LeakSanitizer's) when it exits, its
+ * atexit handlers run first; ABT_finalize's report counts the same way (abt.h). */
 OPAL_DECLSPEC int opal_class_finalize(void);
 
 /* The class of type NAME: &NAME_class. */
@@ -110,6 +124,16 @@ OPAL_DECLSPEC int opal_class_finalize(void);
                                  sizeof(NAME)}
 
 /* ---- Objects ----------------------------------------------------------------------------- */
+
+/* goabt's leak check (GOABT_CHECK_LEAKS, see opal_class_finalize): nonzero while the library
+ * records which objects are alive. Read inline wherever an object is made or destroyed: with
+ * the check off that costs a load and a branch not taken, and the two calls below are never
+ * made. opal_obj_leak_note records object (of class cls, made in place by OBJ_CONSTRUCT when
+ * in_place, at file:line in debug builds, else NULL and 0); opal_obj_leak_forget drops it. */
+OPAL_DECLSPEC extern int opal_obj_leak_check;
+OPAL_DECLSPEC void opal_obj_leak_note(opal_object_t *object, opal_class_t *cls, const char *file,
+                                      int line, int in_place);
+OPAL_DECLSPEC void opal_obj_leak_forget(opal_object_t *object);
 
 /* obj_flags bits. OPAL_OBJ_FLAG_IMMORTAL: never freed, and with threads on RETAIN/RELEASE write
  * nothing (see opal_obj_update_count). In debug builds
@@ -156,8 +180,15 @@ struct opal_object_t {
 #endif
 
 /* Marks an object immortal: from now on it is never freed, and with threads on RETAIN/RELEASE
- * leave it alone. Mark it before other threads can see it. */
-#define OBJ_SET_IMMORTAL(object) (((opal_object_t *)(object))->obj_flags |= OPAL_OBJ_FLAG_IMMORTAL)
+ * leave it alone (nor does the leak report list it). Mark it before other threads can see it. */
+static inline uint32_t opal_obj_set_immortal(opal_object_t *object)
+{
+    if (__builtin_expect(opal_obj_leak_check != 0, 0)) {
+        opal_obj_leak_forget(object);
+    }
+    return object->obj_flags |= OPAL_OBJ_FLAG_IMMORTAL;
+}
+#define OBJ_SET_IMMORTAL(object) opal_obj_set_immortal((opal_object_t *)(object))
 
 /* Whether an object is immortal. */
 #define OBJ_IS_IMMORTAL(object)                                                               \
@@ -225,13 +256,33 @@ static inline void opal_obj_set_fresh(opal_object_t *object)
 #endif
 }
 
-/* Sets up an object on memory the caller owns, as class cls, with count 1. */
-static inline void opal_obj_construct(opal_object_t *object, opal_class_t *cls)
+/* Sets up an object on memory the caller owns, as class cls, with count 1; file:line (debug
+ * builds) made it. */
+static inline void opal_obj_construct_at(opal_object_t *object, opal_class_t *cls,
+                                         const char *file, int line)
 {
     opal_class_ensure_initialized(cls);
     object->obj_class = cls;
     opal_obj_set_fresh(object);
     opal_obj_run_constructors(object);
+    if (__builtin_expect(opal_obj_leak_check != 0, 0)) {
+        opal_obj_leak_note(object, cls, file, line, 1);
+    }
+}
+
+/* Sets up an object on memory the caller owns, as class cls, with count 1. */
+static inline void opal_obj_construct(opal_object_t *object, opal_class_t *cls)
+{
+    opal_obj_construct_at(object, cls, NULL, 0);
+}
+
+/* Runs the destructors of an object the caller owns (OBJ_DESTRUCT), which is no longer alive. */
+static inline void opal_obj_destruct(opal_object_t *object)
+{
+    if (__builtin_expect(opal_obj_leak_check != 0, 0)) {
+        opal_obj_leak_forget(object);
+    }
+    opal_obj_run_destructors(object);
 }
 
 /* Allocates cls->cls_sizeof bytes and constructs an object of class cls there, remembering in
@@ -251,11 +302,11 @@ static inline opal_object_t *opal_obj_new_at(opal_class_t *cls, const char *file
     object->obj_magic_id = OPAL_OBJ_MAGIC_ID;
     object->cls_init_file_name = file;
     object->cls_init_lineno = line;
-#else
-    (void)file;
-    (void)line;
 #endif
     opal_obj_run_constructors(object);
+    if (__builtin_expect(opal_obj_leak_check != 0, 0)) {
+        opal_obj_leak_note(object, cls, file, line, 0);
+    }
     return object;
 }
 
@@ -280,6 +331,9 @@ static inline int opal_obj_update(opal_object_t *object, int inc)
 static inline bool opal_obj_release(opal_object_t *object)
 {
     if (0 == opal_obj_update_count(object, -1) && !OBJ_IS_IMMORTAL(object)) {
+        if (__builtin_expect(opal_obj_leak_check != 0, 0)) {
+            opal_obj_leak_forget(object);
+        }
         opal_obj_run_destructors(object);
         free(object);
         return true;
@@ -315,7 +369,7 @@ static inline bool opal_obj_release(opal_object_t *object)
  * count nor the class and frees nothing. As in Open MPI, the object must have been constructed
  * in this class epoch (debug mode checks it; this build trusts it, to cost no more than Open
  * MPI's). */
-#define OBJ_DESTRUCT(object) opal_obj_run_destructors((opal_object_t *)(object))
+#define OBJ_DESTRUCT(object) opal_obj_destruct((opal_object_t *)(object))
 
 #else /* OPAL_ENABLE_DEBUG */
 
@@ -368,6 +422,9 @@ static inline bool opal_obj_release_debug(opal_object_t *object, const char *fil
     if (0 == opal_obj_update_debug(object, -1, "OBJ_RELEASE", file, line)) {
         object->obj_magic_id = 0;
         object->obj_flags = (object->obj_flags & ~OPAL_OBJ_STATE_MASK) | OPAL_OBJ_STATE_RELEASED;
+        if (__builtin_expect(opal_obj_leak_check != 0, 0)) {
+            opal_obj_leak_forget(object);
+        }
         opal_obj_run_destructors(object);
         opal_obj_quarantine(object);
         return true;
@@ -381,7 +438,7 @@ static inline void opal_obj_construct_debug(opal_object_t *object, opal_class_t 
     object->obj_magic_id = OPAL_OBJ_MAGIC_ID;
     object->cls_init_file_name = file;
     object->cls_init_lineno = line;
-    opal_obj_construct(object, cls);
+    opal_obj_construct_at(object, cls, file, line);
 }
 
 static inline void opal_obj_destruct_debug(opal_object_t *object, const char *file, int line)
@@ -390,7 +447,7 @@ static inline void opal_obj_destruct_debug(opal_object_t *object, const char *fi
     object->obj_magic_id = 0;
     object->obj_flags = (object->obj_flags & ~OPAL_OBJ_STATE_MASK) | OPAL_OBJ_STATE_DESTRUCTED;
     opal_class_ensure_initialized(object->obj_class);
-    opal_obj_run_destructors(object);
+    opal_obj_destruct(object);
 }
 
 #define OBJ_NEW(type) ((type *)opal_obj_new_debug(OBJ_CLASS(type), __FILE__, __LINE__))
