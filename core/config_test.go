@@ -225,3 +225,16 @@ func TestConfigStackCheck(t *testing.T) {
 		int(StackCheckMprotect), int(StackCheckStrict)})
 	require.Equal(t, "mprotect_strict", StackCheckStrict.String())
 }
+
+func TestConfigTrace(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	c := ConfigFromEnv(getenv, 2)
+	require.Equal(t, "", c.Trace, "unset: no trace")
+	env["GOABT_TRACE"] = " /tmp/run trace.json\n"
+	c = ConfigFromEnv(getenv, 2)
+	require.Equal(t, "/tmp/run trace.json", c.Trace, "the path, blanks around it dropped")
+	require.Empty(t, c.Warnings)
+	env["GOABT_TRACE"] = "   "
+	require.Equal(t, "", ConfigFromEnv(getenv, 2).Trace, "blank: no trace")
+}
