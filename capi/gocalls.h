@@ -48,6 +48,11 @@ struct goabt_go_entries {
     void (*sched_free)(int id);
     /* The configuration's Go pool and policy names and flags (capi/info.go; info.c). */
     int (*config_info)(char *pool, size_t pool_len, char *sched, size_t sched_len);
+    /* The timeline trace (capi/trace.go; trace.c): begin says whether GOABT_TRACE asks for
+     * one (and starts it), add copies n records, write makes the file at the last finalize. */
+    int (*trace_begin)(void);
+    void (*trace_add)(uintptr_t recs, int n);
+    void (*trace_write)(void);
 };
 extern struct goabt_go_entries goabt_go GOABT_HIDDEN;
 

@@ -126,6 +126,9 @@ static void load(void)
     ENTRY(sched_pick, "goabt_go_sched_pick");
     ENTRY(sched_free, "goabt_go_sched_free");
     ENTRY(config_info, "goabt_go_config_info");
+    ENTRY(trace_begin, "goabt_go_trace_begin");
+    ENTRY(trace_add, "goabt_go_trace_add");
+    ENTRY(trace_write, "goabt_go_trace_write");
     if (missing != NULL) {
         fprintf(stderr, "goabt: %s has no %s: a libgoabt-go.so of another version?\n", path,
                 missing);
