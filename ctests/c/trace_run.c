@@ -34,11 +34,13 @@ static void note_rank(int i)
     ranks[i] = r;
 }
 
-static void wait_blocked(ABT_thread t)
+/* Yields until *t (set by the creator, maybe after the caller started) is blocked. */
+static void wait_blocked(ABT_thread *t)
 {
-    ABT_thread_state st = ABT_THREAD_STATE_READY;
     for (;;) {
-        ABT_thread_get_state(t, &st);
+        ABT_thread_state st = ABT_THREAD_STATE_READY;
+        ABT_thread h = __atomic_load_n(t, __ATOMIC_ACQUIRE);
+        if (h != ABT_THREAD_NULL) ABT_thread_get_state(h, &st);
         if (st == ABT_THREAD_STATE_BLOCKED) return;
         ABT_thread_yield();
     }
@@ -57,7 +59,7 @@ static void trace_mutex_holder(void *arg)
 {
     note_rank((int)(intptr_t)arg);
     ABT_mutex_lock(mutex);
-    wait_blocked(mutex_waiter);
+    wait_blocked(&mutex_waiter);
     mutex_sum += 1;
     ABT_mutex_unlock(mutex);
 }
@@ -81,7 +83,7 @@ static void trace_eventual_waiter(void *arg)
 static void trace_eventual_setter(void *arg)
 {
     note_rank((int)(intptr_t)arg);
-    wait_blocked(eventual_waiter);
+    wait_blocked(&eventual_waiter);
     int v = 42;
     ABT_eventual_set(eventual, &v, sizeof v);
 }
@@ -140,9 +142,9 @@ int main(void)
     CHECK(ABT_thread_create(pools[1], trace_yielder, (void *)0, ABT_THREAD_ATTR_NULL, &units[0]) == ABT_SUCCESS);
     CHECK(ABT_thread_create(pools[1], trace_mutex_holder, (void *)1, ABT_THREAD_ATTR_NULL, &units[1]) == ABT_SUCCESS);
     CHECK(ABT_thread_create(pools[1], trace_mutex_waiter, (void *)2, ABT_THREAD_ATTR_NULL, &units[2]) == ABT_SUCCESS);
-    mutex_waiter = units[2];
+    __atomic_store_n(&mutex_waiter, units[2], __ATOMIC_RELEASE);
     CHECK(ABT_thread_create(pools[2], trace_eventual_waiter, (void *)3, ABT_THREAD_ATTR_NULL, &units[3]) == ABT_SUCCESS);
-    eventual_waiter = units[3];
+    __atomic_store_n(&eventual_waiter, units[3], __ATOMIC_RELEASE);
     CHECK(ABT_thread_create(pools[1], trace_eventual_setter, (void *)4, ABT_THREAD_ATTR_NULL, &units[4]) == ABT_SUCCESS);
     CHECK(ABT_task_create(pools[0], trace_tasklet, (void *)5, &task) == ABT_SUCCESS);
     CHECK(ABT_thread_create(pools[2], trace_yielder, (void *)6, ABT_THREAD_ATTR_NULL, &units[6]) == ABT_SUCCESS);
