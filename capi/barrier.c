@@ -87,6 +87,7 @@ void goabt_barrier_round_wait(goabt_barrier_round *r, int as_thread)
     if (++r->arrived < r->num_waiters) {
         goabt_waiter w;
         goabt_waiter_init(&w, 0, 0);
+        goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_BARRIER, NULL);
         if (as_thread) w.unit = NULL;
         goabt_waitlist_push(&r->waiters, &w);
         goabt_wait(&w, &r->lock);

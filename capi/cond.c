@@ -73,6 +73,7 @@ static int cond_wait(ABT_cond cond, ABT_mutex mutex, uint64_t deadline)
     c->mutex = m;
     goabt_waiter w;
     goabt_waiter_init(&w, 0, deadline);
+    goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_COND, c);
     goabt_waitlist_push(&c->waiters, &w);
     /* Queued first, then the mutex goes: a signaller that takes the mutex after this finds w. */
     int nesting = goabt_mutex_release_all(m);

@@ -306,6 +306,9 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     pthread_t bind_thread;
     cpu_set_t bind_cpus;
     goabt_sigstack sigstack; /* its thread's, while that thread lives (stackcheck.c) */
+    /* Its timeline-trace buffer (trace.h), written by its thread only; NULL until its first
+     * record, and always without GOABT_TRACE. */
+    struct goabt_trace_buf *trace;
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -682,20 +685,28 @@ static inline goabt_ctx goabt_unit_context(goabt_unit *u)
     return u->ctx;
 }
 
-/* The tool interface (tool.c): the ABT_TOOL_EVENT_THREAD_* bits a registered tool asked for (0:
- * none, the usual case), and what fires one. Every event site is GOABT_TOOL_EVENT: one load and
- * a branch not taken when no tool listens. */
+/* The tool interface (tool.c): the event bits someone listens to (0: nobody, the usual case):
+ * the ABT_TOOL_EVENT_THREAD_* bits a registered tool asked for, and, while GOABT_TRACE is set,
+ * the timeline trace's (trace.h); and what fires one. Every event site is GOABT_TOOL_EVENT: one
+ * load and a branch not taken when nobody listens. Its arguments are evaluated only when the
+ * event fires, so a site may compute them (what a unit blocks on, say) at no cost otherwise. */
 extern uint64_t goabt_tool_mask GOABT_HIDDEN;
 void goabt_tool_fire(goabt_unit *u, uint64_t event, goabt_pool *pool, int sync_type, void *sync)
     GOABT_HIDDEN;
 /* No tool: each ABT_init starts without one, whatever the last finalize left. */
 void goabt_tool_reset(void) GOABT_HIDDEN;
-#define GOABT_TOOL_EVENT(u, event, pool, sync_type)                                           \
+/* The trace listens (bits, what goabt_tool_mask carries for it) or stops (0): trace.c. */
+void goabt_tool_set_trace(uint64_t bits) GOABT_HIDDEN;
+/* A direct switch to a unit (unit.c, switch_to): an event of the trace only, never a tool's
+ * (Argobots has no such event; outside the ABT_TOOL_EVENT_THREAD_* bits). */
+#define GOABT_TRACE_EVENT_SWITCH (1ull << 32)
+#define GOABT_TOOL_EVENT_SYNC(u, event, pool, sync_type, sync)                                \
     do {                                                                                      \
         if (__builtin_expect((__atomic_load_n(&goabt_tool_mask, __ATOMIC_RELAXED) & (event)) != 0, 0)) { \
-            goabt_tool_fire((u), (event), (pool), (sync_type), NULL);                         \
+            goabt_tool_fire((u), (event), (pool), (sync_type), (sync));                       \
         }                                                                                     \
     } while (0)
+#define GOABT_TOOL_EVENT(u, event, pool, sync_type) GOABT_TOOL_EVENT_SYNC(u, event, pool, sync_type, NULL)
 
 /* The leak check (leaks.c, GOABT_CHECK_LEAKS): 0 off, 1 report at the last ABT_finalize, 2
  * report and exit non-zero. Set at the outermost ABT_init, cleared by the report. Every API

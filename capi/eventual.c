@@ -103,6 +103,7 @@ static int eventual_wait(goabt_eventual *e, void **value, uint64_t deadline)
     } else {
         goabt_waiter w;
         goabt_waiter_init(&w, 0, deadline);
+        goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_EVENTUAL, e);
         goabt_waitlist_push(&e->waiters, &w);
         if (goabt_wait(&w, &e->lock) == GOABT_WAIT_TIMEDOUT) return ABT_ERR_COND_TIMEDOUT;
         /* The setter released the lock before waking us: the caller may let the eventual's

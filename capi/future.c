@@ -104,6 +104,7 @@ int ABT_future_wait(ABT_future future)
     }
     goabt_waiter w;
     goabt_waiter_init(&w, 0, 0);
+    goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_FUTURE, f);
     goabt_waitlist_push(&f->waiters, &w);
     goabt_wait(&w, &f->lock);
     return ABT_SUCCESS;

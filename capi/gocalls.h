@@ -52,6 +52,11 @@ struct goabt_go_entries {
      * report (capi/runtime.go; leaks.c). */
     int (*leak_check)(void);
     int (*leak_exit_status)(void);
+    /* The timeline trace (capi/trace.go; trace.c): begin says whether GOABT_TRACE asks for
+     * one (and starts it), add copies n records, write makes the file at the last finalize. */
+    int (*trace_begin)(void);
+    void (*trace_add)(uintptr_t recs, int n);
+    void (*trace_write)(void);
 };
 extern struct goabt_go_entries goabt_go GOABT_HIDDEN;
 

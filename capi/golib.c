@@ -128,6 +128,9 @@ static void load(void)
     ENTRY(config_info, "goabt_go_config_info");
     ENTRY(leak_check, "goabt_go_leak_check");
     ENTRY(leak_exit_status, "goabt_go_leak_exit_status");
+    ENTRY(trace_begin, "goabt_go_trace_begin");
+    ENTRY(trace_add, "goabt_go_trace_add");
+    ENTRY(trace_write, "goabt_go_trace_write");
     if (missing != NULL) {
         fprintf(stderr, "goabt: %s has no %s: a libgoabt-go.so of another version?\n", path,
                 missing);

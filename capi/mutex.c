@@ -156,6 +156,7 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
         if (starving) tag |= MUTEX_STARVING;
         goabt_waiter w;
         goabt_waiter_init(&w, tag, 0);
+        goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_MUTEX, m);
         queue_waiter(m, &w, prio, again);
         goabt_wait(&w, &m->lock);
         if (w.tag & MUTEX_HANDED) break; /* `locked` was never released in between */

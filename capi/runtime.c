@@ -18,6 +18,7 @@
 #include "gocalls.h"
 #include "info.h"
 #include "keys.h"
+#include "trace.h"
 #include "valgrind_stacks.h"
 #include "wait.h"
 
@@ -151,6 +152,7 @@ int goabt_engine_init(void)
     goabt_stream_bind_start(s);
     goabt_set_self_stream(s);
     goabt_stackcheck_init(); /* the Go runtime's signal handlers are in place: runtime_init ran */
+    goabt_trace_init(); /* GOABT_TRACE: the main ULT runs, the trace starts */
     return ABT_SUCCESS;
 }
 
@@ -165,6 +167,7 @@ static void finalize_parked(goabt_unit *u, void *arg)
 void goabt_engine_finalize(void)
 {
     goabt_stream *p = goabt_rt.primary;
+    goabt_trace_finalize_begin();
     /* Run what is left in the primary's pools (and wait for its parked ULTs): the main ULT
      * steps aside, out of every pool, until the scheduler finds no work. */
     if (goabt_sched_has_work(p->sched)) {
@@ -178,6 +181,7 @@ void goabt_engine_finalize(void)
         goabt_rank_release(s->rank);
         goabt_stream_delete(s);
     }
+    goabt_trace_finalize_end(); /* every stream's records are in: the file is written */
     goabt_stackcheck_finalize(); /* no ULT runs any more */
     goabt_unit *m = goabt_rt.main_unit;
     goabt_keys_destroy(m); /* the main ULT's values, as Argobots does at finalize */

@@ -69,6 +69,7 @@ static int rwlock_acquire(ABT_rwlock rwlock, int writer)
     }
     goabt_waiter w;
     goabt_waiter_init(&w, writer ? RW_WRITER : RW_READER, 0);
+    goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_RWLOCK, l);
     goabt_waitlist_push(&l->waiters, &w);
     goabt_wait(&w, &l->lock); /* woken only by rwlock_grant, which made us a holder */
     return ABT_SUCCESS;

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include "engine.h"
+#include "trace.h"
 #include "wait.h"
 
 /* ---- Streams ------------------------------------------------------------------------------ */
@@ -120,6 +121,7 @@ void goabt_stream_delete(goabt_stream *s)
     for (unsigned spins = 0; __atomic_load_n(&s->wakers, __ATOMIC_ACQUIRE) != 0; spins++) {
         goabt_backoff(spins);
     }
+    goabt_trace_stream_delete(s); /* its thread has ended: its records go to the Go core */
     s->magic = GOABT_MAGIC_FREED;
     free(s);
 }

@@ -9,11 +9,19 @@
  * on the firing thread (a creator, a joiner, the parent of a unit run on top of a ULT), or an
  * external thread, or, for events the scheduler itself fires (run, and what a unit asked for
  * when it switched out: yield, finish), nobody: ABT_EXEC_ENTITY_TYPE_EXT with no handle, since
- * goabt's schedulers are no work units. */
+ * goabt's schedulers are no work units.
+ *
+ * The timeline trace (GOABT_TRACE, trace.h) listens at the same sites: goabt_tool_mask is the
+ * tool's bits or'ed with the trace's, and a fired event is recorded for the trace (if it asked)
+ * before the tool's callback runs (if the tool asked). */
 #include "args.h"
 #include "engine.h"
+#include "trace.h"
 
 uint64_t goabt_tool_mask;
+/* What each listener asked for; the mask is their union (written under tool_lock). */
+static uint64_t tool_bits;
+static uint64_t trace_bits;
 
 /* The registered callback and its argument, under tool_lock for writers; readers read them
  * after the mask (a callback replaced while events fire may see the old argument once). */
@@ -31,6 +39,10 @@ struct ABT_tool_context_opaque {
 
 void goabt_tool_fire(goabt_unit *u, uint64_t event, goabt_pool *pool, int sync_type, void *sync)
 {
+    if (__atomic_load_n(&trace_bits, __ATOMIC_RELAXED) & event) {
+        goabt_trace_event(u, event, sync_type, sync);
+    }
+    if (!(__atomic_load_n(&tool_bits, __ATOMIC_RELAXED) & event)) return;
     ABT_tool_thread_callback_fn cb = __atomic_load_n(&tool_cb, __ATOMIC_ACQUIRE);
     void *arg = __atomic_load_n(&tool_arg, __ATOMIC_ACQUIRE);
     if (cb == NULL) return;
@@ -48,8 +60,19 @@ void goabt_tool_fire(goabt_unit *u, uint64_t event, goabt_pool *pool, int sync_t
 
 void goabt_tool_reset(void)
 {
-    __atomic_store_n(&goabt_tool_mask, 0, __ATOMIC_RELEASE);
+    goabt_spin_lock(&tool_lock);
+    __atomic_store_n(&tool_bits, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&goabt_tool_mask, trace_bits, __ATOMIC_RELEASE);
     __atomic_store_n(&tool_cb, NULL, __ATOMIC_RELEASE);
+    goabt_spin_unlock(&tool_lock);
+}
+
+void goabt_tool_set_trace(uint64_t bits)
+{
+    goabt_spin_lock(&tool_lock);
+    __atomic_store_n(&trace_bits, bits, __ATOMIC_RELAXED);
+    __atomic_store_n(&goabt_tool_mask, tool_bits | bits, __ATOMIC_RELEASE);
+    goabt_spin_unlock(&tool_lock);
 }
 
 int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint64_t event_mask,
@@ -58,12 +81,15 @@ int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint6
     GOABT_CHECK_INIT();
     goabt_spin_lock(&tool_lock);
     if (cb_func == NULL) {
-        __atomic_store_n(&goabt_tool_mask, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&tool_bits, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&goabt_tool_mask, trace_bits, __ATOMIC_RELEASE);
         __atomic_store_n(&tool_cb, NULL, __ATOMIC_RELEASE);
     } else {
+        uint64_t bits = event_mask & ABT_TOOL_EVENT_THREAD_ALL;
         __atomic_store_n(&tool_arg, user_arg, __ATOMIC_RELEASE);
         __atomic_store_n(&tool_cb, cb_func, __ATOMIC_RELEASE);
-        __atomic_store_n(&goabt_tool_mask, event_mask & ABT_TOOL_EVENT_THREAD_ALL, __ATOMIC_RELEASE);
+        __atomic_store_n(&tool_bits, bits, __ATOMIC_RELAXED);
+        __atomic_store_n(&goabt_tool_mask, bits | trace_bits, __ATOMIC_RELEASE);
     }
     goabt_spin_unlock(&tool_lock);
     return ABT_SUCCESS;

@@ -521,6 +521,8 @@ void goabt_ult_after_resume(void)
 static void switch_to(goabt_stream *s, goabt_unit *self, goabt_unit *target, goabt_after_fn fn,
                       void *arg)
 {
+    /* The trace's only site of its own: self stops and target runs (no tool sees it). */
+    GOABT_TOOL_EVENT(target, GOABT_TRACE_EVENT_SWITCH, target->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     goabt_ctx target_ctx = goabt_unit_context(target);
     s->after_fn = fn;
     s->after_unit = self;
@@ -732,8 +734,10 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
     goabt_stream *s = goabt_self_stream();
     goabt_unit *self = s->current;
     /* Counted before it is visible to wakers: a scheduler or finalize looking for work sees
-     * parked ULTs that will come back to the pool. */
-    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool, ABT_SYNC_EVENT_TYPE_OTHER);
+     * parked ULTs that will come back to the pool. What it waits for is worked out from fn and
+     * arg only when a tool or the trace listens (wait.c). */
+    GOABT_TOOL_EVENT_SYNC(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool,
+                          goabt_wait_sync_type(fn, arg), goabt_wait_sync_object(fn, arg));
     self->parked_in = self->pool; /* uncounted there, whatever its pool is by then */
     __atomic_add_fetch(&self->pool->num_parked, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);

@@ -3,6 +3,7 @@
  * stacks, and the timer list of parked ULTs with deadlines. The design is at the top of wait.h. */
 #define _GNU_SOURCE
 #include <time.h>
+#include <stddef.h>
 #include "engine.h"
 #include "info.h"
 #include "wait.h"
@@ -312,6 +313,46 @@ int goabt_wake(goabt_waiter *w)
 }
 
 /* ---- Joiner stacks ------------------------------------------------------------------------ */
+
+static void join_parked(goabt_unit *u, void *arg);
+
+/* A joiner's tag is &t->joiners of the unit or stream it joins. A stream is told from a unit by
+ * its magic, read at the stream's offset: in a unit that word lies inside the unit too, and is
+ * its request word (a few low bits, never GOABT_MAGIC_STREAM), so the read stays within the
+ * object either way. */
+_Static_assert(offsetof(goabt_stream, joiners) <= offsetof(goabt_unit, joiners),
+               "a unit's joiners lie at least as deep as a stream's");
+_Static_assert(offsetof(goabt_unit, joiners) - offsetof(goabt_stream, joiners) +
+                       offsetof(goabt_stream, magic) == offsetof(goabt_unit, request),
+               "a stream's magic, read in a unit, is the unit's request word");
+
+static goabt_stream *join_stream(goabt_waiter *w)
+{
+    goabt_stream *s = (goabt_stream *)((char *)w->tag - offsetof(goabt_stream, joiners));
+    return __atomic_load_n(&s->magic, __ATOMIC_RELAXED) == GOABT_MAGIC_STREAM ? s : NULL;
+}
+
+int goabt_wait_sync_type(goabt_after_fn fn, void *arg)
+{
+    goabt_waiter *w = arg;
+    if (fn == join_parked) {
+        return join_stream(w) != NULL ? ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN : ABT_SYNC_EVENT_TYPE_THREAD_JOIN;
+    }
+    if (fn == wait_parked) return w->sync_type;
+    return ABT_SYNC_EVENT_TYPE_OTHER;
+}
+
+void *goabt_wait_sync_object(goabt_after_fn fn, void *arg)
+{
+    goabt_waiter *w = arg;
+    if (fn == join_parked) {
+        goabt_stream *s = join_stream(w);
+        if (s != NULL) return s;
+        return (char *)w->tag - offsetof(goabt_unit, joiners);
+    }
+    if (fn == wait_parked) return w->sync;
+    return NULL;
+}
 
 /* A ULT joining: pushed once its context is saved; if the target finished meanwhile, it is
  * ready again at once. */

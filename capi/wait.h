@@ -42,6 +42,11 @@ struct goabt_waiter {
     int *lock;                 /* the object's spinlock and list: a timeout unlinks w */
     struct goabt_waitlist *list;
     goabt_waiter *tnext, *tprev; /* in the timer list */
+    /* What a goabt_wait caller waits on (goabt_waiter_on), for the tool interface and the
+     * trace: an ABT_sync_event_type and the object's handle. Set by the synchronization
+     * objects only; joins say theirs through the joiner stack (goabt_wait_sync_type). */
+    int sync_type;
+    void *sync;
 };
 
 /* A FIFO of waiters. All zero is empty: objects in static memory start that way. */
@@ -52,6 +57,21 @@ typedef struct goabt_waitlist {
 /* Prepares w for the calling unit or thread: a ULT (the main ULT too) parks, anything else
  * sleeps on a futex. deadline: CLOCK_REALTIME ns, or 0. */
 void goabt_waiter_init(goabt_waiter *w, uintptr_t tag, uint64_t deadline) GOABT_HIDDEN;
+
+/* Says what w, about to go to goabt_wait, waits on (ABT_SYNC_EVENT_TYPE_MUTEX and the mutex's
+ * handle ...): what a tool's suspend event and the trace's block report. Every caller of
+ * goabt_wait sets it. */
+static inline void goabt_waiter_on(goabt_waiter *w, int sync_type, void *sync)
+{
+    w->sync_type = sync_type;
+    w->sync = sync;
+}
+
+/* What a ULT parked with goabt_unit_park(fn, arg) waits on: an ABT_sync_event_type (a join of a
+ * unit or stream, or what goabt_waiter_on said; ABT_SYNC_EVENT_TYPE_OTHER for anything else),
+ * and the object's handle (or NULL). Only called when an event fires (unit.c). */
+int goabt_wait_sync_type(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
+void *goabt_wait_sync_object(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 
 /* Whether the caller would park (a ULT) rather than sleep as an OS thread. */
 int goabt_caller_parks(void) GOABT_HIDDEN;

@@ -62,6 +62,11 @@ type Config struct {
 	// StackCheck is how ULT stack overflows are caught (ABT_STACK_OVERFLOW_CHECK, read as
 	// Argobots reads it): StackCheckMprotect unless the environment says otherwise.
 	StackCheck StackCheck
+	// Trace, when not empty, is the file the last ABT_finalize writes a timeline trace of the
+	// run to (GOABT_TRACE=path): the Chrome JSON trace event format that Perfetto and
+	// chrome://tracing open (trace.go). Empty: no trace, and the engine's event sites cost what
+	// they cost without it.
+	Trace string
 }
 
 // StackCheck is a stack-overflow check mode. Its values are what
@@ -240,6 +245,7 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 	c.StackCheck = parseStackCheck(lookupEnv(getenv, "STACK_OVERFLOW_CHECK"))
 	c.Pool = strings.TrimSpace(getenv("GOABT_POOL"))
 	c.Sched = strings.TrimSpace(getenv("GOABT_SCHED"))
+	c.Trace = strings.TrimSpace(getenv("GOABT_TRACE"))
 	if v := lookupEnv(getenv, "THREAD_STACKSIZE"); v != "" {
 		name := envName(getenv, "THREAD_STACKSIZE")
 		if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {

@@ -254,3 +254,16 @@ func TestConfigCheckLeaks(t *testing.T) {
 	// The values are what the C engine and the OPAL header read.
 	require.Equal(t, []int{0, 1, 2}, []int{int(LeakCheckOff), int(LeakCheckReport), int(LeakCheckFatal)})
 }
+
+func TestConfigTrace(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	c := ConfigFromEnv(getenv, 2)
+	require.Equal(t, "", c.Trace, "unset: no trace")
+	env["GOABT_TRACE"] = " /tmp/run trace.json\n"
+	c = ConfigFromEnv(getenv, 2)
+	require.Equal(t, "/tmp/run trace.json", c.Trace, "the path, blanks around it dropped")
+	require.Empty(t, c.Warnings)
+	env["GOABT_TRACE"] = "   "
+	require.Equal(t, "", ConfigFromEnv(getenv, 2).Trace, "blank: no trace")
+}
