@@ -182,6 +182,29 @@ func TestTraceAddTake(t *testing.T) {
 	require.Equal(t, 48, int(reflect.TypeOf(TraceRecord{}).Size()), "capi/trace.h's layout")
 }
 
+// TestTraceChunks checks that records added in batches that straddle chunk boundaries come back
+// whole and in the order they were added.
+func TestTraceChunks(t *testing.T) {
+	var tr Trace
+	const total = 2*traceChunk + 777
+	batch := make([]TraceRecord, 1000)
+	for next := 0; next < total; {
+		n := min(len(batch), total-next)
+		for i := 0; i < n; i++ {
+			batch[i] = TraceRecord{Time: uint64(next + i)}
+		}
+		tr.Add(batch[:n])
+		next += n
+	}
+	got := tr.Take()
+	require.Len(t, got, total)
+	for i, r := range got {
+		if r.Time != uint64(i) {
+			require.Equal(t, uint64(i), r.Time, "record %d", i)
+		}
+	}
+}
+
 // svgLanes parses an SVG and returns its lanes' tids and how many slices each holds.
 func svgLanes(t *testing.T, r io.Reader) (lanes []string, slices map[string]int) {
 	t.Helper()
