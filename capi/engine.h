@@ -798,6 +798,11 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
  * a ULT (a stacked scheduler's, or any ULT calling ABT_self_schedule) on top of it, the caller's
  * context standing in for the scheduler's meanwhile. Not from a tasklet. */
 void goabt_unit_run_child(goabt_unit *u) GOABT_HIDDEN;
+/* The main ULT, ready and in no pool, was taken on s to be run. It lives on the main thread's
+ * stack: the primary's own scheduler (s primary, no unit running) resumes it at once (no
+ * return); anyone else hands it to that scheduler, and a ULT on the primary steps aside
+ * (yields) for the scheduler below it to notice. */
+void goabt_unit_hand_main(goabt_stream *s) GOABT_HIDDEN;
 /* Resumes the main ULT on the primary stream s. */
 void goabt_unit_resume_main(goabt_stream *s) __attribute__((noreturn)) GOABT_HIDDEN;
 /* Descriptor caches: s's cache goes to the global one (stream deletion); the global one goes

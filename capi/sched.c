@@ -188,10 +188,7 @@ void goabt_sched_loop(goabt_stream *s)
             if ((++vg_rounds & 63) == 0) sched_yield();
 #endif
             if (u->flags & GOABT_UNIT_MAIN) {
-                /* The main ULT lives on the main thread's stack: only the primary runs it. */
-                if (s->is_primary) goabt_unit_resume_main(s);
-                __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_SEQ_CST);
-                goabt_stream_wake(goabt_rt.primary);
+                goabt_unit_hand_main(s); /* resumed here on the primary, else handed over */
                 continue;
             }
             goabt_unit_run(s, u);

@@ -113,13 +113,7 @@ int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
         u->pool = p;
     }
     if (u->flags & GOABT_UNIT_MAIN) {
-        /* The main ULT lives on the main thread's stack: only the primary's own scheduler runs
-         * it, at once if that is the caller; else it is handed over, and a ULT on the primary
-         * steps aside for the scheduler below it to notice. */
-        if (s->is_primary && self == NULL) goabt_unit_resume_main(s);
-        __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_SEQ_CST);
-        goabt_stream_wake(goabt_rt.primary);
-        if (self != NULL && s->is_primary) goabt_unit_yield();
+        goabt_unit_hand_main(s);
         return ABT_SUCCESS;
     }
     goabt_unit_run_child(u);

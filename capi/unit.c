@@ -470,6 +470,15 @@ void goabt_unit_run_child(goabt_unit *u)
     s->current = self;
 }
 
+void goabt_unit_hand_main(goabt_stream *s)
+{
+    goabt_unit *self = s->current;
+    if (s->is_primary && self == NULL) goabt_unit_resume_main(s);
+    __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_SEQ_CST);
+    goabt_stream_wake(goabt_rt.primary);
+    if (self != NULL && s->is_primary) goabt_unit_yield(); /* the scheduler below notices */
+}
+
 /* A scheduler activation on the primary stream, below the suspended main ULT (rule 5). */
 __attribute__((noreturn)) static void primary_activation(void *arg)
 {
@@ -780,25 +789,26 @@ int goabt_unit_take_request(goabt_unit *u)
     return 0;
 }
 
-void goabt_unit_request_migration(goabt_unit *u, goabt_pool *to)
+/* Sets request bit on u, and carries it out at once if u waits in a pool that gives it back:
+ * taken out, u is held here. If a scheduler popped it and took the request up meanwhile (it
+ * then sits in its new pool, maybe the very one removed from), nothing is left to do but put
+ * it back. */
+static void request(goabt_unit *u, int bit)
 {
-    __atomic_store_n(&u->migrate_to, to, __ATOMIC_RELAXED);
-    __atomic_or_fetch(&u->request, GOABT_UNIT_REQ_MIGRATE, __ATOMIC_ACQ_REL);
-    /* Waiting in a pool: taken out, it is held here, so the request is ours to carry out. */
-    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_READY &&
-        goabt_pool_remove(u->pool, u) && !goabt_unit_take_request(u)) {
-        goabt_pool_push(u->pool, u); /* taken up meanwhile by nobody else: cannot be, but safe */
-    }
-}
-
-void goabt_unit_request_cancel(goabt_unit *u)
-{
-    __atomic_or_fetch(&u->request, GOABT_UNIT_REQ_CANCEL, __ATOMIC_ACQ_REL);
+    __atomic_or_fetch(&u->request, bit, __ATOMIC_ACQ_REL);
     if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_READY &&
         goabt_pool_remove(u->pool, u) && !goabt_unit_take_request(u)) {
         goabt_pool_push(u->pool, u);
     }
 }
+
+void goabt_unit_request_migration(goabt_unit *u, goabt_pool *to)
+{
+    __atomic_store_n(&u->migrate_to, to, __ATOMIC_RELAXED); /* before the bit: read after it */
+    request(u, GOABT_UNIT_REQ_MIGRATE);
+}
+
+void goabt_unit_request_cancel(goabt_unit *u) { request(u, GOABT_UNIT_REQ_CANCEL); }
 
 /* ---- Join --------------------------------------------------------------------------------- */
 
