@@ -1,8 +1,9 @@
 //go:build goabt_c_engine
 /* stackcheck.c: stack-overflow detection (ABT_STACK_OVERFLOW_CHECK, read by core.Config).
  *
- * ULT stacks are mappings the Go core hands out (core/stacks.go) with a PROT_NONE guard page
- * below each of the first 16,384 alive at once (every one in mode mprotect_strict). A ULT that
+ * ULT stacks are mappings the Go core hands out (core/stacks.go) with a guard page below each
+ * (a lightweight guard region; on kernels before 6.13 a PROT_NONE page, below each of the first
+ * 16,384 alive at once, every one in mode mprotect_strict). A ULT that
  * runs off its stack faults there; without help it dies by a bare SIGSEGV, and worse, the
  * kernel cannot even deliver a handler's frame on the exhausted stack. So, outside mode none:
  *
@@ -230,6 +231,11 @@ static uintptr_t context_sp(void *ctx)
 }
 
 /* Whether this fault is u running off its stack. */
+/* Whether a fault is u's overflow: OVERFLOW_GUARD, in its guard page (where an overflow of a
+ * guarded stack faults first, frames under a page); OVERFLOW_BELOW, further below, with the
+ * stack pointer below it too (a frame larger than a page, or a stack whose guard is only a
+ * place); or 0. */
+enum { OVERFLOW_GUARD = 1, OVERFLOW_BELOW = 2 };
 static int overflowed(goabt_unit *u, siginfo_t *si, void *ctx)
 {
     if (u->kind != GOABT_ULT || (u->flags & GOABT_UNIT_MAIN) || si->si_code <= 0) return 0;
@@ -239,11 +245,11 @@ static int overflowed(goabt_unit *u, siginfo_t *si, void *ctx)
     uintptr_t lo = u->mapping != NULL ? (uintptr_t)u->mapping + page : (uintptr_t)u->stack;
     if (lo == 0) return 0;
     uintptr_t addr = (uintptr_t)si->si_addr, sp = context_sp(ctx);
-    if (addr < lo && addr >= lo - page) return 1; /* in the guard page (or the page below) */
+    if (addr < lo && addr >= lo - page) return OVERFLOW_GUARD;
     /* A frame larger than a page jumps over the guard: the stack pointer is below the stack
      * and the fault between it and the stack. (On the system stack, in a gated Go call, the
      * stack pointer may happen to be below too, but then the fault is not right above it.) */
-    return sp < lo && sp >= lo - BELOW_MAX && addr + 256 >= sp && addr < lo;
+    return sp < lo && sp >= lo - BELOW_MAX && addr + 256 >= sp && addr < lo ? OVERFLOW_BELOW : 0;
 }
 
 /* Passes a fault that is not ours on to the handler installed before ours. */
@@ -276,7 +282,10 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
     if (__atomic_load_n(&reporting, __ATOMIC_ACQUIRE)) {
         goabt_stream *s = goabt_self_stream();
         goabt_unit *u = s != NULL ? s->current : NULL;
-        if (u != NULL && overflowed(u, si, ctx)) report(u, "a fault below its stack");
+        int how = u != NULL ? overflowed(u, si, ctx) : 0;
+        if (how != 0) {
+            report(u, how == OVERFLOW_GUARD ? "a fault in its guard page" : "a fault below its stack");
+        }
         if (u != NULL && goabt_rt.stack_check == CHECK_CANARY && u->kind == GOABT_ULT &&
             !(u->flags & GOABT_UNIT_MAIN) && u->ctx != NULL && u->stack != NULL &&
             !canary_intact(u)) {

@@ -79,14 +79,16 @@ const (
 	StackCheckNone StackCheck = 0
 	// StackCheckCanary: as StackCheckMprotect, and each ULT stack also carries a canary at its
 	// lowest bytes, laid when the ULT starts and checked when its function returns, which
-	// catches overflows into memory that does not fault (stacks past GuardedStacks, user stacks).
+	// catches overflows into memory that does not fault (user stacks, and stacks past
+	// GuardedStacks where the kernel has no lightweight guard regions).
 	StackCheckCanary StackCheck = 1
-	// StackCheckMprotect: the first GuardedStacks stacks alive at once have a guard page, and
-	// a fault in the guard page of the running ULT is reported on stderr (the default).
+	// StackCheckMprotect: every stack has a guard page (without lightweight guard regions in
+	// the kernel, the first GuardedStacks alive at once only: Stacks), and a fault in the guard
+	// page of the running ULT is reported on stderr (the default).
 	StackCheckMprotect StackCheck = 2
-	// StackCheckStrict: as StackCheckMprotect, but every stack goabt maps has a guard page of
-	// its own: past what the kernel allows (vm.max_map_count), creating a ULT fails instead of
-	// handing out a stack without one.
+	// StackCheckStrict: as StackCheckMprotect, but also without lightweight guard regions
+	// every stack goabt maps has a guard page of its own: past what the kernel allows
+	// (vm.max_map_count), creating a ULT fails instead of handing out a stack without one.
 	StackCheckStrict StackCheck = 3
 )
 

@@ -8,31 +8,52 @@ import (
 )
 
 // Stacks hands out ULT stacks. The C engine keeps stacks attached to cached unit descriptors on
-// its hot path and comes here only when its caches miss or overflow.
+// its hot path and comes here only when its caches miss (or, at finalize, to give them back).
 //
-// A stack is a mapping whose lowest page is a guard: PROT_NONE, so that an overflow faults
-// instead of corrupting a neighbour (engine.md rule 2). But the kernel counts every guard page
-// as a region of its own (vm.max_map_count, 65,530 by default): guarded stacks cannot go past
-// ~32,000 at once. So the first GuardedStacks stacks out at once get a mapping and a guard page
-// each, as ordinary programs always have; past that, stacks are carved from slabs of
-// slabStacks each (one region per slab), whose lowest page is left readable: a program with a
-// million ULTs keeps running, without overflow detection for the stacks past the limit. The
-// geometry is the same either way (the guard page's place is there), so C never needs to know.
-// Strict (ABT_STACK_OVERFLOW_CHECK=mprotect_strict) gives every stack a guard page of its own,
-// however many: past what the kernel allows, Get fails instead of carving.
+// Every stack's lowest page is a guard, so that an overflow faults instead of corrupting a
+// neighbour (engine.md rule 2). There are two ways to make one, and the kernel decides which:
+//
+//   - A lightweight guard region (madvise MADV_GUARD_INSTALL, Linux 6.13): a marker in the page
+//     table, not a memory region of its own. Stacks are then all carved from slabs of slabStacks
+//     (one mapping per slab) and every one is guarded, however many are alive: one madvise per
+//     stack, where a mapping and an mprotect cost two system calls and a region.
+//   - Elsewhere, a PROT_NONE page, which the kernel counts as a region of its own
+//     (vm.max_map_count, 65,530 by default): guarded stacks cannot go past ~32,000 at once. So
+//     the first GuardedStacks stacks out at once get a mapping and a guard page each; past
+//     that, stacks are carved from slabs whose guard pages are left readable: a program with a
+//     million ULTs keeps running, without overflow detection for the stacks past the limit.
+//     Strict (ABT_STACK_OVERFLOW_CHECK=mprotect_strict) gives every stack a guard page of its
+//     own, however many: past what the kernel allows, Get fails instead of carving.
+//
+// The geometry is the same every way (the guard page's place is there), so C never needs to
+// know. Slab stacks given back wait for reuse; slabs are unmapped by Drain only.
 type Stacks struct {
-	mu      sync.Mutex
-	strict  bool
+	mu     sync.Mutex
+	strict bool
+	guard  guardKind // how slabs are guarded: probed by the first Get
+
 	live    map[Addr][]byte    // every guarded mapping handed out or kept, by base address
 	spare   map[uintptr][]Addr // usable size -> bases of kept guarded mappings
 	nspare  int
-	guarded int // guarded stacks handed out and not given back
+	guarded int // guarded mappings handed out and not given back
 
 	carved  map[Addr]uintptr   // every slab stack, by base -> its usable size
 	free    map[uintptr][]Addr // usable size -> slab stacks given back
 	slabs   [][]byte           // every slab, for Drain
 	carving int                // slab stacks handed out and not given back
 }
+
+// guardKind is how Stacks makes guard pages.
+type guardKind int8
+
+const (
+	guardUnprobed guardKind = iota
+	guardLight              // MADV_GUARD_INSTALL in slabs: every stack guarded
+	guardMapping            // a mapping and a PROT_NONE page each, up to GuardedStacks
+)
+
+// madvGuardInstall is Linux's MADV_GUARD_INSTALL (include/uapi/asm-generic/mman-common.h).
+const madvGuardInstall = 102
 
 // StackMapping is one stack as C sees it: the mapping (guard page included) and its size.
 type StackMapping struct {
@@ -43,21 +64,61 @@ type StackMapping struct {
 const (
 	// maxKeptStacks bounds the guarded mappings Stacks keeps for reuse; beyond it Put unmaps.
 	maxKeptStacks = 1024
-	// GuardedStacks is how many stacks at once get a guard page of their own.
+	// GuardedStacks is how many stacks at once get a guard page of their own where the kernel
+	// has no lightweight guard regions.
 	GuardedStacks = 16384
-	// slabStacks is how many stacks one slab holds past GuardedStacks.
+	// slabStacks is how many stacks one slab holds.
 	slabStacks = 64
 )
 
 func pageSize() uintptr { return uintptr(syscall.Getpagesize()) }
 
+func madvise(addr, length uintptr, advice int) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, addr, length, uintptr(advice)); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// probeLightGuards says whether this kernel installs lightweight guard regions.
+func probeLightGuards(page uintptr) guardKind {
+	m, err := syscall.Mmap(-1, 0, int(2*page), syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return guardMapping
+	}
+	defer func() { _ = syscall.Munmap(m) }()
+	if madvise(uintptr(unsafe.Pointer(&m[0])), page, madvGuardInstall) != nil {
+		return guardMapping
+	}
+	return guardLight
+}
+
+// LightGuards says whether every stack has a guard page, however many are out: the kernel has
+// lightweight guard regions. It probes the kernel if no Get has yet.
+func (s *Stacks) LightGuards() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.guard == guardUnprobed {
+		s.guard = probeLightGuards(pageSize())
+	}
+	return s.guard == guardLight
+}
+
 // Get returns a stack with at least size usable bytes (rounded up to pages, at least
-// MinThreadStackSize) above a guard page (above its place, past GuardedStacks).
+// MinThreadStackSize) above a guard page (above its place, past GuardedStacks without
+// lightweight guards).
 func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	page := pageSize()
 	usable := (max(size, MinThreadStackSize) + page - 1) &^ (page - 1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.guard == guardUnprobed {
+		s.guard = probeLightGuards(page)
+	}
+	if s.guard == guardLight {
+		return s.carve(usable, page)
+	}
 	if bases := s.spare[usable]; len(bases) > 0 {
 		base := bases[len(bases)-1]
 		s.spare[usable] = bases[:len(bases)-1]
@@ -86,14 +147,16 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	return StackMapping{base, usable + page}, nil
 }
 
-// SetStrict says whether every stack Get hands out from now on has a guard page of its own.
+// SetStrict says whether every stack Get hands out from now on has a guard page of its own (with
+// lightweight guards every stack has one anyway).
 func (s *Stacks) SetStrict(strict bool) {
 	s.mu.Lock()
 	s.strict = strict
 	s.mu.Unlock()
 }
 
-// carve returns a slab stack of usable bytes above its guard page's place; s.mu is held.
+// carve returns a slab stack of usable bytes above its guard page (lightweight guards) or its
+// place (past GuardedStacks); s.mu is held.
 func (s *Stacks) carve(usable, page uintptr) (StackMapping, error) {
 	if s.carved == nil {
 		s.carved, s.free = map[Addr]uintptr{}, map[uintptr][]Addr{}
@@ -104,6 +167,14 @@ func (s *Stacks) carve(usable, page uintptr) (StackMapping, error) {
 			syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_STACK|syscall.MAP_NORESERVE)
 		if err != nil {
 			return StackMapping{}, fmt.Errorf("mapping a slab of %d-byte stacks: %w", usable, err)
+		}
+		if s.guard == guardLight {
+			for i := uintptr(0); i < slabStacks; i++ {
+				if err := madvise(uintptr(unsafe.Pointer(&slab[i*one])), page, madvGuardInstall); err != nil {
+					_ = syscall.Munmap(slab)
+					return StackMapping{}, fmt.Errorf("guard page in a slab: %w", err)
+				}
+			}
 		}
 		s.slabs = append(s.slabs, slab)
 		for i := slabStacks - 1; i >= 0; i-- {
@@ -156,7 +227,7 @@ func (s *Stacks) Kept() (kept, mapped int) {
 	return s.nspare, len(s.live)
 }
 
-// Out returns how many stacks are handed out: with a guard page of their own, and from slabs.
+// Out returns how many stacks are handed out: with a mapping of their own, and from slabs.
 func (s *Stacks) Out() (guarded, carved int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,16 +1,22 @@
 package core
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
 
+// mappingGuards is a Stacks that makes its guard pages the way kernels without lightweight
+// guard regions need: a mapping and a PROT_NONE page each, up to GuardedStacks.
+func mappingGuards() *Stacks { return &Stacks{guard: guardMapping} }
+
 func TestStacksGetPutReuseDrain(t *testing.T) {
-	var s Stacks
+	s := mappingGuards()
 	page := pageSize()
 	a, err := s.Get(16384)
 	require.NoError(t, err)
@@ -41,30 +47,90 @@ func TestStacksGetPutReuseDrain(t *testing.T) {
 	require.Equal(t, 0, mapped)
 }
 
-// TestStackGuardPageFaults writes into the guard page in a child process, which must die.
+// TestStackGuardPageFaults writes into the guard page of the last of GOABT_GUARD_CHILD stacks
+// in a child process, which must die: the first stack, and with lightweight guards one past
+// the count that gets a mapping of its own without them.
 func TestStackGuardPageFaults(t *testing.T) {
-	if os.Getenv("GOABT_GUARD_CHILD") == "1" {
+	if n, err := strconv.Atoi(os.Getenv("GOABT_GUARD_CHILD")); err == nil {
 		var s Stacks
-		st, err := s.Get(16384)
-		if err != nil {
-			os.Exit(3)
+		var st StackMapping
+		for i := 0; i < n; i++ {
+			if st, err = s.Get(16384); err != nil {
+				os.Exit(3)
+			}
 		}
 		*(*byte)(st.Base.Pointer()) = 1 // the guard page
 		os.Exit(0)                      // not reached if the guard works
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=TestStackGuardPageFaults")
-	cmd.Env = append(os.Environ(), "GOABT_GUARD_CHILD=1")
-	err := cmd.Run()
-	require.Error(t, err, "writing the guard page must kill the process")
-	exit, ok := err.(*exec.ExitError)
-	require.True(t, ok)
-	require.NotEqual(t, 3, exit.ExitCode(), "the stack was mapped")
+	counts := []int{1}
+	if (&Stacks{}).LightGuards() {
+		counts = append(counts, GuardedStacks+slabStacks+1)
+	} else {
+		t.Log("no lightweight guard regions in this kernel: stacks past GuardedStacks are not guarded")
+	}
+	for _, n := range counts {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStackGuardPageFaults$")
+		cmd.Env = append(os.Environ(), "GOABT_GUARD_CHILD="+strconv.Itoa(n))
+		err := cmd.Run()
+		require.Error(t, err, "writing the guard page of stack %d must kill the process", n)
+		exit, ok := err.(*exec.ExitError)
+		require.True(t, ok)
+		require.NotEqual(t, 3, exit.ExitCode(), "the stacks were mapped")
+	}
+}
+
+// TestStacksLightGuards: with lightweight guard regions every stack comes from a slab, the
+// guards add no memory regions (a slab is one), and stacks go back for reuse.
+func TestStacksLightGuards(t *testing.T) {
+	var s Stacks
+	if !s.LightGuards() {
+		t.Skip("this kernel has no MADV_GUARD_INSTALL (Linux 6.13)")
+	}
+	page := pageSize()
+	before := mapsCount(t)
+	n := GuardedStacks + 3*slabStacks + 7
+	all := make([]StackMapping, 0, n)
+	seen := map[Addr]bool{}
+	for i := 0; i < n; i++ {
+		st, err := s.Get(16384)
+		require.NoError(t, err)
+		require.Equal(t, uintptr(16384)+page, st.Size)
+		require.False(t, seen[st.Base], "stack %d handed out twice", i)
+		seen[st.Base] = true
+		usable := unsafe.Slice((*byte)(unsafe.Add(st.Base.Pointer(), page)), st.Size-page)
+		usable[0], usable[len(usable)-1] = 1, 2
+		all = append(all, st)
+	}
+	own, carved := s.Out()
+	require.Zero(t, own, "no stack needs a mapping of its own")
+	require.Equal(t, n, carved)
+	slabs := (n + slabStacks - 1) / slabStacks
+	require.LessOrEqual(t, mapsCount(t)-before, slabs+16, "one region a slab at most, guards none")
+	last := all[len(all)-1]
+	require.NoError(t, s.Put(last))
+	again, err := s.Get(16384)
+	require.NoError(t, err)
+	require.Equal(t, last, again, "a stack given back is reused")
+	for _, st := range all {
+		require.NoError(t, s.Put(st))
+	}
+	s.Drain()
+	_, carved = s.Out()
+	require.Zero(t, carved)
+	require.Empty(t, s.slabs, "Drain unmapped the slabs")
+}
+
+// mapsCount is how many memory regions the process has.
+func mapsCount(t *testing.T) int {
+	b, err := os.ReadFile("/proc/self/maps")
+	require.NoError(t, err)
+	return bytes.Count(b, []byte("\n"))
 }
 
 // TestStacksPastTheGuardedLimit takes more stacks than get a guard page each: the rest come
 // from slabs, distinct and writable over their whole usable range, and go back for reuse.
 func TestStacksPastTheGuardedLimit(t *testing.T) {
-	var s Stacks
+	s := mappingGuards()
 	page := pageSize()
 	n := GuardedStacks + 2*slabStacks + 5
 	all := make([]StackMapping, 0, n)
@@ -108,7 +174,7 @@ func TestStacksPastTheGuardedLimit(t *testing.T) {
 // TestStacksStrict: with Strict (ABT_STACK_OVERFLOW_CHECK=mprotect_strict) the stacks past
 // GuardedStacks get a guard page each too; none comes from a slab.
 func TestStacksStrict(t *testing.T) {
-	var s Stacks
+	s := mappingGuards()
 	s.SetStrict(true)
 	n := GuardedStacks + 5
 	all := make([]StackMapping, 0, n)

@@ -6,8 +6,9 @@
  *    released, joined and freed; the process's peak RSS must stay under 2 GiB (issue goal:
  *    one page of stack each for such ULTs, plus the descriptor). Under AddressSanitizer, whose
  *    shadow memory doubles that, 4 x 25,000 and no RSS check.
- * Counts are exact. Past core.GuardedStacks live stacks, goabt carves stacks from slabs without
- * a guard page each (core/stacks.go); make bench's scale table measures the cost and RSS. */
+ * Counts are exact. Stacks come from slabs, with lightweight guard pages that cost no memory
+ * region (on kernels before 6.13, past core.GuardedStacks live stacks, without a guard page:
+ * core/stacks.go); make bench's scale table measures the cost and RSS. */
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <abt.h>
