@@ -224,6 +224,8 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
 
 /* A scheduler (ABT_sched): pools in priority order. */
 #define GOABT_SCHED_MAX_POOLS 64
+/* How many free ULT stacks a stream keeps at hand (unit.c). */
+#define GOABT_STREAM_STACKS 128
 /* What a scheduler is used as (sched->used). */
 enum {
     GOABT_SCHED_UNUSED = 0,
@@ -309,6 +311,11 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* Its timeline-trace buffer (trace.h), written by its thread only; NULL until its first
      * record, and always without GOABT_TRACE. */
     struct goabt_trace_buf *trace;
+    /* Free ULT stacks (mappings, all of stacks_size bytes), this stream's only (unit.c). Last:
+     * wait.c tells a stream from a unit by fields at the front. */
+    int nstacks;
+    size_t stacks_size;
+    void *stacks[GOABT_STREAM_STACKS];
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -666,19 +673,24 @@ void goabt_stackcheck_finalize(void) GOABT_HIDDEN;
 void goabt_sigstack_begin(goabt_sigstack *st) GOABT_HIDDEN;
 void goabt_sigstack_release(goabt_sigstack *st) GOABT_HIDDEN;
 
-/* The context to resume u with: made now if u never ran. Under AddressSanitizer the stack is
- * unpoisoned first: the ULT that used it before ended with its frames still poisoned (a ULT
- * ends by switching away, not by returning), and ASan's own code running on the new frames
- * (its noreturn hook, say) would report them. */
+/* The context to resume u with: made now (on a stack taken now) if u never ran. Under
+ * AddressSanitizer the stack is unpoisoned first: the ULT that used it before ended with its
+ * frames still poisoned (a ULT ends by switching away, not by returning), and ASan's own code
+ * running on the new frames (its noreturn hook, say) would report them. */
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #define GOABT_UNPOISON_STACK(u) ASAN_UNPOISON_MEMORY_REGION((u)->stack, (char *)(u)->top - (char *)(u)->stack)
 #else
 #define GOABT_UNPOISON_STACK(u) ((void)0)
 #endif
-static inline goabt_ctx goabt_unit_context(goabt_unit *u)
+/* Gives u, about to run for the first time on s (the calling thread's stream), a stack of
+ * u->stacksize usable bytes, from s's caches if it can (unit.c); aborts when none can be
+ * mapped. */
+void goabt_unit_take_stack(goabt_stream *s, goabt_unit *u) GOABT_HIDDEN;
+static inline goabt_ctx goabt_unit_context(goabt_stream *s, goabt_unit *u)
 {
     if (__builtin_expect(u->ctx == NULL, 0)) {
+        if (u->top == NULL) goabt_unit_take_stack(s, u);
         GOABT_UNPOISON_STACK(u);
         u->ctx = goabt_ctx_make(u->top, goabt_rt.ult_entry, u);
     }
@@ -782,14 +794,18 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_RUN, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     u->last_stream = s;
     __atomic_store_n(&u->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
-    s->current = u;
     if (u->kind == GOABT_TASKLET) {
+        s->current = u;
         u->func(u->arg);
         s->current = NULL;
         goabt_unit_terminated(u, s);
         return;
     }
-    goabt_ctx_switch(&s->sched_ctx, goabt_unit_context(u));
+    /* The context first: a ULT's first run may take a stack from the Go core, a gated call that
+     * must see the caller's stack, not u's (s->current). */
+    goabt_ctx ctx = goabt_unit_context(s, u);
+    s->current = u;
+    goabt_ctx_switch(&s->sched_ctx, ctx);
     s->current = NULL;
     goabt_sched_after_switch(s);
 }
@@ -805,7 +821,7 @@ void goabt_unit_run_child(goabt_unit *u) GOABT_HIDDEN;
 void goabt_unit_hand_main(goabt_stream *s) GOABT_HIDDEN;
 /* Resumes the main ULT on the primary stream s. */
 void goabt_unit_resume_main(goabt_stream *s) __attribute__((noreturn)) GOABT_HIDDEN;
-/* Descriptor caches: s's cache goes to the global one (stream deletion); the global one goes
+/* Descriptor and stack caches: s's go to the global ones (stream deletion); the global ones go
  * to the Go core (finalize). */
 void goabt_units_cache_release(goabt_stream *s) GOABT_HIDDEN;
 void goabt_units_cache_drain(void) GOABT_HIDDEN;

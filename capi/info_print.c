@@ -214,11 +214,14 @@ static void print_unit(FILE *fp, goabt_unit *u)
         fprintf(fp, " stack      : none (runs on its stream's stack)\n");
     } else if (u->flags & GOABT_UNIT_MAIN) {
         fprintf(fp, " stack      : the main thread's\n");
+    } else if (u->stack == NULL) {
+        fprintf(fp, " stack      : none yet, %zu bytes (goabt's, taken when it first runs)\n",
+                u->stacksize);
     } else {
         fprintf(fp, " stack      : %p, %zu bytes (%s)\n", u->stack, u->stacksize,
                 (u->flags & GOABT_UNIT_USER_STACK) ? "the program's"
                 : u->mapping != NULL              ? "goabt's"
-                                                   : "none");
+                                                   : "goabt's, given to other ULTs as it ended");
     }
     fprintf(fp, " migratable : %s\n", yes_no(u->flags & GOABT_UNIT_MIGRATABLE));
     fprintf(fp, " named      : %s\n", yes_no(u->flags & GOABT_UNIT_NAMED));

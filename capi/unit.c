@@ -19,16 +19,16 @@
  * cache trade descriptors in batches of CACHE_BATCH, one lock per batch: a stream that forks
  * thousands of units before joining them would otherwise take the global lock for every unit,
  * against the other streams doing the same (2048 live ULTs per stream on 2 streams: 235 ns per
- * create+free instead of 85). The global cache holds as many descriptors (with their stacks) as
- * core.GuardedStacks: past 4,096 a program with 10,000 live ULTs gave most stacks back to the Go
- * core at every round and mapped them again (14 us per ULT instead of 0.4). */
+ * create+free instead of 85). The global cache has no bound: what a program once had alive it
+ * gets again without a call into Go (two per descriptor, ~100 ns each) or a fresh stack (a page
+ * fault on its first run); bounded at 16,384, 100,000 live ULTs cost 400 ns each instead of
+ * 90-200. The memory stays with the process until the outermost ABT_finalize, as Argobots' memory
+ * pools keep theirs. */
 #define STREAM_CACHE_MAX 512
 #define CACHE_BATCH 64
-#define GLOBAL_CACHE_MAX 16384
 
 static pthread_mutex_t global_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static goabt_unit *global_batches; /* first units of batches, linked by batch_next */
-static int global_cache_count;     /* descriptors in them */
 
 static size_t page_size(void)
 {
@@ -79,6 +79,125 @@ static void unit_vg_deregister_user_stack(goabt_unit *u)
 #endif
 }
 
+/* ---- Stack caches --------------------------------------------------------------------------
+ *
+ * A ULT needs a stack only from its first run until it ends; its descriptor lives from its
+ * creation until it is freed. So a ULT takes its stack when it first runs, from the caches of
+ * the stream that runs it (goabt_unit_take_stack), and a named one gives it back as it ends
+ * (unit_end), for the next ULT to start there. A stream then runs ULT after ULT on the few
+ * stacks it has at hand, warm, however many ULTs wait or have finished without being freed:
+ * 1,000,000 of them cost their descriptors only (262 MiB peak RSS in make bench's scale table,
+ * 4.2 GiB when each had its stack from creation to free, and 190 ns per create+join+free
+ * instead of 260). Free stacks wait in a stream's cache (GOABT_STREAM_STACKS, all of one mapping
+ * size), then, in batches of STACK_BATCH, in a global list, then in the Go core (core.Stacks).
+ * An unnamed unit is freed as it ends: its descriptor keeps its stack in the descriptor caches,
+ * and the next ULT made from it runs on that. */
+#define STACK_BATCH 64
+
+typedef struct stack_batch {
+    struct stack_batch *next;
+    size_t size; /* every stack's mapping size */
+    int n;
+    void *stacks[STACK_BATCH];
+} stack_batch;
+
+static pthread_mutex_t stack_batches_lock = PTHREAD_MUTEX_INITIALIZER;
+static stack_batch *stack_batches;
+
+static void stack_batch_put(stack_batch *b)
+{
+    pthread_mutex_lock(&stack_batches_lock);
+    b->next = stack_batches;
+    stack_batches = b;
+    pthread_mutex_unlock(&stack_batches_lock);
+}
+
+/* Takes a batch of stacks of mapping size `size`, or NULL. */
+static stack_batch *stack_batch_take(size_t size)
+{
+    pthread_mutex_lock(&stack_batches_lock);
+    stack_batch **at = &stack_batches;
+    while (*at != NULL && (*at)->size != size) at = &(*at)->next;
+    stack_batch *b = *at;
+    if (b != NULL) *at = b->next;
+    pthread_mutex_unlock(&stack_batches_lock);
+    return b;
+}
+
+/* Moves the top n of s's stacks (all of them, at most STACK_BATCH) to a global batch. Without
+ * memory for one they go back to the Go core. */
+static void stacks_spill(goabt_stream *s, int n)
+{
+    stack_batch *b = malloc(sizeof *b);
+    s->nstacks -= n;
+    if (b == NULL) {
+        for (int i = 0; i < n; i++) goabt_stack_put(s->stacks[s->nstacks + i], s->stacks_size);
+        return;
+    }
+    b->size = s->stacks_size;
+    b->n = n;
+    memcpy(b->stacks, &s->stacks[s->nstacks], (size_t)n * sizeof b->stacks[0]);
+    stack_batch_put(b);
+}
+
+static void stacks_flush(goabt_stream *s)
+{
+    while (s->nstacks > 0) stacks_spill(s, s->nstacks < STACK_BATCH ? s->nstacks : STACK_BATCH);
+}
+
+/* A free stack (a mapping of `size` bytes) for the next ULT; s: the calling thread's stream, or
+ * NULL. */
+static void stack_put(goabt_stream *s, void *mapping, size_t size)
+{
+    if (s == NULL) {
+        stack_batch *b = malloc(sizeof *b);
+        if (b == NULL) {
+            goabt_stack_put(mapping, size);
+            return;
+        }
+        b->size = size;
+        b->n = 1;
+        b->stacks[0] = mapping;
+        stack_batch_put(b);
+        return;
+    }
+    if (s->nstacks > 0 && s->stacks_size != size) stacks_flush(s); /* one size at a time */
+    if (s->nstacks == GOABT_STREAM_STACKS) stacks_spill(s, STACK_BATCH);
+    s->stacks_size = size;
+    s->stacks[s->nstacks++] = mapping;
+}
+
+/* A free stack of mapping size `size` from the caches, or NULL. */
+static void *stack_get(goabt_stream *s, size_t size)
+{
+    if (s != NULL && s->nstacks > 0 && s->stacks_size == size) return s->stacks[--s->nstacks];
+    stack_batch *b = stack_batch_take(size);
+    if (b == NULL) return NULL;
+    void *m = b->stacks[--b->n];
+    if (s != NULL && (s->nstacks == 0 || s->stacks_size != size)) {
+        stacks_flush(s);
+        memcpy(s->stacks, b->stacks, (size_t)b->n * sizeof b->stacks[0]);
+        s->nstacks = b->n;
+        s->stacks_size = size;
+        free(b);
+    } else if (b->n > 0) {
+        stack_batch_put(b); /* an external thread takes one */
+    } else {
+        free(b);
+    }
+    return m;
+}
+
+/* Takes u's stack off it, into the caches (s: the calling thread's stream, or NULL). */
+static void unit_give_stack(goabt_stream *s, goabt_unit *u)
+{
+    if (u->mapping == NULL) return;
+    unit_vg_deregister_mapping(u);
+    stack_put(s, u->mapping, u->mapping_size);
+    u->mapping = NULL;
+    u->mapping_size = 0;
+}
+
 /* Gives u's stack back to the Go core (core.Stacks), which keeps it for reuse or unmaps it. */
 static void unit_unmap_stack(goabt_unit *u)
 {
@@ -105,20 +224,14 @@ static void list_destroy(goabt_unit *list)
     }
 }
 
-/* Gives the global cache a batch (a free_next list of len descriptors), or destroys it if the
- * cache is full. */
+/* Gives the global cache a batch (a free_next list of len descriptors). */
 static void global_put_batch(goabt_unit *batch, int len)
 {
     batch->batch_len = len;
     pthread_mutex_lock(&global_cache_lock);
-    if (global_cache_count + len <= GLOBAL_CACHE_MAX) {
-        batch->batch_next = global_batches;
-        global_batches = batch;
-        global_cache_count += len;
-        batch = NULL;
-    }
+    batch->batch_next = global_batches;
+    global_batches = batch;
     pthread_mutex_unlock(&global_cache_lock);
-    list_destroy(batch);
 }
 
 /* Takes a batch from the global cache: its first descriptor (the rest follow by free_next), or
@@ -129,7 +242,6 @@ static goabt_unit *global_take_batch(void)
     goabt_unit *b = global_batches;
     if (b != NULL) {
         global_batches = b->batch_next;
-        global_cache_count -= b->batch_len;
     }
     pthread_mutex_unlock(&global_cache_lock);
     return b;
@@ -206,17 +318,29 @@ void goabt_units_cache_drain(void)
 {
     goabt_unit *b;
     while ((b = global_take_batch()) != NULL) list_destroy(b);
+    pthread_mutex_lock(&stack_batches_lock);
+    stack_batch *stacks = stack_batches;
+    stack_batches = NULL;
+    pthread_mutex_unlock(&stack_batches_lock);
+    while (stacks != NULL) {
+        stack_batch *sb = stacks;
+        stacks = sb->next;
+        for (int i = 0; i < sb->n; i++) goabt_stack_put(sb->stacks[i], sb->size);
+        free(sb);
+    }
 }
 
 void goabt_units_cache_release(goabt_stream *s)
 {
-    /* The stream's cache goes to the global one, in batches, as far as it has room. */
+    /* The stream's caches go to the global ones, in batches. */
     while (s->free_units != NULL) cache_to_global(s);
+    stacks_flush(s);
 }
 
-/* Gives u a stack of at least size usable bytes below its top, with a guard page under it. The
- * hot path keeps the stack the cached descriptor already has; the slow path, a stack of another
- * size, goes to the Go core (core.Stacks). Returns the stack's top, or NULL.
+/* Gives u a stack of at least size usable bytes below its top, with a guard page under it (s:
+ * the calling thread's stream, or NULL): the one u's descriptor still has if it is of that size
+ * (an unnamed unit's, reused), else one from the stack caches, else from the Go core
+ * (core.Stacks). Returns the stack's top, or NULL.
  *
  * The mapping has one page more than the stack needs, and the top is moved down into it by one
  * of 16 "colours" (cache lines), picked from the descriptor's address. Page-aligned tops would
@@ -225,15 +349,17 @@ void goabt_units_cache_release(goabt_stream *s)
  * within 1 KiB of a page end, so a ULT using up to 3 KiB of stack touches one page, not two
  * (4 x 100,000 started ULTs touching 2 KiB each: 1.72 GB peak RSS instead of 2.57, with
  * create, yield and join unchanged). */
-static void *unit_map_stack(goabt_unit *u, size_t size)
+static void *unit_map_stack(goabt_stream *s, goabt_unit *u, size_t size)
 {
     size_t page = page_size();
     size_t usable = size < GOABT_CTX_MIN_STACK ? GOABT_CTX_MIN_STACK : size;
     usable = (usable + page - 1) & ~(page - 1);
-    if (u->mapping == NULL || u->mapping_size != usable + 2 * page) {
-        unit_unmap_stack(u);
-        size_t mapped = 0;
-        void *m = goabt_stack_get(usable + page, &mapped);
+    size_t want = usable + 2 * page; /* the guard page, the usable part, the colours' page */
+    if (u->mapping == NULL || u->mapping_size != want) {
+        unit_give_stack(s, u); /* of another size: for another ULT */
+        size_t mapped = want;
+        void *m = stack_get(s, want);
+        if (m == NULL) m = goabt_stack_get(usable + page, &mapped);
         if (m == NULL) return NULL;
         u->mapping = m;
         u->mapping_size = mapped;
@@ -247,6 +373,14 @@ static void *unit_map_stack(goabt_unit *u, size_t size)
     return top;
 }
 
+void goabt_unit_take_stack(goabt_stream *s, goabt_unit *u)
+{
+    void *top = unit_map_stack(s, u, u->stacksize);
+    /* Argobots would have refused to create it; a ULT that cannot run cannot be left
+     * waiting either (its joiners would wait forever). */
+    if (top == NULL) goabt_die("out of memory for a ULT stack (mmap failed)");
+    u->top = top;
+}
 
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
                       goabt_attr *attr, int named, goabt_unit **out)
@@ -289,16 +423,12 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
             top = (char *)attr->stack + attr->stacksize;
             unit_vg_register_user_stack(u);
         } else {
-            size_t size = attr != NULL ? attr->stacksize : goabt_rt.thread_stacksize;
-            top = unit_map_stack(u, size);
-            if (top == NULL) {
-                goabt_unit_drop_pool_unit(u);
-                unit_release(s, u);
-                return ABT_ERR_MEM;
-            }
+            /* Its stack, and the context on it, are made when it first runs (goabt_unit_context,
+             * goabt_unit_take_stack): a million waiting ULTs cost no stack memory. */
+            top = NULL;
+            u->stack = NULL;
+            u->stacksize = attr != NULL ? attr->stacksize : goabt_rt.thread_stacksize;
         }
-        /* The context is made when the ULT first runs (goabt_unit_context): a ULT that has not
-         * run has not touched its stack, so a million waiting ULTs cost no stack memory. */
         u->ctx = NULL;
         u->top = top;
     } else {
@@ -317,6 +447,12 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
 
 int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *arg, int to)
 {
+    if (u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_USER_STACK)) {
+        /* Its stack went to other ULTs when it ended: it gets one of the same size. */
+        void *top = unit_map_stack(goabt_self_stream(), u, u->stacksize);
+        if (top == NULL) return ABT_ERR_MEM;
+        u->top = top;
+    }
     int rc = goabt_pool_associate(p, u); /* its pool unit went back when it ended */
     if (rc != ABT_SUCCESS) return rc;
     u->pool = p;
@@ -326,8 +462,8 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
     u->request = 0;
     u->suspend = 0;
     u->next = u->prev = NULL;
-    /* Its stack stays (the descriptor keeps it until freed); its context is made afresh from
-     * the stack's top when it first runs again. Keys stay too: they belong to the handle. */
+    /* Its context is made afresh from the stack's top when it first runs again. Keys stay:
+     * they belong to the handle. */
     if (u->kind == GOABT_ULT) u->ctx = NULL;
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_REVIVE, p, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
@@ -380,8 +516,11 @@ static void unit_end(goabt_unit *u, goabt_stream *s)
         return;
     }
     /* A finished unit goes into no pool again: its pool unit goes back now, while its user
-     * pool surely exists (the program may free the pool before it frees the unit). */
+     * pool surely exists (the program may free the pool before it frees the unit). Nor does it
+     * run again unless revived (which maps it a stack anew): its stack goes to the next ULT.
+     * (u->stack and stacksize stay, for queries.) */
     goabt_unit_drop_pool_unit(u);
+    unit_give_stack(s, u);
     /* Everything read from u is read before it becomes TERMINATED: from then on its owner may
      * free it. The joiners are on their own stacks, waiting: they stay valid until woken. */
     goabt_waiter *joiners = goabt_joiners_take(&u->joiners);
@@ -532,7 +671,7 @@ static void switch_to(goabt_stream *s, goabt_unit *self, goabt_unit *target, goa
 {
     /* The trace's only site of its own: self stops and target runs (no tool sees it). */
     GOABT_TOOL_EVENT(target, GOABT_TRACE_EVENT_SWITCH, target->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
-    goabt_ctx target_ctx = goabt_unit_context(target);
+    goabt_ctx target_ctx = goabt_unit_context(s, target);
     s->after_fn = fn;
     s->after_unit = self;
     s->after_arg = arg;

@@ -66,9 +66,10 @@ func TestValgrind(t *testing.T) {
 	require.FileExists(t, suppressions)
 
 	skip := map[string]string{
-		"scale_gc":   "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
-		"scale_live": "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
-		"fork":       "200 children each starting a Go runtime under valgrind: ~100 s, and their 60 s alarms fire",
+		"scale_gc":      "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
+		"scale_live":    "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
+		"scale_million": "time: a million ULTs made, run and freed, each a valgrind stack registration",
+		"fork":          "200 children each starting a Go runtime under valgrind: ~100 s, and their 60 s alarms fire",
 		"go_env": "time: the whole Argobots program four ways, through Go pools (memory-safe Go; " +
 			"their C side runs here in go_api)",
 		"sched_predef": "time: 240 execution streams made and joined, one per trial",

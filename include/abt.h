@@ -237,15 +237,18 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  *
  * Stack overflows. ABT_STACK_OVERFLOW_CHECK (or ABT_ENV_STACK_OVERFLOW_CHECK), read at every
  * outermost ABT_init, picks how a ULT running off its stack is caught; any case goes:
- *   mprotect         (the default) the first 16,384 ULT stacks alive at once have a PROT_NONE
- *                    guard page below them; stacks past that number come from slabs without
- *                    one (the kernel's vm.max_map_count), so their overflows go unnoticed;
- *   mprotect_strict  every stack goabt maps has a guard page of its own: once the kernel
- *                    refuses more (about 32,000 stacks), ULT creation fails with ABT_ERR_MEM;
+ *   mprotect         (the default) every ULT stack goabt maps has a guard page below it, a
+ *                    lightweight guard region (Linux 6.13 and later), however many ULTs are
+ *                    alive; on older kernels a PROT_NONE page, for the first 16,384 stacks
+ *                    alive at once only (the kernel's vm.max_map_count): stacks past that
+ *                    number come from slabs without one, and their overflows go unnoticed;
+ *   mprotect_strict  as mprotect; on older kernels every stack still gets a PROT_NONE guard
+ *                    page: once the kernel refuses more (about 32,000 stacks), ULT creation
+ *                    fails with ABT_ERR_MEM;
  *   canary           as mprotect, and each ULT also lays a canary at the bottom of its stack
  *                    when it starts, checked when its function returns (not when it leaves by
- *                    ABT_self_exit): catches overflows that fault nowhere, on slab stacks and
- *                    on stacks the program gave (ABT_thread_attr_set_stack);
+ *                    ABT_self_exit): catches overflows that fault nowhere, on stacks the
+ *                    program gave (ABT_thread_attr_set_stack) and unguarded slab stacks;
  *   none, or any other value (as in Argobots)  no check: the guard pages stay where they are,
  *                    but a ULT that runs into one dies by a bare SIGSEGV.
  * Outside none, when the running ULT faults in its guard page (or just below its stack, its
@@ -1205,7 +1208,10 @@ ABT_API_PUBLIC int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_
 ABT_API_PUBLIC int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize);
 
 /* Return the lowest address and the size of the stack of the ULT thread (NULL and 0 for tasklets
- * and the primary ULT); either output may be NULL. ABT_ERR_INV_THREAD for an invalid handle. */
+ * and the primary ULT); either output may be NULL. ABT_ERR_INV_THREAD for an invalid handle. A
+ * stack goabt allocates is the ULT's from its first run until it terminates (then it goes to
+ * the next ULTs): before the first run the address is NULL (the size is the one requested);
+ * after the end, the address it ran on. */
 ABT_API_PUBLIC int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize);
 
 /* Return the id of the work unit thread in *thread_id; ids are given out on first request, counting
@@ -1235,9 +1241,9 @@ ABT_API_PUBLIC int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void 
  * ABT_ERR_INV_ARG when value is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value);
 
-/* Return in *attr a new attribute object with the stack address, stack size and migratability of
- * the ULT thread; free it with ABT_thread_attr_free. ABT_ERR_INV_THREAD for an invalid handle or a
- * tasklet, ABT_ERR_INV_ARG when attr is NULL. */
+/* Return in *attr a new attribute object with the stack address (as ABT_thread_get_stack gives
+ * it), stack size and migratability of the ULT thread; free it with ABT_thread_attr_free.
+ * ABT_ERR_INV_THREAD for an invalid handle or a tasklet, ABT_ERR_INV_ARG when attr is NULL. */
 ABT_API_PUBLIC int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr);
 
 /* ---------------------------------------------------------------------------------------------

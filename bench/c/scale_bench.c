@@ -10,10 +10,11 @@
  *       (created and not yet freed; the other streams run them meanwhile), then frees them all
  *       with ABT_thread_free (which joins); ns per ULT = the run's wall time / N.
  *
- * Before its N runs, the process measures N = 1,000 the same way (a warm-up run, then the median
- * of five), the base the figure is compared with. Then a first run at N (stacks and descriptors
- * are mapped for the first time: "first"), then three more, whose median is the figure. It
- * prints
+ * A measurement is back-to-back runs at N, at least 100,000 ULTs in all (one run from 100,000
+ * on), timed together. Before its N runs, the process measures N = 1,000 that way (a warm-up
+ * run, then the median of five measurements), the base the figure is compared with. Then a
+ * first run at N (stacks and descriptors are mapped and touched for the first time: "first"),
+ * then three measurements, whose median is the figure. It prints
  *
  *     op=<name> threads=4 ns=<median ns per ULT> live=<N> first=<first run's ns per ULT>
  *         base1k=<ns per ULT at 1,000> rss_mib=<peak resident memory of the process, MiB>
@@ -64,10 +65,22 @@ static double run(size_t n)
 }
 
 
+/* Runs of n back to back, at least MEASURE_ULTS ULTs in all: ns per ULT. A single run of 1,000
+ * takes ~100 us, about what waking three idle streams takes on 2 cores: alone it measured the
+ * wake-ups (100 to 340 ns per ULT from one process to the next). */
+#define MEASURE_ULTS 100000
+static double runs_of(size_t n)
+{
+    size_t reps = n >= MEASURE_ULTS ? 1 : (MEASURE_ULTS + n - 1) / n;
+    double sum = 0;
+    for (size_t r = 0; r < reps; r++) sum += run(n);
+    return sum / (double)reps;
+}
+
 static double median_of(size_t n, int runs)
 {
     double ns[8];
-    for (int r = 0; r < runs; r++) ns[r] = run(n);
+    for (int r = 0; r < runs; r++) ns[r] = runs_of(n);
     qsort(ns, (size_t)runs, sizeof ns[0], cmp_double);
     return ns[runs / 2];
 }

@@ -229,7 +229,7 @@ static void test_objects(FILE *fp, ABT_xstream s1)
     CHECK(has(out, "argument   : 0x1234"));
     snprintf(want, sizeof want, "pool       : %d (", pool_id);
     CHECK(has(out, want));
-    CHECK(has(out, "bytes (goabt's)"));
+    CHECK(has(out, "stack      : none yet, 16384 bytes (goabt's")); /* taken when it runs */
     free(out);
     reset(fp);
     CHECK_INT(ABT_info_print_task(fp, task), ABT_SUCCESS);
