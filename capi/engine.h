@@ -30,7 +30,9 @@
  * stream what the scheduler must do with it once its context is saved (stream->after_fn), then
  * switches to the scheduler, which runs that callback first thing (engine.md rule 4: before the
  * context is saved, handing the unit to a pool or a wait list would let another stream resume it
- * twice). No Go frame is ever live across a switch.
+ * twice). When the scheduler would only pop the next ULT of a built-in pool, the unit pops it
+ * itself and switches straight to it, where the callback runs instead (unit.c, "Hand-over"): one
+ * switch instead of two. No Go frame is ever live across a switch.
  *
  * Blocking. There is one way to block a ULT and one way to wake it (unit.c):
  *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted as blocked in its
@@ -54,8 +56,9 @@
  * (user-defined pools and schedulers), sched_stacked.c (a scheduler run as a ULT of another's
  * pool), pool_go.c (pools and schedulers written in Go), wait.c (wait lists, blocking and
  * timers), tool.c (the tool interface's events), stackcheck.c (stack-overflow reports: signal
- * stacks, the SIGSEGV handler), leaks.c (GOABT_CHECK_LEAKS: live objects, the report), and the API of each object kind in its own file (thread.c, xstream.c, mutex.c,
- * cond.c ...), their argument checks from args.h.
+ * stacks, the SIGSEGV handler), leaks.c (GOABT_CHECK_LEAKS: live objects, the report), and the
+ * API of each object kind in its own file (thread.c, xstream.c, mutex.c, cond.c ...), their
+ * argument checks from args.h.
  *
  * Memory layout keeps streams apart: a stream refills its descriptor cache with a run of
  * descriptors on pages of their own (core.Blocks.GetRun), trades them with the global cache in
@@ -316,6 +319,8 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int nstacks;
     size_t stacks_size;
     void *stacks[GOABT_STREAM_STACKS];
+    /* Hand-overs from ULT to ULT without a scheduler round since the last round (unit.c). */
+    unsigned direct_run;
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -484,6 +489,10 @@ goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
 /* The same, telling a user pool's pop who asks (goabt_pool_pop: ABT_POOL_CONTEXT_OWNER_PRIMARY,
  * a scheduler popping its own pool; a stealer tells ABT_POOL_CONTEXT_OWNER_SECONDARY). */
 goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDEN;
+/* Pops p's first unit if a ULT may switch to it straight, without a scheduler round (a ULT,
+ * not the main ULT, no request pending): that unit. NULL if p is empty, or, with *stop set,
+ * if its first unit is for the scheduler to run (or p is a user pool). */
+goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop) GOABT_HIDDEN;
 /* Pops, waiting until the CLOCK_REALTIME deadline (ns) for a unit if p is empty; NULL if none
  * came. Built-in pools only. */
 goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline) GOABT_HIDDEN;

@@ -312,6 +312,19 @@ size_t goabt_pool_size_locked(goabt_pool *p)
     return n;
 }
 
+/* Takes u, p's first unit, off p; p's lock is held. */
+static inline void unlink_head(goabt_pool *p, goabt_unit *u)
+{
+    p->head = u->next;
+    if (p->head) {
+        p->head->prev = NULL;
+    } else {
+        p->tail = NULL;
+    }
+    __atomic_store_n(&p->size, p->size - 1, __ATOMIC_RELAXED);
+    u->next = u->prev = NULL;
+}
+
 goabt_unit *goabt_pool_pop(goabt_pool *p) { return goabt_pool_pop_op(p, ABT_POOL_CONTEXT_OWNER_PRIMARY); }
 
 goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx)
@@ -321,16 +334,26 @@ goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx)
     }
     spin_lock(&p->lock);
     goabt_unit *u = p->head;
-    if (u) {
-        p->head = u->next;
-        if (p->head) {
-            p->head->prev = NULL;
-        } else {
-            p->tail = NULL;
-        }
-        __atomic_store_n(&p->size, p->size - 1, __ATOMIC_RELAXED);
-        u->next = u->prev = NULL;
+    if (u) unlink_head(p, u);
+    spin_unlock(&p->lock);
+    return u;
+}
+
+goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop)
+{
+    if (p->user != NULL) {
+        *stop = 1; /* its units are the user pool's to hand out, to the scheduler */
+        return NULL;
     }
+    if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
+    spin_lock(&p->lock);
+    goabt_unit *u = p->head;
+    if (u != NULL && (u->kind != GOABT_ULT || (u->flags & GOABT_UNIT_MAIN) ||
+                      __atomic_load_n(&u->request, __ATOMIC_ACQUIRE) != 0)) {
+        *stop = 1;
+        u = NULL;
+    }
+    if (u != NULL) unlink_head(p, u);
     spin_unlock(&p->lock);
     return u;
 }
