@@ -206,9 +206,10 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     int pop_waiters;   /* callers in ABT_pool_pop_wait* on it, under lock: a push signals them */
     size_t size;       /* queued units, atomic reads */
     /* Parked ULTs that belong to this pool are num_parked - num_unparked (goabt_pool_num_blocked):
-     * parking counts with an atomic add, and readying under the lock its push takes anyway, so a
-     * park and wake cost one locked instruction for the count, not two. */
-    long num_parked;   /* atomic */
+     * both written under the lock, parking in the locked section of a hand-over's pop when it
+     * has one (unit.c) and readying in the one its push takes anyway, so that a park and wake
+     * usually cost no locked instruction of their own for the count. */
+    long num_parked;   /* written under lock, atomic reads */
     long num_unparked; /* written under lock, atomic reads */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
     int pushers;       /* atomic: pushes still signalling pop_waiters after its lock */
@@ -491,8 +492,12 @@ goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
 goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDEN;
 /* Pops p's first unit if a ULT may switch to it straight, without a scheduler round (a ULT,
  * not the main ULT, no request pending): that unit. NULL if p is empty, or, with *stop set,
- * if its first unit is for the scheduler to run (or p is a user pool). */
-goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop) GOABT_HIDDEN;
+ * if its first unit is for the scheduler to run (or p is a user pool). When park is p, the
+ * caller, parking, is counted as blocked in p in the same locked section (*counted set). */
+goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted)
+    GOABT_HIDDEN;
+/* Counts a parking ULT as blocked in p, its pool (undone by the push that readies it). */
+void goabt_pool_count_parked(goabt_pool *p) GOABT_HIDDEN;
 /* Pops, waiting until the CLOCK_REALTIME deadline (ns) for a unit if p is empty; NULL if none
  * came. Built-in pools only. */
 goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline) GOABT_HIDDEN;

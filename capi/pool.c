@@ -339,7 +339,14 @@ goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx)
     return u;
 }
 
-goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop)
+void goabt_pool_count_parked(goabt_pool *p)
+{
+    spin_lock(&p->lock);
+    __atomic_store_n(&p->num_parked, p->num_parked + 1, __ATOMIC_RELEASE);
+    spin_unlock(&p->lock);
+}
+
+goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted)
 {
     if (p->user != NULL) {
         *stop = 1; /* its units are the user pool's to hand out, to the scheduler */
@@ -347,6 +354,10 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop)
     }
     if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
     spin_lock(&p->lock);
+    if (park == p) { /* one locked section for the pop and the count */
+        __atomic_store_n(&p->num_parked, p->num_parked + 1, __ATOMIC_RELEASE);
+        *counted = 1;
+    }
     goabt_unit *u = p->head;
     if (u != NULL && (u->kind != GOABT_ULT || (u->flags & GOABT_UNIT_MAIN) ||
                       __atomic_load_n(&u->request, __ATOMIC_ACQUIRE) != 0)) {

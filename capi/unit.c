@@ -723,13 +723,17 @@ static void give_back(goabt_unit *target)
 
 /* The ULT to hand the stream to, popped, or NULL: the scheduler takes its round. back: the
  * pool self goes back to (yield), or NULL (park): the scheduler would pop from it no later than
- * self, so nothing past it counts. */
-static goabt_unit *direct_next(goabt_stream *s, goabt_unit *self, goabt_pool *back)
+ * self, so nothing past it counts. park: the pool a parking self is counted in, or NULL; *counted
+ * says whether the pop counted it there (goabt_pool_pop_ult). */
+static goabt_unit *direct_next(goabt_stream *s, goabt_unit *self, goabt_pool *back,
+                               goabt_pool *park, int *counted)
 {
 #ifdef GOABT_VALGRIND
     (void)s;
     (void)self;
     (void)back;
+    (void)park;
+    (void)counted;
     return NULL;
 #else
     goabt_sched *sc = s->sched;
@@ -751,7 +755,7 @@ static goabt_unit *direct_next(goabt_stream *s, goabt_unit *self, goabt_pool *ba
     }
     for (int i = 0; i < sc->num_pools; i++) {
         int stop = 0;
-        goabt_unit *u = goabt_pool_pop_ult(sc->pools[i], &stop);
+        goabt_unit *u = goabt_pool_pop_ult(sc->pools[i], &stop, park, counted);
         if (u != NULL || stop || sc->pools[i] == back) return u;
     }
     return NULL;
@@ -800,7 +804,7 @@ static void begin_suspend(goabt_unit *self)
     GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool, ABT_SYNC_EVENT_TYPE_USER);
     __atomic_store_n(&self->suspend, SUSPENDING, __ATOMIC_RELEASE);
     self->parked_in = self->pool;
-    __atomic_add_fetch(&self->pool->num_parked, 1, __ATOMIC_RELEASE);
+    goabt_pool_count_parked(self->pool);
     __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
 }
 
@@ -924,7 +928,7 @@ void goabt_unit_yield(void)
     goabt_unit *self = s->current;
     GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
     void *why = (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_YIELD;
-    goabt_unit *next = direct_next(s, self, self->pool);
+    goabt_unit *next = direct_next(s, self, self->pool, NULL, NULL);
     if (next != NULL) {
         switch_to(s, self, next, after_yield, why);
     } else {
@@ -944,9 +948,10 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
     GOABT_TOOL_EVENT_SYNC(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool,
                           goabt_wait_sync_type(fn, arg), goabt_wait_sync_object(fn, arg));
     self->parked_in = self->pool; /* uncounted there, whatever its pool is by then */
-    __atomic_add_fetch(&self->pool->num_parked, 1, __ATOMIC_RELEASE);
+    int counted = 0; /* a hand-over counts it in the pop's locked section when it can */
+    goabt_unit *next = direct_next(s, self, NULL, self->pool, &counted);
+    if (!counted) goabt_pool_count_parked(self->pool);
     __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
-    goabt_unit *next = direct_next(s, self, NULL);
     if (next != NULL) {
         switch_to(s, self, next, fn, arg);
     } else {
