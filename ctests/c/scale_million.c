@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <abt.h>
 #include "check.h"
+#include "abt_wait.h"
 
 #ifdef GOABT_CTEST_ASAN
 #define MILLION 200000
@@ -57,8 +58,7 @@ int main(void)
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     ABT_xstream self;
     ABT_pool pool;
-    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    CHECK_INT(start_streams(1, &self, &pool), ABT_SUCCESS); /* the primary and its pool */
 
     /* A stack from the first run to the end, then the next ULT's. */
     seen_t a = {NULL, 0, 0}, b = {NULL, 0, 0};

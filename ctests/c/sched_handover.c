@@ -15,6 +15,7 @@
 #include <string.h>
 #include <abt.h>
 #include "check.h"
+#include "abt_wait.h"
 
 #define MAX_LOG 256
 static char run_log[MAX_LOG + 1]; /* one letter per run of a unit: its name */
@@ -91,8 +92,7 @@ int main(void)
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     ABT_xstream self;
     ABT_pool pool;
-    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    CHECK_INT(start_streams(1, &self, &pool), ABT_SUCCESS); /* the primary and its pool */
 
     for (int round = 0; round < 3; round++) {
         round_robin(pool);
