@@ -19,11 +19,11 @@
  * cache trade descriptors in batches of CACHE_BATCH, one lock per batch: a stream that forks
  * thousands of units before joining them would otherwise take the global lock for every unit,
  * against the other streams doing the same (2048 live ULTs per stream on 2 streams: 235 ns per
- * create+free instead of 85). The global cache has no bound: what a program once had alive it
- * gets again without a call into Go (two per descriptor, ~100 ns each) or a fresh stack (a page
- * fault on its first run); bounded at 16,384, 100,000 live ULTs cost 400 ns each instead of
- * 90-200. The memory stays with the process until the outermost ABT_finalize, as Argobots' memory
- * pools keep theirs. */
+ * create+free instead of 85). The global cache has no bound: descriptors a program once had
+ * alive it gets again without calls into Go (~100 ns each; bounded at 16,384, 100,000 live ULTs
+ * cost 400 ns each instead of 90-200). The memory stays with the process until the outermost
+ * ABT_finalize, as Argobots' memory pools keep theirs. Stacks have caches of their own (below):
+ * a descriptor holds one only while its ULT can run. */
 #define STREAM_CACHE_MAX 512
 #define CACHE_BATCH 64
 
