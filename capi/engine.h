@@ -493,9 +493,16 @@ goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDEN;
 /* Pops p's first unit if a ULT may switch to it straight, without a scheduler round (a ULT,
  * not the main ULT, no request pending): that unit. NULL if p is empty, or, with *stop set,
  * if its first unit is for the scheduler to run (or p is a user pool). When park is p, the
- * caller, parking, is counted as blocked in p in the same locked section (*counted set). */
-goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted)
-    GOABT_HIDDEN;
+ * caller, parking, is counted as blocked in p in the same locked section (*counted set).
+ * yielder: the caller, yielding back into p, or NULL. When the popped unit has run before (its
+ * context is made: nothing slow happens before the switch), the yielder is queued at p's tail
+ * in the same locked section and p's lock is left held (*requeued set): the caller switches to
+ * the unit, and releases the lock once its own context is saved (goabt_pool_requeued), so that
+ * no stream can pop and run it before. */
+goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted,
+                               goabt_unit *yielder, int *requeued) GOABT_HIDDEN;
+/* Ends a requeue (goabt_pool_pop_ult): u, queued in p, is ready; p's lock is released. */
+void goabt_pool_requeued(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
 /* Counts a parking ULT as blocked in p, its pool (undone by the push that readies it). */
 void goabt_pool_count_parked(goabt_pool *p) GOABT_HIDDEN;
 /* Pops, waiting until the CLOCK_REALTIME deadline (ns) for a unit if p is empty; NULL if none

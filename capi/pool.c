@@ -133,6 +133,21 @@ static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, go
     goabt_pool_wake_sleeper(p);
 }
 
+/* Queues u at p's tail; p's lock is held. */
+static inline void link_tail(goabt_pool *p, goabt_unit *u)
+{
+    u->pool = p;
+    u->next = NULL;
+    u->prev = p->tail;
+    if (p->tail) {
+        p->tail->next = u;
+    } else {
+        p->head = u;
+    }
+    p->tail = u;
+    __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
+}
+
 /* Pushes u into p; counted: the pool a parked unit was counted as blocked in, uncounted now
  * (NULL for a unit that was not parked); ctx: why, for a user pool's push. */
 static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
@@ -159,16 +174,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
         user_push(p, u, counted, ctx);
         return;
     }
-    u->pool = p;
-    u->next = NULL;
-    u->prev = p->tail;
-    if (p->tail) {
-        p->tail->next = u;
-    } else {
-        p->head = u;
-    }
-    p->tail = u;
-    __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
+    link_tail(p, u);
     goabt_stream *wake = take_sleeper_locked(p);
     /* What is done after the lock is released must not read p once it could be freed (its
      * last unit may run and its stream go meanwhile): the pool is held while it is. */
@@ -346,7 +352,8 @@ void goabt_pool_count_parked(goabt_pool *p)
     spin_unlock(&p->lock);
 }
 
-goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted)
+goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted,
+                               goabt_unit *yielder, int *requeued)
 {
     if (p->user != NULL) {
         *stop = 1; /* its units are the user pool's to hand out, to the scheduler */
@@ -364,9 +371,28 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
         *stop = 1;
         u = NULL;
     }
-    if (u != NULL) unlink_head(p, u);
+    if (u == NULL) {
+        spin_unlock(&p->lock);
+        return NULL;
+    }
+    unlink_head(p, u);
+    /* The yielder goes where after_yield's push would put it, in this locked section. Not when
+     * the push would do more than queue it: a request to take up, a retired pool, a thread in
+     * goabt_pool_pop_wait to signal. The pool keeps its size: no sleeper is owed a wake-up. */
+    if (yielder != NULL && u->ctx != NULL && p->forward == NULL && p->pop_waiters == 0 &&
+        __atomic_load_n(&yielder->request, __ATOMIC_ACQUIRE) == 0) {
+        link_tail(p, yielder);
+        *requeued = 1;
+        return u; /* p's lock stays held: goabt_pool_requeued */
+    }
     spin_unlock(&p->lock);
     return u;
+}
+
+void goabt_pool_requeued(goabt_pool *p, goabt_unit *u)
+{
+    __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
+    spin_unlock(&p->lock);
 }
 
 goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline)
