@@ -77,7 +77,10 @@ static int owned_by(goabt_mutex *m, uintptr_t me) { return __atomic_load_n(&m->o
 static inline int try_take(goabt_mutex *m, uintptr_t me)
 {
     int free_ = 0;
-    if (__atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    /* Looked at first: a held mutex costs its would-be locker no locked instruction here (the
+     * slow path makes its own). */
+    if (__atomic_load_n(&m->locked, __ATOMIC_RELAXED) == 0 &&
+        __atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         set_owner(m, me);
         return 1;
     }
@@ -204,8 +207,9 @@ static __attribute__((noinline)) int mutex_release_slow(goabt_mutex *m)
 static inline int mutex_release(goabt_mutex *m)
 {
     set_owner(m, 0);
-    int held = 1;
-    if (__atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    int held = __atomic_load_n(&m->locked, __ATOMIC_RELAXED);
+    if (held == 1 && __atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE,
+                                                 __ATOMIC_RELAXED)) {
         return 0; /* nobody marked it: nobody waits */
     }
     return mutex_release_slow(m);
@@ -219,10 +223,12 @@ static inline int mutex_unlock(goabt_mutex *m, int *woke)
     *woke = 0;
     if (!(m->flags & GOABT_MUTEX_RECURSIVE)) {
         /* Owner cleared first: once the mutex is free, the next holder writes its own. */
+        int held = __atomic_load_n(&m->locked, __ATOMIC_RELAXED);
+        if (held == 0) return ABT_ERR_MUTEX;
         set_owner(m, 0);
-        int held = 1;
-        if (__atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED)) {
+        /* One marked 2 stays 2 until its holder's unlock: no compare-and-swap to find that. */
+        if (held == 1 && __atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE,
+                                                     __ATOMIC_RELAXED)) {
             return ABT_SUCCESS;
         }
         if (held == 0) return ABT_ERR_MUTEX;
