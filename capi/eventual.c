@@ -97,6 +97,11 @@ static int eventual_wait(goabt_eventual *e, void **value, uint64_t deadline)
 {
     /* Argobots 1.x refuses tasklets (they cannot be suspended), even on a ready eventual. */
     if (goabt_caller_is_tasklet()) return ABT_ERR_EVENTUAL;
+    /* Ready already: no lock (acquire pairs with the set's release; the buffer is filled). */
+    if (__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE)) {
+        if (value != NULL) *value = e->value;
+        return ABT_SUCCESS;
+    }
     goabt_spin_lock(&e->lock);
     if (e->ready) {
         goabt_spin_unlock(&e->lock);
@@ -162,9 +167,9 @@ int ABT_eventual_set(ABT_eventual eventual, void *value, int nbytes)
 int ABT_eventual_reset(ABT_eventual eventual)
 {
     RESOLVE_EVENTUAL(e, eventual);
-    goabt_spin_lock(&e->lock);
-    /* Waiters can only be there while it is unready: they keep waiting for the next set. */
-    __atomic_store_n(&e->ready, 0, __ATOMIC_RELAXED);
-    goabt_spin_unlock(&e->lock);
+    /* One store, no lock: waiters can only be there while it is unready (they keep waiting for
+     * the next set), and a set it races with is either before it (the reset undoes it) or after
+     * (the set finds it unready, as a set under the lock would). */
+    if (__atomic_load_n(&e->ready, __ATOMIC_RELAXED)) __atomic_store_n(&e->ready, 0, __ATOMIC_RELAXED);
     return ABT_SUCCESS;
 }
