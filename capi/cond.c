@@ -105,6 +105,9 @@ int ABT_cond_timedwait(ABT_cond cond, ABT_mutex mutex, const struct timespec *ab
 static int cond_wake(ABT_cond cond, int all)
 {
     RESOLVE_COND(c, cond);
+    /* Nobody waits: nothing to take the lock for. A waiter queues before it releases the mutex,
+     * so a signaller that holds the mutex (or took it after the waiter released it) sees it. */
+    if (__atomic_load_n(&c->waiters.head, __ATOMIC_ACQUIRE) == NULL) return ABT_SUCCESS;
     goabt_spin_lock(&c->lock);
     goabt_waiter *claimed = goabt_waitlist_claim(&c->waiters, all);
     if (goabt_waitlist_empty(&c->waiters)) c->mutex = NULL;
