@@ -509,7 +509,9 @@ uint64_t goabt_unit_id(goabt_unit *u)
 static void unit_end(goabt_unit *u, goabt_stream *s)
 {
     if (!(u->flags & GOABT_UNIT_NAMED)) {
-        /* Nobody may join or free an unnamed unit: it is freed now. */
+        /* Nobody may join or free an unnamed unit: it is freed now (a tool sees it freed, as
+         * Argobots tells of every unit). */
+        GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_FREE, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
         goabt_keys_destroy(u);
         goabt_unit_drop_pool_unit(u);
         unit_release(s, u);
@@ -574,6 +576,12 @@ static void after_requeue(goabt_unit *u, void *pool) { goabt_pool_requeued(pool,
 void goabt_unit_resume_main(goabt_stream *s)
 {
     goabt_unit *m = goabt_rt.main_unit;
+    /* The main ULT runs again after a yield or a wait: a tool sees it run, as any ULT popped
+     * by a scheduler. One that lent its stream to a child (goabt_unit_run_child) or to the
+     * scheduler (ABT_self_schedule) never stopped running: no event. */
+    if (__atomic_load_n(&m->state, __ATOMIC_RELAXED) != ABT_THREAD_STATE_RUNNING) {
+        GOABT_TOOL_EVENT(m, ABT_TOOL_EVENT_THREAD_RUN, m->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+    }
     m->last_stream = s;
     __atomic_store_n(&m->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
     s->current = m;

@@ -4,7 +4,9 @@
  * should, counted per kind; the context of a creation names the pool and the creating ULT (an
  * external thread's creation: no handle, EXT), stack depth 0; cancel and revive events; a mask
  * limits what is reported; unregistering stops the callback; ABT_info_query_config reports the
- * tool interface. Every wait is bounded. */
+ * tool interface. Every unit's events follow its life (created, run, yield or suspend, resume,
+ * run again ... finish, join, free), the main ULT's too (running when the tool registers), and
+ * unnamed units are reported freed when they end. Every wait is bounded. */
 #include <pthread.h>
 #include <stdint.h>
 #include <abt.h>
@@ -29,6 +31,78 @@ static int bit_index(uint64_t event)
     return -1;
 }
 
+/* Each unit's life as its events tell it; bad_life counts events out of order. */
+enum { LIFE_NEW, LIFE_READY, LIFE_RUNNING, LIFE_BLOCKED, LIFE_ENDED, LIFE_JOINED };
+#define NLIVES 64
+static struct {
+    ABT_thread unit;
+    int used;
+    int state;
+} lives[NLIVES];
+static pthread_mutex_t lives_lock = PTHREAD_MUTEX_INITIALIZER;
+static int bad_life;
+
+static int *life_of(ABT_thread t)
+{
+    for (int i = 0; i < NLIVES; i++) {
+        if (lives[i].used && lives[i].unit == t) return &lives[i].state;
+    }
+    for (int i = 0; i < NLIVES; i++) {
+        if (!lives[i].used) {
+            lives[i].used = 1;
+            lives[i].unit = t;
+            lives[i].state = LIFE_NEW;
+            return &lives[i].state;
+        }
+    }
+    return NULL;
+}
+
+/* Moves t from one of the states in `from` (a bit mask) to `to`. */
+static void live(ABT_thread t, unsigned from, int to)
+{
+    pthread_mutex_lock(&lives_lock);
+    int *st = life_of(t);
+    if (st == NULL || !(from & (1u << *st))) {
+        bad_life++;
+    } else {
+        *st = to;
+    }
+    pthread_mutex_unlock(&lives_lock);
+}
+
+static void forget(ABT_thread t)
+{
+    pthread_mutex_lock(&lives_lock);
+    for (int i = 0; i < NLIVES; i++) {
+        if (lives[i].used && lives[i].unit == t) lives[i].used = 0;
+    }
+    pthread_mutex_unlock(&lives_lock);
+}
+
+#define B(x) (1u << (x))
+static void follow_life(ABT_thread t, uint64_t event)
+{
+    ABT_bool unnamed = ABT_FALSE;
+    if (ABT_thread_is_unnamed(t, &unnamed) != ABT_SUCCESS) bad_life++;
+    switch (event) {
+    case ABT_TOOL_EVENT_THREAD_CREATE: live(t, B(LIFE_NEW), LIFE_READY); break;
+    case ABT_TOOL_EVENT_THREAD_RUN: live(t, B(LIFE_READY), LIFE_RUNNING); break;
+    case ABT_TOOL_EVENT_THREAD_YIELD: live(t, B(LIFE_RUNNING), LIFE_READY); break;
+    case ABT_TOOL_EVENT_THREAD_SUSPEND: live(t, B(LIFE_RUNNING), LIFE_BLOCKED); break;
+    case ABT_TOOL_EVENT_THREAD_RESUME: live(t, B(LIFE_BLOCKED), LIFE_READY); break;
+    case ABT_TOOL_EVENT_THREAD_FINISH: live(t, B(LIFE_RUNNING), LIFE_ENDED); break;
+    case ABT_TOOL_EVENT_THREAD_CANCEL: live(t, B(LIFE_READY), LIFE_ENDED); break;
+    case ABT_TOOL_EVENT_THREAD_JOIN: live(t, B(LIFE_ENDED) | B(LIFE_JOINED), LIFE_JOINED); break;
+    case ABT_TOOL_EVENT_THREAD_REVIVE: live(t, B(LIFE_JOINED), LIFE_READY); break;
+    case ABT_TOOL_EVENT_THREAD_FREE:
+        /* Named: joined first; unnamed: freed as it ends (or never ran). */
+        live(t, unnamed ? B(LIFE_ENDED) | B(LIFE_READY) : B(LIFE_JOINED) | B(LIFE_NEW), LIFE_NEW);
+        forget(t);
+        break;
+    }
+}
+
 static void on_event(ABT_thread thread, ABT_xstream xstream, uint64_t event, ABT_tool_context ctx,
                      void *arg)
 {
@@ -39,6 +113,7 @@ static void on_event(ABT_thread thread, ABT_xstream xstream, uint64_t event, ABT
         return;
     }
     __atomic_add_fetch(&counts[i], 1, __ATOMIC_RELAXED);
+    follow_life(thread, event);
     if (event == ABT_TOOL_EVENT_THREAD_CREATE) {
         ABT_pool pool = ABT_POOL_NULL;
         int depth = -1;
@@ -94,7 +169,8 @@ int main(void)
     CHECK_INT(ABT_xstream_get_main_pools(self, 1, &main_pool), ABT_SUCCESS);
     CHECK_INT(ABT_thread_self(&main_ult), ABT_SUCCESS);
 
-    /* The known workload, on the primary stream alone. */
+    /* The known workload, on the primary stream alone. The main ULT is running. */
+    live(main_ult, B(LIFE_NEW), LIFE_RUNNING);
     CHECK_INT(ABT_tool_register_thread_callback(on_event, ABT_TOOL_EVENT_THREAD_ALL, counts),
               ABT_SUCCESS);
     ABT_thread ults[NULTS];
@@ -112,7 +188,9 @@ int main(void)
     for (int i = 0; i < NULTS; i++) CHECK_INT(ABT_thread_free(&ults[i]), ABT_SUCCESS);
     for (int i = 0; i < NTASKS; i++) CHECK_INT(ABT_task_free(&tasks[i]), ABT_SUCCESS);
     CHECK_INT(count(ABT_TOOL_EVENT_THREAD_CREATE), NULTS + NTASKS);
-    CHECK_INT(count(ABT_TOOL_EVENT_THREAD_RUN), 2 * NULTS + NTASKS);
+    /* The ULTs run twice (before and after their yield), the tasklets once, and the main ULT
+     * runs again after its yield and after its wait. */
+    CHECK_INT(count(ABT_TOOL_EVENT_THREAD_RUN), 2 * NULTS + NTASKS + 2);
     CHECK_INT(count(ABT_TOOL_EVENT_THREAD_YIELD), NULTS + 1); /* the main ULT's one too */
     CHECK_INT(count(ABT_TOOL_EVENT_THREAD_FINISH), NULTS + NTASKS);
     CHECK_INT(count(ABT_TOOL_EVENT_THREAD_JOIN), NULTS + NTASKS);
@@ -123,6 +201,27 @@ int main(void)
     CHECK_INT(count(ABT_TOOL_EVENT_THREAD_CANCEL), 0);
     CHECK_INT(count(ABT_TOOL_EVENT_THREAD_REVIVE), 0);
     CHECK_INT(bad_context, 0);
+    CHECK_INT(bad_life, 0);
+
+    /* Unnamed units are reported freed as they end; their descriptors serve the next units,
+     * whose lives then start anew. */
+    reset();
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < NULTS; i++) {
+            CHECK_INT(ABT_thread_create(main_pool, yield_once, NULL, ABT_THREAD_ATTR_NULL, NULL),
+                      ABT_SUCCESS);
+        }
+        CHECK_INT(ABT_task_create(main_pool, nothing, NULL, NULL), ABT_SUCCESS);
+        for (int spins = 0; count(ABT_TOOL_EVENT_THREAD_FREE) < (round + 1) * (NULTS + 1) &&
+                            spins < 100000;
+             spins++) {
+            ABT_thread_yield();
+        }
+    }
+    CHECK_INT(count(ABT_TOOL_EVENT_THREAD_FREE), 3 * (NULTS + 1));
+    CHECK_INT(count(ABT_TOOL_EVENT_THREAD_FINISH), 3 * (NULTS + 1));
+    CHECK_INT(count(ABT_TOOL_EVENT_THREAD_JOIN), 0);
+    CHECK_INT(bad_life, 0);
 
     /* Cancel and revive. */
     reset();
