@@ -249,6 +249,9 @@ struct ABT_sched_opaque {
     int go_policy;   /* the id of its core.Policy (pool_go.c), or 0 */
     int finish_req;  /* ABT_sched_finish: stop once its pools are empty (atomic) */
     int exit_req;    /* ABT_sched_exit: stop now (atomic) */
+    /* Replaced as a stream's main scheduler while its run function was live there: retired
+     * (freed, automatic pools and all) when that run returns, not under it. */
+    int retire_deferred;
     ABT_sched_def def;
     void *data;      /* ABT_sched_set_data */
     goabt_pool *pools[GOABT_SCHED_MAX_POOLS];
@@ -322,6 +325,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     void *stacks[GOABT_STREAM_STACKS];
     /* Hand-overs from ULT to ULT without a scheduler round since the last round (unit.c). */
     unsigned direct_run;
+    /* The user scheduler whose run function is live on this stream's own stack (called by
+     * goabt_user_sched_run, not returned yet), or NULL: one replaced meanwhile is retired
+     * only once that run returns (goabt_sched_retire). */
+    goabt_sched *user_run;
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -613,6 +620,13 @@ static inline void goabt_sched_after_switch(goabt_stream *s)
  * then 1 if s has to end (its scheduler finished), 0 to go on with s's scheduler (replaced
  * meanwhile, or run again). May not return (the primary resumes the main ULT). */
 int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
+/* Frees old, an automatic scheduler that s no longer runs (ABT_xstream_set_main_sched replaced
+ * it), with its automatic pools: units queued there move to s's scheduler's first pool, and a
+ * pool that parked ULTs still name forwards them there (xstream.c). */
+void goabt_sched_retire(goabt_stream *s, goabt_sched *old) GOABT_HIDDEN;
+/* The user scheduler whose run function s's stack held is gone from it (the main ULT resumed
+ * over it, or it returned): a deferred retirement happens now. */
+void goabt_sched_user_run_over(goabt_stream *s) GOABT_HIDDEN;
 /* Whether sc has to stop on s: exit asked, or finish asked (of sc, or of s when sc is its main
  * scheduler) and no work is left, or s runs another scheduler now. */
 int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;

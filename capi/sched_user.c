@@ -38,8 +38,13 @@ int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc)
 
 int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc)
 {
+    s->user_run = sc;
     sc->def.run(sc);
-    if (s->sched != sc) return 0; /* replaced: go on with the new one */
+    if (s->sched != sc) {
+        goabt_sched_user_run_over(s); /* replaced: retired now if it was automatic */
+        return 0;                     /* and the stream goes on with the new one */
+    }
+    s->user_run = NULL;
     if (s->is_primary) {
         if ((__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) &&
             !goabt_sched_has_work(sc)) {

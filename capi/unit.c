@@ -576,6 +576,8 @@ static void after_requeue(goabt_unit *u, void *pool) { goabt_pool_requeued(pool,
 void goabt_unit_resume_main(goabt_stream *s)
 {
     goabt_unit *m = goabt_rt.main_unit;
+    /* A user scheduler's run that resumes the main ULT is left behind for good (sched_user.c). */
+    if (s->user_run != NULL) goabt_sched_user_run_over(s);
     /* The main ULT runs again after a yield or a wait: a tool sees it run, as any ULT popped
      * by a scheduler. One that lent its stream to a child (goabt_unit_run_child) or to the
      * scheduler (ABT_self_schedule) never stopped running: no event. */

@@ -246,23 +246,42 @@ static int sched_has_pool(goabt_sched *sc, goabt_pool *p)
 
 /* Replaces s's main scheduler with sc. The loop of s picks sc up at its next round. Units queued
  * in pools that go away with the old scheduler move to sc's first pool, and so does the caller
- * if its pool is one of the old scheduler's. */
+ * if its pool is one of the old scheduler's. An old user scheduler whose run function is still
+ * on s's stack, below the caller (it ran the caller with ABT_xstream_run_unit), is retired when
+ * that run returns (it sees ABT_sched_has_to_stop), as in Argobots: freed now, it would run on
+ * in freed memory. */
 static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *self)
 {
     goabt_sched *old = s->sched;
-    goabt_pool *first = sc->pools[0];
     sc->used = GOABT_SCHED_MAIN;
     s->sched = sc;
     old->used = GOABT_SCHED_UNUSED;
     if (self != NULL && sched_has_pool(old, self->pool) && !sched_has_pool(sc, self->pool)) {
-        self->pool = first;
+        self->pool = sc->pools[0];
     }
     if (!old->automatic) return;
+    if (s->user_run == old) {
+        old->retire_deferred = 1;
+        return;
+    }
+    goabt_sched_retire(s, old);
+}
+
+void goabt_sched_user_run_over(goabt_stream *s)
+{
+    goabt_sched *sc = s->user_run;
+    s->user_run = NULL;
+    if (sc != NULL && sc->retire_deferred) goabt_sched_retire(s, sc);
+}
+
+void goabt_sched_retire(goabt_stream *s, goabt_sched *old)
+{
+    goabt_pool *first = s->sched->pools[0];
     for (int i = 0; i < old->num_pools; i++) {
         goabt_pool *p = old->pools[i];
         if (p->automatic && __atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) == 1) {
             /* The pool goes with the old scheduler, but ULTs parked on it (in a join, on a
-             * mutex ...) still name it: it forwards them, and its queued units, to sc's first
+             * mutex ...) still name it: it forwards them, and its queued units, to the first
              * pool, and its memory stays until finalize. */
             if (goabt_pool_num_blocked(p) > 0) {
                 __atomic_add_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL); /* sched_delete skips it */

@@ -7,12 +7,16 @@
  *    two with ABT_pool_pop_thread + ABT_self_schedule. 2,000 ULTs that yield 3 times each and
  *    500 tasklets: the checksum is exact, every unit's runs are counted by the schedulers (per
  *    scheduler data, ABT_sched_set_data / get_data), and init and free run once per scheduler
- *    (free when the scheduler is freed: by hand for the secondaries, by ABT_finalize for the
- *    primary's);
+ *    (free when the scheduler is freed: by hand, the primary's once another replaced it);
  *  - ABT_sched_get_size / get_total_size count queued (and blocked) units of its pools;
  *  - ABT_sched_finish and ABT_sched_exit end a secondary stream's user scheduler (its stream
  *    then terminates and ABT_xstream_join returns); joining a stream stops its user scheduler
  *    once its pools are empty;
+ *  - a ULT run by a stream's user scheduler replaces that scheduler (ABT_xstream_set_main_sched
+ *    on its own stream, over and over, user and basic schedulers in turn, on the primary and on
+ *    secondaries): the replaced scheduler's run function, still below the ULT, sees
+ *    ABT_sched_has_to_stop and returns, and only then is it freed (an automatic one), with its
+ *    data intact until then;
  *  - bad input: no definition or no run function, init failing (its error is returned), invalid
  *    handles. (Units run from a ULT, and check_events there: sched_stacked.c.)
  * Every wait is bounded. */
@@ -155,6 +159,154 @@ static void stop_by_request(int use_exit)
     int freed = n_free;
     CHECK_INT(ABT_sched_free(&sched), ABT_SUCCESS);
     CHECK_INT(n_free, freed + 1);
+}
+
+/* ---- A scheduler replaced from inside -------------------------------------------------------
+ *
+ * A small user scheduler whose run reads its data on every round (the way Argobots' own tests
+ * write them); its free checks that its run has returned. */
+typedef struct {
+    int num_pools;
+    ABT_pool pools[2];
+    int in_run;
+} inner_data_t;
+
+static int inner_init_n, inner_free_n, inner_freed_in_run, inner_bad_calls;
+
+static int inner_init(ABT_sched sched, ABT_sched_config config)
+{
+    (void)config;
+    inner_data_t *d = calloc(1, sizeof *d);
+    ABT_sched_get_num_pools(sched, &d->num_pools);
+    ABT_sched_get_pools(sched, d->num_pools, 0, d->pools);
+    __atomic_add_fetch(&inner_init_n, 1, __ATOMIC_RELAXED);
+    return ABT_sched_set_data(sched, d);
+}
+
+static void inner_run(ABT_sched sched)
+{
+    inner_data_t *d = NULL;
+    ABT_sched_get_data(sched, (void **)&d);
+    d->in_run = 1;
+    for (unsigned round = 1;; round++) {
+        for (int i = 0; i < d->num_pools; i++) {
+            ABT_unit unit = ABT_UNIT_NULL;
+            if (ABT_pool_pop(d->pools[i], &unit) != ABT_SUCCESS) {
+                __atomic_add_fetch(&inner_bad_calls, 1, __ATOMIC_RELAXED);
+            }
+            if (unit != ABT_UNIT_NULL) ABT_xstream_run_unit(unit, d->pools[i]);
+        }
+        if (round % 16 == 0) {
+            ABT_bool stop = ABT_FALSE;
+            if (ABT_xstream_check_events(sched) != ABT_SUCCESS ||
+                ABT_sched_has_to_stop(sched, &stop) != ABT_SUCCESS) {
+                __atomic_add_fetch(&inner_bad_calls, 1, __ATOMIC_RELAXED);
+            }
+            if (stop == ABT_TRUE) break;
+        }
+    }
+    d->in_run = 0;
+}
+
+static int inner_free(ABT_sched sched)
+{
+    inner_data_t *d = NULL;
+    ABT_sched_get_data(sched, (void **)&d);
+    if (d->in_run) __atomic_add_fetch(&inner_freed_in_run, 1, __ATOMIC_RELAXED);
+    free(d);
+    __atomic_add_fetch(&inner_free_n, 1, __ATOMIC_RELAXED);
+    return ABT_SUCCESS;
+}
+
+static ABT_sched_def inner_def = {
+    .type = ABT_SCHED_TYPE_ULT, .init = inner_init, .run = inner_run, .free = inner_free};
+
+#define REPLACEMENTS 40
+static int replaced_ok;
+
+/* The pools a replacing ULT gives its stream's schedulers: its own, and the main ULT's pool on
+ * the primary (the main ULT must find a scheduler when it is woken). */
+typedef struct {
+    int n;
+    ABT_pool pools[2];
+} replace_arg_t;
+
+/* Replaces its own stream's main scheduler REPLACEMENTS times: an automatic user scheduler
+ * (inner_def) and a basic one in turn, over the pools it was given (arg). */
+static void replace_own_sched(void *arg)
+{
+    replace_arg_t *a = arg;
+    for (int i = 0; i < REPLACEMENTS; i++) {
+        ABT_xstream self;
+        if (ABT_self_get_xstream(&self) != ABT_SUCCESS) return;
+        int rc;
+        if (i % 2 == 0) {
+            ABT_sched_config config;
+            ABT_sched sched;
+            ABT_sched_config_create(&config, ABT_sched_config_automatic, 1, ABT_sched_config_var_end);
+            rc = ABT_sched_create(&inner_def, a->n, a->pools, config, &sched);
+            ABT_sched_config_free(&config);
+            if (rc == ABT_SUCCESS) rc = ABT_xstream_set_main_sched(self, sched);
+        } else {
+            rc = ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, a->n, a->pools);
+        }
+        if (rc != ABT_SUCCESS) return;
+        ABT_thread_yield(); /* the new scheduler runs it */
+    }
+    __atomic_add_fetch(&replaced_ok, 1, __ATOMIC_RELAXED);
+}
+
+static void replace_from_inside(void)
+{
+    enum { NSEC = 2 };
+    ABT_pool pools[NSEC + 1];
+    ABT_xstream xs[NSEC];
+    for (int i = 0; i < NSEC + 1; i++) {
+        CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &pools[i]),
+                  ABT_SUCCESS);
+    }
+    for (int i = 0; i < NSEC; i++) {
+        CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_DEFAULT, 1, &pools[i], ABT_SCHED_CONFIG_NULL,
+                                           &xs[i]),
+                  ABT_SUCCESS);
+    }
+    /* The primary: its scheduler becomes an inner one over pools[NSEC] first, from the main
+     * ULT; a ULT there then goes on replacing it. */
+    ABT_xstream self;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    ABT_pool primary_pool;
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &primary_pool), ABT_SUCCESS);
+    ABT_sched_config config;
+    ABT_sched sched;
+    CHECK_INT(ABT_sched_config_create(&config, ABT_sched_config_automatic, 1, ABT_sched_config_var_end),
+              ABT_SUCCESS);
+    ABT_pool both[2] = {pools[NSEC], primary_pool};
+    CHECK_INT(ABT_sched_create(&inner_def, 2, both, config, &sched), ABT_SUCCESS);
+    CHECK_INT(ABT_sched_config_free(&config), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_set_main_sched(self, sched), ABT_SUCCESS);
+    ABT_thread t[NSEC + 1];
+    replace_arg_t args[NSEC + 1];
+    for (int i = 0; i < NSEC + 1; i++) {
+        args[i].n = i < NSEC ? 1 : 2;
+        args[i].pools[0] = pools[i];
+        args[i].pools[1] = primary_pool;
+        CHECK_INT(ABT_thread_create(pools[i], replace_own_sched, &args[i], ABT_THREAD_ATTR_NULL, &t[i]),
+                  ABT_SUCCESS);
+    }
+    for (int i = 0; i < NSEC + 1; i++) CHECK_INT(ABT_thread_free(&t[i]), ABT_SUCCESS);
+    CHECK_INT(replaced_ok, NSEC + 1);
+    for (int i = 0; i < NSEC; i++) {
+        CHECK_INT(ABT_xstream_join(xs[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_free(&xs[i]), ABT_SUCCESS);
+    }
+    /* The primary keeps a basic scheduler over the main pool, the one it had. */
+    CHECK_INT(ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, 1, &primary_pool), ABT_SUCCESS);
+    CHECK_INT(inner_freed_in_run, 0);
+    CHECK_INT(inner_bad_calls, 0);
+    /* Every inner scheduler made was freed: REPLACEMENTS / 2 per ULT, and the primary's first. */
+    CHECK_INT(inner_init_n, (NSEC + 1) * REPLACEMENTS / 2 + 1);
+    CHECK_INT(inner_free_n, inner_init_n);
+    for (int i = 0; i < NSEC + 1; i++) CHECK_INT(ABT_pool_free(&pools[i]), ABT_SUCCESS);
 }
 
 /* Runs on a ULT: pops a unit by hand and pushes it into a served pool. arg: a pool nobody
@@ -311,8 +463,13 @@ int main(void)
     stop_by_request(0);
     stop_by_request(1);
     bad_input(pools[0]);
+    CHECK_INT(n_free, NSTREAMS + 1);
+    /* The primary's scheduler is replaced (it is not automatic: freed by hand then). */
+    replace_from_inside();
+    CHECK_INT(n_free, NSTREAMS + 1);
+    CHECK_INT(ABT_sched_free(&scheds[0]), ABT_SUCCESS);
+    CHECK_INT(n_free, NSTREAMS + 2);
 
     CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
-    CHECK_INT(n_free, NSTREAMS + 2);
     return check_summary();
 }
