@@ -76,10 +76,12 @@ int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
 
 /* ---- Work units by hand ------------------------------------------------------------------- */
 
-/* Puts u, a ready work unit in no pool, into p; ctx goes to a user pool's push. */
+/* Puts u, a ready work unit in no pool, into p; ctx goes to a user pool's push. The main ULT
+ * too, popped by a user scheduler that moves it to another pool (as in Argobots): whichever
+ * stream pops it from there hands it to the primary. */
 static int push_unit(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
 {
-    if ((u->flags & GOABT_UNIT_MAIN) || !goabt_unit_in_no_pool(u)) {
+    if (!goabt_unit_in_no_pool(u)) {
         return ABT_ERR_INV_THREAD; /* running, blocked, finished or still queued */
     }
     int rc = goabt_pool_associate(p, u);
@@ -121,7 +123,7 @@ int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t nu
             goabt_unit *u = goabt_unit_of(threads[i]);
             if (u == NULL) {
                 rc = ABT_ERR_INV_THREAD;
-            } else if ((u->flags & GOABT_UNIT_MAIN) || !goabt_unit_in_no_pool(u)) {
+            } else if (!goabt_unit_in_no_pool(u)) {
                 rc = ABT_ERR_INV_THREAD;
             } else if ((rc = goabt_pool_associate(p, u)) == ABT_SUCCESS) {
                 units[n++] = u;

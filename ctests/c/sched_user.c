@@ -17,6 +17,8 @@
  *    secondaries): the replaced scheduler's run function, still below the ULT, sees
  *    ABT_sched_has_to_stop and returns, and only then is it freed (an automatic one), with its
  *    data intact until then;
+ *  - a user scheduler on the primary moves the main ULT's unit from one of its pools to another
+ *    (ABT_pool_pop, ABT_pool_push) before it runs it, on each of the main ULT's yields;
  *  - bad input: no definition or no run function, init failing (its error is returned), invalid
  *    handles. (Units run from a ULT, and check_events there: sched_stacked.c.)
  * Every wait is bounded. */
@@ -309,6 +311,63 @@ static void replace_from_inside(void)
     for (int i = 0; i < NSEC + 1; i++) CHECK_INT(ABT_pool_free(&pools[i]), ABT_SUCCESS);
 }
 
+/* ---- Moving the main ULT ------------------------------------------------------------------ */
+
+static int moved, move_errors;
+
+/* Every unit found in its first pool goes to its second, and runs from there (its pool then the
+ * first again, so that it comes back the same way). */
+static void mover_run(ABT_sched sched)
+{
+    ABT_pool pools[2];
+    ABT_sched_get_pools(sched, 2, 0, pools);
+    for (unsigned round = 1;; round++) {
+        ABT_unit unit = ABT_UNIT_NULL;
+        ABT_pool_pop(pools[0], &unit);
+        if (unit != ABT_UNIT_NULL) {
+            if (ABT_pool_push(pools[1], unit) == ABT_SUCCESS) {
+                moved++;
+            } else {
+                move_errors++; /* run from here, not lost */
+                ABT_xstream_run_unit(unit, pools[0]);
+            }
+        }
+        unit = ABT_UNIT_NULL;
+        ABT_pool_pop(pools[1], &unit);
+        if (unit != ABT_UNIT_NULL && ABT_xstream_run_unit(unit, pools[0]) != ABT_SUCCESS) {
+            move_errors++;
+        }
+        if (round % 16 == 0) {
+            ABT_xstream_check_events(sched);
+            ABT_bool stop = ABT_FALSE;
+            ABT_sched_has_to_stop(sched, &stop);
+            if (stop == ABT_TRUE) break;
+        }
+    }
+}
+
+static void move_main_ult(void)
+{
+    ABT_sched_def def = {.type = ABT_SCHED_TYPE_ULT, .run = mover_run};
+    ABT_xstream self;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    ABT_pool pools[2];
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pools[0]), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &pools[1]),
+              ABT_SUCCESS);
+    ABT_sched sched;
+    CHECK_INT(ABT_sched_create(&def, 2, pools, ABT_SCHED_CONFIG_NULL, &sched), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_set_main_sched(self, sched), ABT_SUCCESS);
+    int errors = 0;
+    for (int i = 0; i < 50; i++) errors += ABT_thread_yield() != ABT_SUCCESS;
+    CHECK_INT(errors, 0);
+    CHECK_INT(move_errors, 0);
+    CHECK(moved >= 50); /* each yield put the main ULT into the first pool */
+    CHECK_INT(ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, 1, &pools[0]), ABT_SUCCESS);
+    CHECK_INT(ABT_sched_free(&sched), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&pools[1]), ABT_SUCCESS);
+}
+
 /* Runs on a ULT: pops a unit by hand and pushes it into a served pool. arg: a pool nobody
  * serves. */
 static ABT_pool served_pool;
@@ -469,6 +528,7 @@ int main(void)
     CHECK_INT(n_free, NSTREAMS + 1);
     CHECK_INT(ABT_sched_free(&scheds[0]), ABT_SUCCESS);
     CHECK_INT(n_free, NSTREAMS + 2);
+    move_main_ult();
 
     CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
     return check_summary();
