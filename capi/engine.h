@@ -224,7 +224,12 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
      * that emptiness checks never call Go. 0 and 0 for every other pool. */
     int go_id;
     long go_size;
+    /* Work units holding a pool unit of this user pool (atomic), and POOL_UNITS_GONE once the
+     * pool is freed: a freed pool that finished, not yet freed units still name stays as a
+     * record until the last of them lets go (pool_user.c). */
+    unsigned long user_units;
 };
+#define GOABT_POOL_UNITS_GONE (1ul << 62)
 
 /* A scheduler (ABT_sched): pools in priority order. */
 #define GOABT_SCHED_MAX_POOLS 64
@@ -548,10 +553,18 @@ goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDE
 int goabt_user_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if it was queued */
 size_t goabt_user_pool_size(goabt_pool *p) GOABT_HIDDEN;
 void goabt_user_pool_free(goabt_pool *p) GOABT_HIDDEN; /* calls the user's free, drops the copy */
-/* Pops, waiting until the CLOCK_REALTIME deadline (ns) through the pool's own waiting pop;
- * ABT_ERR_POOL in *rc when it has none. */
-goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, uint64_t deadline, ABT_pool_context ctx,
-                                     int *rc) GOABT_HIDDEN;
+/* Pops through the pool's own waiting pop: a definition's pop_wait gets secs, an older one's
+ * p_pop_timedwait gets abstime (ABT_get_wtime's clock), each as the caller gave it, the other
+ * worked out from it (give the one not known as a negative number). ABT_ERR_POOL in *rc when
+ * the pool has no waiting pop. */
+goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
+                                     ABT_pool_context ctx, int *rc) GOABT_HIDDEN;
+/* ABT_pool_is_empty of a user pool: its is_empty (a definition), or its size (older ones). */
+int goabt_user_pool_is_empty(goabt_pool *p) GOABT_HIDDEN;
+/* print_all_threads of a user pool with a definition: the caller's arg and function, as they
+ * are. ABT_ERR_POOL when it has no print_all. */
+int goabt_user_pool_print_threads(goabt_pool *p, void *arg, void (*fn)(void *, ABT_thread))
+    GOABT_HIDDEN;
 int goabt_user_pool_can_remove(goabt_pool *p) GOABT_HIDDEN;
 /* Through the pool's push_many / pop_many: 0 (nothing done) when it has none. The units pushed
  * have their pool units of p already. */
@@ -655,6 +668,8 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
 /* Runs u, just made (held), right away: the calling ULT switches straight to it and goes back
  * to its pool; anyone else pushes it into its pool (the main ULT then yields). */
 void goabt_unit_start_to(goabt_unit *u) GOABT_HIDDEN;
+/* The same, telling a user pool's push of the caller why (ABT_thread_revive_to's context). */
+void goabt_unit_start_to_op(goabt_unit *u, ABT_pool_context why) GOABT_HIDDEN;
 void goabt_unit_free(goabt_unit *u) GOABT_HIDDEN;
 /* Runs the terminated unit u again, func(arg) in pool p: queued there, or (to) switched to
  * straight from the calling ULT as ABT_thread_create_to does. ABT_ERR_MEM when a user pool

@@ -39,6 +39,10 @@ void goabt_pool_delete(goabt_pool *p)
     p->magic = GOABT_MAGIC_FREED;
     pthread_mutex_destroy(&p->wait_mutex);
     pthread_cond_destroy(&p->wait_cond);
+    /* Units that ended and are not freed yet keep their pool units until they are freed (as in
+     * Argobots, whose free_unit comes with ABT_thread_free): the record stays for them, and
+     * the last lets it go (goabt_unit_drop_user_unit). */
+    if (__atomic_fetch_or(&p->user_units, GOABT_POOL_UNITS_GONE, __ATOMIC_ACQ_REL) != 0) return;
     free(p);
 }
 

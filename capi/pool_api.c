@@ -53,7 +53,8 @@ int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access)
 int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty)
 {
     GOABT_RESOLVE_POOL(p, pool, is_empty);
-    *is_empty = goabt_pool_size(p) == 0 ? ABT_TRUE : ABT_FALSE;
+    int empty = p->user != NULL ? goabt_user_pool_is_empty(p) : goabt_pool_size(p) == 0;
+    *is_empty = empty ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
 
@@ -188,10 +189,11 @@ int ABT_pool_pop_threads(ABT_pool pool, ABT_thread *threads, size_t len, size_t 
     return ABT_pool_pop_threads_ex(pool, threads, len, num, ABT_POOL_CONTEXT_OP_POOL_OTHER);
 }
 
-/* Pops from p, waiting until the deadline (CLOCK_REALTIME ns) if it is empty: the built-in
- * pools sleep on their condition variable; a user pool needs its pop_wait (or, older
- * definitions, p_pop_timedwait). NULL with *rc set when the pool cannot wait. */
-static goabt_unit *pop_until(goabt_pool *p, uint64_t deadline, ABT_pool_context ctx, int *rc);
+/* Pops from p, waiting secs seconds (or until abstime when secs is negative) if it is empty:
+ * the built-in pools sleep on their condition variable; a user pool needs its pop_wait (or,
+ * older definitions, p_pop_timedwait). NULL with *rc set when the pool cannot wait. */
+static goabt_unit *pop_until(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
+                             int *rc);
 
 int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_secs,
                                 ABT_pool_context pool_ctx)
@@ -201,9 +203,7 @@ int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_s
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(thread);
     int rc = ABT_SUCCESS;
-    uint64_t now = goabt_now_ns();
-    uint64_t deadline = time_secs > 0 ? now + (uint64_t)(time_secs * 1e9) : now;
-    goabt_unit *u = pop_until(p, deadline, pool_ctx, &rc);
+    goabt_unit *u = pop_until(p, time_secs > 0 ? time_secs : 0.0, -1.0, pool_ctx, &rc);
     if (u != NULL) *thread = u;
     return rc;
 }
@@ -243,6 +243,7 @@ int ABT_pool_print_all_threads(ABT_pool pool, void *arg, void (*print_fn)(void *
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     if (print_fn == NULL) return ABT_ERR_INV_ARG;
+    if (p->user != NULL) return goabt_user_pool_print_threads(p, arg, print_fn);
     return print_queued(p, arg, print_fn, NULL);
 }
 
@@ -259,30 +260,27 @@ int ABT_pool_pop(ABT_pool pool, ABT_unit *unit)
     return ABT_SUCCESS;
 }
 
-static int pop_unit_until(ABT_pool pool, ABT_unit *unit, uint64_t deadline)
+static int pop_unit_until(ABT_pool pool, ABT_unit *unit, double secs, double abstime)
 {
     GOABT_CHECK_INIT();
     if (unit != NULL) *unit = ABT_UNIT_NULL;
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(unit);
     int rc = ABT_SUCCESS;
-    goabt_unit *u = pop_until(p, deadline, ABT_POOL_CONTEXT_OP_POOL_OTHER, &rc);
+    goabt_unit *u = pop_until(p, secs, abstime, ABT_POOL_CONTEXT_OP_POOL_OTHER, &rc);
     if (u != NULL) *unit = p->user != NULL ? u->pool_unit : (ABT_unit)u;
     return rc;
 }
 
 int ABT_pool_pop_wait(ABT_pool pool, ABT_unit *unit, double time_secs)
 {
-    uint64_t now = goabt_now_ns();
-    return pop_unit_until(pool, unit, time_secs > 0 ? now + (uint64_t)(time_secs * 1e9) : now);
+    return pop_unit_until(pool, unit, time_secs > 0 ? time_secs : 0.0, -1.0);
 }
 
 int ABT_pool_pop_timedwait(ABT_pool pool, ABT_unit *unit, double abstime_secs)
 {
-    /* abstime_secs is on ABT_get_wtime's clock (CLOCK_MONOTONIC): made a realtime deadline. */
-    double left = abstime_secs - ABT_get_wtime();
-    uint64_t now = goabt_now_ns();
-    return pop_unit_until(pool, unit, left > 0 ? now + (uint64_t)(left * 1e9) : now);
+    /* abstime_secs is on ABT_get_wtime's clock (CLOCK_MONOTONIC). */
+    return pop_unit_until(pool, unit, -1.0, abstime_secs > 0 ? abstime_secs : 0.0);
 }
 
 int ABT_pool_push(ABT_pool pool, ABT_unit unit)
@@ -311,10 +309,14 @@ int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_un
     return print_queued(p, arg, NULL, print_fn);
 }
 
-static goabt_unit *pop_until(goabt_pool *p, uint64_t deadline, ABT_pool_context ctx, int *rc)
+/* abstime is on ABT_get_wtime's clock; a user pool gets the caller's figure as it is. */
+static goabt_unit *pop_until(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
+                             int *rc)
 {
-    if (p->user == NULL) return goabt_pool_pop_wait(p, deadline);
-    return goabt_user_pool_pop_wait(p, deadline, ctx, rc);
+    if (p->user != NULL) return goabt_user_pool_pop_wait(p, secs, abstime, ctx, rc);
+    if (secs < 0) secs = abstime - ABT_get_wtime();
+    uint64_t now = goabt_now_ns(); /* the built-in pools wait on a CLOCK_REALTIME deadline */
+    return goabt_pool_pop_wait(p, secs > 0 ? now + (uint64_t)(secs * 1e9) : now);
 }
 
 int ABT_pool_get_id(ABT_pool pool, int *id)

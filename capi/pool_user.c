@@ -212,12 +212,14 @@ void goabt_unit_drop_user_unit(goabt_unit *u)
     u->pool_unit = NULL;
     if (unit != (ABT_unit)u) map_del(unit);
     struct goabt_pool_user *pu = p->user;
-    if (pu == NULL) return;
-    if (pu->old_style) {
-        pu->old.u_free(&unit);
-    } else {
-        pu->def.free_unit(p, unit);
+    if (pu != NULL) { /* the pool is still there (else its own free took its units) */
+        if (pu->old_style) {
+            pu->old.u_free(&unit);
+        } else {
+            pu->def.free_unit(p, unit);
+        }
     }
+    if (__atomic_sub_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL) == GOABT_POOL_UNITS_GONE) free(p);
 }
 
 /* Makes sure u has a pool unit of p (a user pool): ABT_ERR_MEM if create_unit gave none. */
@@ -247,6 +249,7 @@ static int associate(goabt_pool *p, goabt_unit *u)
     }
     u->pool_unit = unit;
     u->pool_unit_of = p;
+    __atomic_add_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL);
     return ABT_SUCCESS;
 }
 
@@ -296,7 +299,9 @@ goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)
         u = old_unit_to_work_unit(pu, unit);
     } else {
         ABT_thread t = pu->def.pop(p, ctx);
-        if (t == ABT_THREAD_NULL || t == NULL) return NULL;
+        /* Empty: ABT_THREAD_NULL, or (pools written against early drafts of this interface,
+         * whose pop returned a pool unit) ABT_UNIT_NULL. */
+        if (t == ABT_THREAD_NULL || t == NULL || (ABT_unit)t == ABT_UNIT_NULL) return NULL;
         u = goabt_unit_of(t);
     }
     if (u == NULL) goabt_die("a user-defined pool's pop returned something that is not a work unit");
@@ -625,18 +630,18 @@ int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
     return rc;
 }
 
-goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, uint64_t deadline, ABT_pool_context ctx,
-                                     int *rc)
+goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
+                                     ABT_pool_context ctx, int *rc)
 {
     struct goabt_pool_user *pu = p->user;
-    uint64_t now = goabt_now_ns();
-    double left = deadline > now ? (double)(deadline - now) * 1e-9 : 0.0;
     goabt_unit *u = NULL;
     if (!pu->old_style && pu->def.pop_wait != NULL) {
-        ABT_thread t = pu->def.pop_wait(p, left, ctx);
-        if (t != ABT_THREAD_NULL && t != NULL) u = goabt_unit_of(t);
+        if (secs < 0) secs = abstime > ABT_get_wtime() ? abstime - ABT_get_wtime() : 0.0;
+        ABT_thread t = pu->def.pop_wait(p, secs, ctx);
+        if (t != ABT_THREAD_NULL && t != NULL && (ABT_unit)t != ABT_UNIT_NULL) u = goabt_unit_of(t);
     } else if (pu->old_style && pu->old.p_pop_timedwait != NULL) {
-        ABT_unit unit = pu->old.p_pop_timedwait(p, ABT_get_wtime() + left);
+        if (abstime < 0) abstime = ABT_get_wtime() + secs;
+        ABT_unit unit = pu->old.p_pop_timedwait(p, abstime);
         if (unit != ABT_UNIT_NULL && unit != NULL) u = old_unit_to_work_unit(pu, unit);
     } else {
         *rc = ABT_ERR_POOL;
@@ -728,6 +733,22 @@ int goabt_user_pool_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *
         return pu->old.p_print_all(p, &a, print_unit_as_asked);
     }
     return ABT_ERR_POOL;
+}
+
+int goabt_user_pool_is_empty(goabt_pool *p)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (!pu->old_style) return pu->def.is_empty(p) ? 1 : 0;
+    return pu->old.p_get_size(p) == 0;
+}
+
+int goabt_user_pool_print_threads(goabt_pool *p, void *arg, void (*fn)(void *, ABT_thread))
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style) return goabt_user_pool_print_all(p, arg, fn, NULL);
+    if (pu->def.print_all == NULL) return ABT_ERR_POOL;
+    pu->def.print_all(p, arg, fn);
+    return ABT_SUCCESS;
 }
 
 int goabt_user_pool_has_size(goabt_pool *p)

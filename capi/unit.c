@@ -468,7 +468,7 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_REVIVE, p, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     if (to) {
-        goabt_unit_start_to(u);
+        goabt_unit_start_to_op(u, ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO);
     } else {
         goabt_pool_push_op(p, u, ABT_POOL_CONTEXT_OP_THREAD_REVIVE);
     }
@@ -517,11 +517,10 @@ static void unit_end(goabt_unit *u, goabt_stream *s)
         unit_release(s, u);
         return;
     }
-    /* A finished unit goes into no pool again: its pool unit goes back now, while its user
-     * pool surely exists (the program may free the pool before it frees the unit). Nor does it
-     * run again unless revived (which maps it a stack anew): its stack goes to the next ULT.
-     * (u->stack and stacksize stay, for queries.) */
-    goabt_unit_drop_pool_unit(u);
+    /* A finished unit keeps its pool unit until it is freed (a user pool's free_unit comes
+     * with ABT_thread_free, as in Argobots; a pool freed first keeps a record for it, pool.c).
+     * It does not run again unless revived (which maps it a stack anew): its stack goes to the
+     * next ULT. (u->stack and stacksize stay, for queries.) */
     unit_give_stack(s, u);
     /* Everything read from u is read before it becomes TERMINATED: from then on its owner may
      * free it. The joiners are on their own stacks, waiting: they stay valid until woken. */
@@ -794,6 +793,7 @@ void goabt_unit_yield_to(goabt_unit *target)
         goabt_unit_yield();
         return;
     }
+    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
     switch_to(s, self, target, after_yield, (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_YIELD_TO);
 }
 
@@ -895,6 +895,7 @@ int goabt_unit_resume_to(goabt_unit *target, int then)
     goabt_pool_uncount_parked(target->parked_in); /* running now, without going through a pool */
     GOABT_TOOL_EVENT(target, ABT_TOOL_EVENT_THREAD_RESUME, target->pool, ABT_SYNC_EVENT_TYPE_USER);
     if (then == THEN_YIELD) {
+        GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
         switch_to(s, self, target, after_yield,
                   (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_RESUME_YIELD_TO);
     } else if (then == THEN_SUSPEND) {
@@ -907,16 +908,19 @@ int goabt_unit_resume_to(goabt_unit *target, int then)
     return 1;
 }
 
-void goabt_unit_start_to(goabt_unit *u)
+void goabt_unit_start_to(goabt_unit *u) { goabt_unit_start_to_op(u, ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO); }
+
+void goabt_unit_start_to_op(goabt_unit *u, ABT_pool_context why)
 {
     goabt_stream *s = goabt_self_stream();
     goabt_unit *self = s != NULL ? s->current : NULL;
     if (self == NULL || self->kind != GOABT_ULT || !direct(self, u)) {
-        goabt_pool_push_op(u->pool, u, ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO);
+        goabt_pool_push_op(u->pool, u, why);
         if (self != NULL && self->kind == GOABT_ULT) goabt_unit_yield();
         return;
     }
-    switch_to(s, self, u, after_yield, (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO);
+    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
+    switch_to(s, self, u, after_yield, (void *)(uintptr_t)why);
 }
 
 void goabt_unit_exit_to(goabt_unit *target)

@@ -779,8 +779,10 @@ typedef struct ABT_pool_def ABT_pool_def;
  * and its error returned, the pool not made; ABT_pool_config_automatic in config (default 0)
  * frees the pool with the last scheduler that uses it. goabt asks create_unit for a pool unit
  * the first time a work unit goes into the pool and gives it back with free_unit when the work
- * unit is freed or moves to another pool; the pool's functions may be called from any stream or
- * thread, and must not switch context. ABT_ERR_UNINITIALIZED outside ABT_init,
+ * unit is freed or moves to another pool (a pool freed first gets none for the finished work
+ * units it leaves; nothing of it is read then); pop_wait gets the seconds the caller asked for;
+ * a pop that returns ABT_UNIT_NULL (as drafts of this interface did) counts as an empty pool.
+ * The pool's functions may be called from any stream or thread, and must not switch context. ABT_ERR_UNINITIALIZED outside ABT_init,
  * ABT_ERR_INV_ARG when newpool is NULL, ABT_ERR_INV_POOL_USER_DEF for an invalid definition,
  * ABT_ERR_INV_POOL_CONFIG for an invalid config, ABT_ERR_MEM; *newpool is ABT_POOL_NULL on
  * error. */
@@ -804,8 +806,9 @@ ABT_API_PUBLIC int ABT_pool_free(ABT_pool *pool);
  * handle, ABT_ERR_INV_ARG when access is NULL. */
 ABT_API_PUBLIC int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access);
 
-/* Set *is_empty to ABT_TRUE when no work unit waits in pool, ABT_FALSE otherwise; ABT_ERR_INV_POOL
- * for an invalid handle, ABT_ERR_INV_ARG when is_empty is NULL. */
+/* Set *is_empty to ABT_TRUE when no work unit waits in pool, ABT_FALSE otherwise (a user pool's
+ * is_empty answers, or an older pool's p_get_size); ABT_ERR_INV_POOL for an invalid handle,
+ * ABT_ERR_INV_ARG when is_empty is NULL. */
 ABT_API_PUBLIC int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty);
 
 /* Return in *size the number of work units waiting in pool; ABT_ERR_INV_POOL for an invalid handle,
@@ -871,7 +874,8 @@ ABT_API_PUBLIC int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread
                                                ABT_pool_context pool_ctx);
 
 /* Call print_fn(arg, thread) for every work unit in pool, leaving the pool unchanged (a built-in
- * pool calls it on a snapshot). ABT_ERR_INV_POOL for an invalid handle, ABT_ERR_INV_ARG when
+ * pool calls it on a snapshot; a user pool's print_all is given arg and print_fn as they are).
+ * ABT_ERR_INV_POOL for an invalid handle, ABT_ERR_INV_ARG when
  * print_fn is NULL, ABT_ERR_POOL for a user pool without print_all. */
 ABT_API_PUBLIC int ABT_pool_print_all_threads(ABT_pool pool, void *arg,
                                               void (*print_fn)(void *, ABT_thread));

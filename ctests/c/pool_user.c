@@ -22,6 +22,11 @@
  *    hand with the caller's context, the owner's pops and a RANDWS scheduler's thefts;
  *  - a stream idle over a user pool (a list pool, and a handle pool) wakes on every push from
  *    another stream, 200 times with the stream asleep before each;
+ *  - what the pool's own functions are handed, as the caller gave it: ABT_pool_is_empty calls
+ *    is_empty, pop_wait gets the seconds asked for, print_all the caller's argument and
+ *    function (print_all_threads); a pop answering ABT_UNIT_NULL is an empty pool; the caller
+ *    of ABT_thread_revive_to is pushed back with ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO; a
+ *    finished unit's pool unit goes back when the unit is freed;
  *  - bad input: NULL or invalid definitions and configs, a definition missing a function,
  *    init failing, the optional functions a pool lacks (ABT_ERR_POOL), freed handles.
  * Every wait is bounded. */
@@ -442,6 +447,105 @@ static int failing_init(ABT_pool pool, ABT_pool_config config)
     return ABT_ERR_SYS;
 }
 
+/* ---- What the pool's functions are handed --------------------------------------------------- */
+
+static int given_is_empty_calls, given_pop_unit_null;
+static double given_wait_secs;
+static void *given_print_arg;
+static void (*given_print_fn)(void *, ABT_thread);
+
+static ABT_bool given_is_empty(ABT_pool pool)
+{
+    given_is_empty_calls++;
+    return new_is_empty(pool);
+}
+static ABT_thread given_pop(ABT_pool pool, ABT_pool_context ctx)
+{
+    if (given_pop_unit_null) return (ABT_thread)ABT_UNIT_NULL; /* an early draft's empty */
+    return new_pop(pool, ctx);
+}
+static ABT_thread given_pop_wait(ABT_pool pool, double secs, ABT_pool_context ctx)
+{
+    given_wait_secs = secs;
+    return new_pop(pool, ctx);
+}
+static void given_print_all(ABT_pool pool, void *arg, void (*fn)(void *, ABT_thread))
+{
+    (void)pool;
+    given_print_arg = arg;
+    given_print_fn = fn;
+}
+static void print_nothing(void *arg, ABT_thread t) { (void)arg, (void)t; }
+
+static void reviver(void *arg)
+{
+    ABT_pool pool = arg;
+    ABT_thread t;
+    if (ABT_thread_create(pool, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t) != ABT_SUCCESS) return;
+    ABT_thread_join(t);
+    int freed = n_free_unit;
+    push_seen = 0;
+    ABT_thread_revive_to(pool, hand_body, NULL, &t); /* runs t, this ULT goes back to pool */
+    ABT_thread_join(t);
+    if (n_free_unit != freed) push_seen = 0; /* t's pool unit must stay until it is freed */
+    ABT_thread_free(&t);
+}
+
+static void calls_as_given(void)
+{
+    ABT_pool_user_def def;
+    CHECK_INT(ABT_pool_user_def_create(new_create_unit, new_free_unit, given_is_empty, given_pop,
+                                       new_push, &def),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_init(def, pool_init_fn), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_free(def, pool_free_fn), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_pop_wait(def, given_pop_wait), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_set_print_all(def, given_print_all), ABT_SUCCESS);
+    ABT_pool pool;
+    CHECK_INT(ABT_pool_create(def, ABT_POOL_CONFIG_NULL, &pool), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_free(&def), ABT_SUCCESS);
+
+    ABT_bool empty = ABT_FALSE;
+    CHECK_INT(ABT_pool_is_empty(pool, &empty), ABT_SUCCESS);
+    CHECK_INT(empty, ABT_TRUE);
+    CHECK_INT(given_is_empty_calls, 1);
+
+    ABT_unit unit = (ABT_unit)&unit;
+    CHECK_INT(ABT_pool_pop_wait(pool, &unit, 0.25), ABT_SUCCESS);
+    CHECK(unit == ABT_UNIT_NULL);
+    CHECK(given_wait_secs == 0.25);
+    ABT_thread t = (ABT_thread)&t;
+    CHECK_INT(ABT_pool_pop_wait_thread(pool, &t, 0.5), ABT_SUCCESS);
+    CHECK(t == ABT_THREAD_NULL);
+    CHECK(given_wait_secs == 0.5);
+
+    int marker;
+    CHECK_INT(ABT_pool_print_all_threads(pool, &marker, print_nothing), ABT_SUCCESS);
+    CHECK(given_print_arg == &marker);
+    CHECK(given_print_fn == print_nothing);
+
+    given_pop_unit_null = 1;
+    unit = (ABT_unit)&unit;
+    CHECK_INT(ABT_pool_pop(pool, &unit), ABT_SUCCESS);
+    CHECK(unit == ABT_UNIT_NULL);
+    t = (ABT_thread)&t;
+    CHECK_INT(ABT_pool_pop_thread(pool, &t), ABT_SUCCESS);
+    CHECK(t == ABT_THREAD_NULL);
+    given_pop_unit_null = 0;
+
+    /* revive_to, from a ULT of this pool on a stream of its own. */
+    ABT_xstream xs;
+    CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &pool, ABT_SCHED_CONFIG_NULL, &xs),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(pool, reviver, pool, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO);
+    CHECK(!(push_seen & ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO));
+    CHECK_INT(ABT_xstream_join(xs), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&pool), ABT_SUCCESS);
+}
+
 static void bad_input(void)
 {
     ABT_pool pool = ABT_POOL_NULL;
@@ -807,8 +911,10 @@ int main(void)
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK(n_push_many > 0);
 
-    /* A unit finished in a user pool, freed only after the pool (and its stream) are gone: its
-     * pool unit went back when it finished (ASan would see a read of the freed pool). */
+    /* A unit finished in a user pool keeps its pool unit until it is freed (free_unit comes
+     * with ABT_thread_free, as in Argobots), and one freed only after the pool (and its
+     * stream) are gone gives nothing back to the freed pool and reads none of its memory
+     * (ASan would see it). */
     {
         ABT_pool_user_def d2 = make_new_def();
         ABT_pool p2;
@@ -821,21 +927,28 @@ int main(void)
         CHECK_INT(ABT_thread_create(p2, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
         CHECK_INT(ABT_thread_join(t), ABT_SUCCESS);
         CHECK_INT(n_create - created, 1);
-        CHECK_INT(n_free_unit - freed, 1);
+        CHECK_INT(n_free_unit - freed, 0);
+        ABT_thread t2;
+        CHECK_INT(ABT_thread_create(p2, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t2), ABT_SUCCESS);
+        CHECK_INT(ABT_thread_join(t2), ABT_SUCCESS);
+        CHECK_INT(ABT_thread_free(&t2), ABT_SUCCESS);
+        CHECK_INT(n_free_unit - freed, 1); /* t2's, with its free */
         CHECK_INT(ABT_xstream_free(&x2), ABT_SUCCESS);
         CHECK_INT(ABT_pool_free(&p2), ABT_SUCCESS);
         CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+        CHECK_INT(n_free_unit - freed, 1); /* t's pool unit went with its pool */
     }
 
     bad_input();
+    calls_as_given();
 
     CHECK_INT(ABT_pool_free(&own), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&fifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&lifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&old), ABT_SUCCESS);
-    CHECK_INT(n_free_pool, 7); /* the one freed before its unit, contexts_seen's, wake_list, and
-                                * bad_input's second */
-    CHECK_INT(n_create, n_free_unit);
+    CHECK_INT(n_free_pool, 8); /* the one freed before its unit, contexts_seen's, wake_list,
+                                * bad_input's second and calls_as_given's */
+    CHECK_INT(n_create, n_free_unit + 1); /* all but the one whose pool went first */
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
     return check_summary();
 }
