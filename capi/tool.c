@@ -43,6 +43,7 @@ void goabt_tool_fire(goabt_unit *u, uint64_t event, goabt_pool *pool, int sync_t
         goabt_trace_event(u, event, sync_type, sync);
     }
     if (!(__atomic_load_n(&tool_bits, __ATOMIC_RELAXED) & event)) return;
+    if (event == GOABT_TRACE_EVENT_SWITCH) event = ABT_TOOL_EVENT_THREAD_RUN; /* for a tool */
     ABT_tool_thread_callback_fn cb = __atomic_load_n(&tool_cb, __ATOMIC_ACQUIRE);
     void *arg = __atomic_load_n(&tool_arg, __ATOMIC_ACQUIRE);
     if (cb == NULL) return;
@@ -86,6 +87,9 @@ int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint6
         __atomic_store_n(&tool_cb, NULL, __ATOMIC_RELEASE);
     } else {
         uint64_t bits = event_mask & ABT_TOOL_EVENT_THREAD_ALL;
+        /* A direct switch (yield_to, resume_to, create_to ...) runs its target: a tool that
+         * listens to runs hears of it as a run. */
+        if (bits & ABT_TOOL_EVENT_THREAD_RUN) bits |= GOABT_TRACE_EVENT_SWITCH;
         __atomic_store_n(&tool_arg, user_arg, __ATOMIC_RELEASE);
         __atomic_store_n(&tool_cb, cb_func, __ATOMIC_RELEASE);
         __atomic_store_n(&tool_bits, bits, __ATOMIC_RELAXED);

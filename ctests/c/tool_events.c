@@ -151,6 +151,13 @@ static void yield_once(void *arg)
 
 static void nothing(void *arg) { (void)arg; }
 
+/* Yields straight to the ULT arg points to. */
+static void yield_to_other(void *arg)
+{
+    ABT_thread *other = arg;
+    ABT_thread_yield_to(*other);
+}
+
 static void *external_create(void *arg)
 {
     ABT_thread *t = arg;
@@ -222,6 +229,23 @@ int main(void)
     CHECK_INT(count(ABT_TOOL_EVENT_THREAD_FINISH), 3 * (NULTS + 1));
     CHECK_INT(count(ABT_TOOL_EVENT_THREAD_JOIN), 0);
     CHECK_INT(bad_life, 0);
+
+    /* A direct switch (ABT_thread_yield_to): the caller yields, the target runs. */
+    reset();
+    {
+        ABT_thread a, b;
+        CHECK_INT(ABT_thread_create(main_pool, yield_to_other, &b, ABT_THREAD_ATTR_NULL, &a),
+                  ABT_SUCCESS);
+        CHECK_INT(ABT_thread_create(main_pool, yield_once, NULL, ABT_THREAD_ATTR_NULL, &b),
+                  ABT_SUCCESS);
+        CHECK_INT(ABT_thread_free(&a), ABT_SUCCESS);
+        CHECK_INT(ABT_thread_free(&b), ABT_SUCCESS);
+        /* a runs, yields to b, which runs, yields; both run again and finish. */
+        CHECK_INT(count(ABT_TOOL_EVENT_THREAD_YIELD), 2);
+        CHECK(count(ABT_TOOL_EVENT_THREAD_RUN) >= 4);
+        CHECK_INT(count(ABT_TOOL_EVENT_THREAD_FINISH), 2);
+        CHECK_INT(bad_life, 0);
+    }
 
     /* Cancel and revive. */
     reset();
