@@ -171,6 +171,7 @@ typedef struct {
     int num_pools;
     ABT_pool pools[2];
     int in_run;
+    ABT_bool on_primary;
 } inner_data_t;
 
 static int inner_init_n, inner_free_n, inner_freed_in_run, inner_bad_calls;
@@ -189,6 +190,10 @@ static void inner_run(ABT_sched sched)
 {
     inner_data_t *d = NULL;
     ABT_sched_get_data(sched, (void **)&d);
+    ABT_xstream xs;
+    if (ABT_xstream_self(&xs) != ABT_SUCCESS || ABT_xstream_is_primary(xs, &d->on_primary) != ABT_SUCCESS) {
+        __atomic_add_fetch(&inner_bad_calls, 1, __ATOMIC_RELAXED);
+    }
     d->in_run = 1;
     for (unsigned round = 1;; round++) {
         for (int i = 0; i < d->num_pools; i++) {
@@ -214,7 +219,9 @@ static int inner_free(ABT_sched sched)
 {
     inner_data_t *d = NULL;
     ABT_sched_get_data(sched, (void **)&d);
-    if (d->in_run) __atomic_add_fetch(&inner_freed_in_run, 1, __ATOMIC_RELAXED);
+    /* On the primary, a run that the main ULT was resumed over is left behind for good (it
+     * never returns, its flag stays set): only a secondary's run can be checked this way. */
+    if (d->in_run && !d->on_primary) __atomic_add_fetch(&inner_freed_in_run, 1, __ATOMIC_RELAXED);
     free(d);
     __atomic_add_fetch(&inner_free_n, 1, __ATOMIC_RELAXED);
     return ABT_SUCCESS;
