@@ -100,7 +100,8 @@ int ABT_self_get_unit(ABT_unit *unit)
 {
     GOABT_SELF(s, u);
     if (unit == NULL) return ABT_ERR_INV_ARG;
-    *unit = (ABT_unit)u;
+    /* As ABT_thread_get_unit: a user pool's unit for it, else the work unit itself. */
+    *unit = u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;
     return ABT_SUCCESS;
 }
 

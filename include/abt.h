@@ -1448,8 +1448,8 @@ ABT_API_PUBLIC int ABT_self_get_last_pool_id(int *pool_id);
  * ABT_thread_set_associated_pool. */
 ABT_API_PUBLIC int ABT_self_set_associated_pool(ABT_pool pool);
 
-/* Return in *unit the pool unit handle of the calling work unit (in goabt's pools, the work unit
- * itself); ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when unit is NULL. */
+/* Return in *unit the pool unit handle of the calling work unit, as ABT_thread_get_unit does (a
+ * user pool's own unit; in goabt's pools, the work unit itself); ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when unit is NULL. */
 ABT_API_PUBLIC int ABT_self_get_unit(ABT_unit *unit);
 
 /* Give the execution stream back to the scheduler; the calling ULT goes back into its pool.

@@ -26,7 +26,8 @@
  *    is_empty, pop_wait gets the seconds asked for, print_all the caller's argument and
  *    function (print_all_threads); a pop answering ABT_UNIT_NULL is an empty pool; the caller
  *    of ABT_thread_revive_to is pushed back with ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO; a
- *    finished unit's pool unit goes back when the unit is freed;
+ *    finished unit's pool unit goes back when the unit is freed; ABT_self_get_unit gives a
+ *    ULT's pool unit, as ABT_thread_get_unit;
  *  - bad input: NULL or invalid definitions and configs, a definition missing a function,
  *    init failing, the optional functions a pool lacks (ABT_ERR_POOL), freed handles.
  * Every wait is bounded. */
@@ -477,10 +478,17 @@ static void given_print_all(ABT_pool pool, void *arg, void (*fn)(void *, ABT_thr
 }
 static void print_nothing(void *arg, ABT_thread t) { (void)arg, (void)t; }
 
+static int self_unit_differs = -1;
+
 static void reviver(void *arg)
 {
     ABT_pool pool = arg;
-    ABT_thread t;
+    ABT_thread t, me;
+    ABT_unit mine = ABT_UNIT_NULL, as_thread = ABT_UNIT_NULL;
+    ABT_thread_self(&me);
+    ABT_self_get_unit(&mine);
+    ABT_thread_get_unit(me, &as_thread);
+    self_unit_differs = mine != as_thread || mine == (ABT_unit)me; /* this pool makes its own */
     if (ABT_thread_create(pool, hand_body, NULL, ABT_THREAD_ATTR_NULL, &t) != ABT_SUCCESS) return;
     ABT_thread_join(t);
     int freed = n_free_unit;
@@ -540,6 +548,7 @@ static void calls_as_given(void)
     CHECK_INT(ABT_thread_create(pool, reviver, pool, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO);
+    CHECK_INT(self_unit_differs, 0); /* ABT_self_get_unit gives the pool's unit, as get_unit */
     CHECK(!(push_seen & ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO));
     CHECK_INT(ABT_xstream_join(xs), ABT_SUCCESS);
     CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
