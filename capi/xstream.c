@@ -254,6 +254,7 @@ static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *sel
 {
     goabt_sched *old = s->sched;
     sc->used = GOABT_SCHED_MAIN;
+    sc->retire_deferred = 0; /* main again before its run returned: it stays */
     s->sched = sc;
     old->used = GOABT_SCHED_UNUSED;
     if (self != NULL && sched_has_pool(old, self->pool) && !sched_has_pool(sc, self->pool)) {
@@ -271,15 +272,19 @@ void goabt_sched_user_run_over(goabt_stream *s)
 {
     goabt_sched *sc = s->user_run;
     s->user_run = NULL;
-    if (sc != NULL && sc->retire_deferred) goabt_sched_retire(s, sc);
+    if (sc != NULL && sc->retire_deferred && s->sched != sc) goabt_sched_retire(s, sc);
 }
 
 void goabt_sched_retire(goabt_stream *s, goabt_sched *old)
 {
     goabt_pool *first = s->sched->pools[0];
+    goabt_unit *m = goabt_rt.main_unit;
     for (int i = 0; i < old->num_pools; i++) {
         goabt_pool *p = old->pools[i];
         if (p->automatic && __atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) == 1) {
+            /* A retirement deferred to the main ULT's resumption (goabt_sched_user_run_over):
+             * the main ULT, popped from p, is in no pool now, but goes back to p next. */
+            if (s->is_primary && m != NULL && m->pool == p) m->pool = first;
             /* The pool goes with the old scheduler, but ULTs parked on it (in a join, on a
              * mutex ...) still name it: it forwards them, and its queued units, to the first
              * pool, and its memory stays until finalize. */

@@ -17,6 +17,9 @@
  *    secondaries): the replaced scheduler's run function, still below the ULT, sees
  *    ABT_sched_has_to_stop and returns, and only then is it freed (an automatic one), with its
  *    data intact until then;
+ *  - on the primary, a replaced user scheduler whose run goes on to the main ULT is retired as
+ *    the main ULT resumes, and the main ULT goes back to the new scheduler's pool; one replaced
+ *    and put back at once stays;
  *  - a user scheduler on the primary moves the main ULT's unit from one of its pools to another
  *    (ABT_pool_pop, ABT_pool_push) before it runs it, on each of the main ULT's yields;
  *  - bad input: no definition or no run function, init failing (its error is returned), invalid
@@ -318,6 +321,82 @@ static void replace_from_inside(void)
     for (int i = 0; i < NSEC + 1; i++) CHECK_INT(ABT_pool_free(&pools[i]), ABT_SUCCESS);
 }
 
+/* ---- Replaced under the main ULT -------------------------------------------------------------
+ *
+ * On the primary, an automatic user scheduler U (its pool made for it, automatic too) runs a
+ * ULT that replaces it; U's run goes on to the main ULT, queued in U's pool, before it looks
+ * whether it has to stop: U and its pool are retired as the main ULT resumes, and the main ULT
+ * must then go back to the new scheduler's pool, not the freed one (ASan sees it). Then a ULT
+ * replaces U and puts it back at once: U stays, and is not retired under the stream. */
+static ABT_sched under_u;
+static ABT_pool under_keep;
+static int under_errors;
+
+static void replace_with_basic(void *arg)
+{
+    (void)arg;
+    ABT_xstream self;
+    if (ABT_self_get_xstream(&self) != ABT_SUCCESS ||
+        ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, 1, &under_keep) != ABT_SUCCESS) {
+        under_errors++;
+    }
+}
+
+static void replace_and_restore(void *arg)
+{
+    (void)arg;
+    ABT_xstream self;
+    if (ABT_self_get_xstream(&self) != ABT_SUCCESS ||
+        ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, 1, &under_keep) != ABT_SUCCESS ||
+        ABT_xstream_set_main_sched(self, under_u) != ABT_SUCCESS) {
+        under_errors++;
+    }
+}
+
+static ABT_sched make_under_u(void)
+{
+    ABT_sched_config config;
+    ABT_sched sched = ABT_SCHED_NULL;
+    ABT_pool made = ABT_POOL_NULL; /* a pool made for it: automatic */
+    ABT_sched_config_create(&config, ABT_sched_config_automatic, 1, ABT_sched_config_var_end);
+    if (ABT_sched_create(&inner_def, 1, &made, config, &sched) != ABT_SUCCESS) under_errors++;
+    ABT_sched_config_free(&config);
+    return sched;
+}
+
+static void replaced_under_main(void)
+{
+    ABT_xstream self;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    ABT_pool primary_pool;
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &primary_pool), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &under_keep),
+              ABT_SUCCESS);
+    for (int round = 0; round < 2; round++) {
+        int freed = inner_free_n;
+        under_u = make_under_u();
+        CHECK_INT(ABT_xstream_set_main_sched(self, under_u), ABT_SUCCESS);
+        ABT_pool u_pool;
+        CHECK_INT(ABT_sched_get_pools(under_u, 1, 0, &u_pool), ABT_SUCCESS);
+        ABT_thread t;
+        CHECK_INT(ABT_thread_create(u_pool, round == 0 ? replace_with_basic : replace_and_restore,
+                                    NULL, ABT_THREAD_ATTR_NULL, &t),
+                  ABT_SUCCESS);
+        int errors = 0;
+        for (int i = 0; i < 20; i++) errors += ABT_thread_yield() != ABT_SUCCESS;
+        CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+        for (int i = 0; i < 20; i++) errors += ABT_thread_yield() != ABT_SUCCESS;
+        CHECK_INT(errors, 0);
+        CHECK_INT(inner_free_n - freed, round == 0 ? 1 : 0); /* round 1: U is main again */
+        CHECK_INT(ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, 1, &primary_pool),
+                  ABT_SUCCESS);
+        CHECK_INT(inner_free_n - freed, 1);
+    }
+    CHECK_INT(under_errors, 0);
+    CHECK_INT(inner_freed_in_run, 0);
+    CHECK_INT(ABT_pool_free(&under_keep), ABT_SUCCESS);
+}
+
 /* ---- Moving the main ULT ------------------------------------------------------------------ */
 
 static int moved, move_errors;
@@ -536,6 +615,7 @@ int main(void)
     CHECK_INT(ABT_sched_free(&scheds[0]), ABT_SUCCESS);
     CHECK_INT(n_free, NSTREAMS + 2);
     move_main_ult();
+    replaced_under_main();
 
     CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
     return check_summary();
