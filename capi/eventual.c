@@ -97,8 +97,13 @@ static int eventual_wait(goabt_eventual *e, void **value, uint64_t deadline)
 {
     /* Argobots 1.x refuses tasklets (they cannot be suspended), even on a ready eventual. */
     if (goabt_caller_is_tasklet()) return ABT_ERR_EVENTUAL;
-    /* Ready already: no lock (acquire pairs with the set's release; the buffer is filled). */
+    /* Ready already: no locked instruction (acquire pairs with the set's release; the buffer
+     * is filled). The setter may still hold the lock, claiming waiters: once it lets go it no
+     * longer touches e, which the caller may then let go (an eventual on its stack). */
     if (__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE)) {
+        for (unsigned spins = 0; __atomic_load_n(&e->lock, __ATOMIC_ACQUIRE) != 0; spins++) {
+            goabt_backoff(spins);
+        }
         if (value != NULL) *value = e->value;
         return ABT_SUCCESS;
     }
