@@ -683,8 +683,12 @@ void goabt_ult_after_resume(void)
 static void switch_to(goabt_stream *s, goabt_unit *self, goabt_unit *target, goabt_after_fn fn,
                       void *arg)
 {
-    /* The trace's only site of its own: self stops and target runs (no tool sees it). */
-    GOABT_TOOL_EVENT(target, GOABT_TRACE_EVENT_SWITCH, target->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+    /* The trace's only site of its own: self stops and target runs (a tool sees a run). Not
+     * with a pool locked for a requeue (a tool or trace that started listening since the
+     * hand-over looked must not run its callback under that lock). */
+    if (fn != after_requeue) {
+        GOABT_TOOL_EVENT(target, GOABT_TRACE_EVENT_SWITCH, target->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+    }
     goabt_ctx target_ctx = goabt_unit_context(s, target);
     s->after_fn = fn;
     s->after_unit = self;
