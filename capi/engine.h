@@ -665,11 +665,10 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
 /* Or'ed into goabt_unit_create's `named`: the unit is not pushed; *out (required) gets it, and
  * the caller starts it with goabt_unit_start_to. */
 #define GOABT_CREATE_HELD 0x2
-/* Runs u, just made (held), right away: the calling ULT switches straight to it and goes back
- * to its pool; anyone else pushes it into its pool (the main ULT then yields). */
-void goabt_unit_start_to(goabt_unit *u) GOABT_HIDDEN;
-/* The same, telling a user pool's push of the caller why (ABT_thread_revive_to's context). */
-void goabt_unit_start_to_op(goabt_unit *u, ABT_pool_context why) GOABT_HIDDEN;
+/* Runs u, just made (held) or revived, right away: the calling ULT switches straight to it and
+ * goes back to its pool; anyone else pushes it into its pool (the main ULT then yields). why:
+ * what a user pool's push is told (ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO or _REVIVE_TO). */
+void goabt_unit_start_to(goabt_unit *u, ABT_pool_context why) GOABT_HIDDEN;
 void goabt_unit_free(goabt_unit *u) GOABT_HIDDEN;
 /* Runs the terminated unit u again, func(arg) in pool p: queued there, or (to) switched to
  * straight from the calling ULT as ABT_thread_create_to does. ABT_ERR_MEM when a user pool

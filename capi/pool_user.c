@@ -636,7 +636,10 @@ goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
     struct goabt_pool_user *pu = p->user;
     goabt_unit *u = NULL;
     if (!pu->old_style && pu->def.pop_wait != NULL) {
-        if (secs < 0) secs = abstime > ABT_get_wtime() ? abstime - ABT_get_wtime() : 0.0;
+        if (secs < 0) {
+            double now = ABT_get_wtime();
+            secs = abstime > now ? abstime - now : 0.0;
+        }
         ABT_thread t = pu->def.pop_wait(p, secs, ctx);
         if (t != ABT_THREAD_NULL && t != NULL && (ABT_unit)t != ABT_UNIT_NULL) u = goabt_unit_of(t);
     } else if (pu->old_style && pu->old.p_pop_timedwait != NULL) {

@@ -49,7 +49,7 @@ int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                (newthread != NULL) | GOABT_CREATE_HELD, &u);
     if (rc != ABT_SUCCESS) return rc;
     if (newthread != NULL) *newthread = u;
-    goabt_unit_start_to(u); /* the caller goes back to its pool */
+    goabt_unit_start_to(u, ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO); /* the caller goes back */
     return ABT_SUCCESS;
 }
 

@@ -468,7 +468,7 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_REVIVE, p, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     if (to) {
-        goabt_unit_start_to_op(u, ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO);
+        goabt_unit_start_to(u, ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO);
     } else {
         goabt_pool_push_op(p, u, ABT_POOL_CONTEXT_OP_THREAD_REVIVE);
     }
@@ -700,6 +700,15 @@ static void switch_to(goabt_stream *s, goabt_unit *self, goabt_unit *target, goa
     after_resume();
 }
 
+/* self yields straight to target (yield_to, resume_yield_to, create_to, revive_to): a tool
+ * hears self yield, and target run (switch_to); self goes back to its pool, told why. */
+static void yield_straight(goabt_stream *s, goabt_unit *self, goabt_unit *target,
+                           ABT_pool_context why)
+{
+    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
+    switch_to(s, self, target, after_yield, (void *)(uintptr_t)why);
+}
+
 /* Whether self may switch straight to target (neither is the main ULT, target is a ULT). */
 static int direct(goabt_unit *self, goabt_unit *target)
 {
@@ -797,8 +806,7 @@ void goabt_unit_yield_to(goabt_unit *target)
         goabt_unit_yield();
         return;
     }
-    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
-    switch_to(s, self, target, after_yield, (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_YIELD_TO);
+    yield_straight(s, self, target, ABT_POOL_CONTEXT_OP_THREAD_YIELD_TO);
 }
 
 /* ---- Suspend and resume ---------------------------------------------------------------------
@@ -899,9 +907,7 @@ int goabt_unit_resume_to(goabt_unit *target, int then)
     goabt_pool_uncount_parked(target->parked_in); /* running now, without going through a pool */
     GOABT_TOOL_EVENT(target, ABT_TOOL_EVENT_THREAD_RESUME, target->pool, ABT_SYNC_EVENT_TYPE_USER);
     if (then == THEN_YIELD) {
-        GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
-        switch_to(s, self, target, after_yield,
-                  (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_RESUME_YIELD_TO);
+        yield_straight(s, self, target, ABT_POOL_CONTEXT_OP_THREAD_RESUME_YIELD_TO);
     } else if (then == THEN_SUSPEND) {
         begin_suspend(self);
         switch_to(s, self, target, suspend_parked, NULL);
@@ -912,9 +918,7 @@ int goabt_unit_resume_to(goabt_unit *target, int then)
     return 1;
 }
 
-void goabt_unit_start_to(goabt_unit *u) { goabt_unit_start_to_op(u, ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO); }
-
-void goabt_unit_start_to_op(goabt_unit *u, ABT_pool_context why)
+void goabt_unit_start_to(goabt_unit *u, ABT_pool_context why)
 {
     goabt_stream *s = goabt_self_stream();
     goabt_unit *self = s != NULL ? s->current : NULL;
@@ -923,8 +927,7 @@ void goabt_unit_start_to_op(goabt_unit *u, ABT_pool_context why)
         if (self != NULL && self->kind == GOABT_ULT) goabt_unit_yield();
         return;
     }
-    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
-    switch_to(s, self, u, after_yield, (void *)(uintptr_t)why);
+    yield_straight(s, self, u, why);
 }
 
 void goabt_unit_exit_to(goabt_unit *target)

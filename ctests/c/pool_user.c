@@ -478,7 +478,7 @@ static void given_print_all(ABT_pool pool, void *arg, void (*fn)(void *, ABT_thr
 }
 static void print_nothing(void *arg, ABT_thread t) { (void)arg, (void)t; }
 
-static int self_unit_differs = -1;
+static int self_unit_differs = -1, revived_unit_freed_early = -1;
 
 static void reviver(void *arg)
 {
@@ -495,7 +495,7 @@ static void reviver(void *arg)
     push_seen = 0;
     ABT_thread_revive_to(pool, hand_body, NULL, &t); /* runs t, this ULT goes back to pool */
     ABT_thread_join(t);
-    if (n_free_unit != freed) push_seen = 0; /* t's pool unit must stay until it is freed */
+    revived_unit_freed_early = n_free_unit != freed; /* its pool unit goes with its free */
     ABT_thread_free(&t);
 }
 
@@ -549,6 +549,7 @@ static void calls_as_given(void)
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO);
     CHECK_INT(self_unit_differs, 0); /* ABT_self_get_unit gives the pool's unit, as get_unit */
+    CHECK_INT(revived_unit_freed_early, 0);
     CHECK(!(push_seen & ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO));
     CHECK_INT(ABT_xstream_join(xs), ABT_SUCCESS);
     CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
