@@ -510,7 +510,12 @@ goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDEN;
  * context is made: nothing slow happens before the switch), the yielder is queued at p's tail
  * in the same locked section and p's lock is left held (*requeued set): the caller switches to
  * the unit, and releases the lock once its own context is saved (goabt_pool_requeued), so that
- * no stream can pop and run it before. */
+ * no stream can pop and run it before. A yielder that finds p empty is returned itself, not
+ * queued (*requeued not set): it goes on running. */
+/* Whether yielder, yielding back into p, would be popped straight back by the scheduler's
+ * round (p's turn having come): p is empty, and queueing yielder there would do no more than
+ * queue it (no request of its to take up, p not retired). It then goes on running. */
+int goabt_pool_yield_alone(goabt_pool *p, goabt_unit *yielder) GOABT_HIDDEN;
 goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted,
                                goabt_unit *yielder, int *requeued) GOABT_HIDDEN;
 /* Ends a requeue (goabt_pool_pop_ult): u, queued in p, is ready; p's lock is released. */

@@ -356,6 +356,12 @@ void goabt_pool_count_parked(goabt_pool *p)
     spin_unlock(&p->lock);
 }
 
+int goabt_pool_yield_alone(goabt_pool *p, goabt_unit *yielder)
+{
+    return p->user == NULL && __atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0 &&
+           p->forward == NULL && __atomic_load_n(&yielder->request, __ATOMIC_ACQUIRE) == 0;
+}
+
 goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted,
                                goabt_unit *yielder, int *requeued)
 {
@@ -363,7 +369,9 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
         *stop = 1; /* its units are the user pool's to hand out, to the scheduler */
         return NULL;
     }
-    if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
+    if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) {
+        return yielder != NULL && goabt_pool_yield_alone(p, yielder) ? yielder : NULL;
+    }
     spin_lock(&p->lock);
     if (park == p) { /* one locked section for the pop and the count */
         __atomic_store_n(&p->num_parked, p->num_parked + 1, __ATOMIC_RELEASE);

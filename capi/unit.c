@@ -745,7 +745,10 @@ static void give_back(goabt_unit *target)
  * DIRECT_MAX hand-overs, and whenever anything needs it: a user scheduler or pool, a stacked
  * run (nested), stealing (randws), a tool or the trace listening (they see every run), a
  * deadline due, an exit, finish or main-ULT request, the main ULT on either side, and in the
- * valgrind build (its scheduler loop paces itself). */
+ * valgrind build (its scheduler loop paces itself). A yield that finds nothing to hand over to
+ * before its own pool, and that pool empty, is one the round would answer with the yielder
+ * itself: the yielder, the main ULT too, goes on running without a switch (a polling loop of
+ * yields alone on its stream: 52 ns a yield -> 10, the main ULT's 72 -> 13). */
 #define DIRECT_MAX 64
 
 /* The ULT to hand the stream to, popped, or NULL: the scheduler takes its round. back: the
@@ -766,7 +769,8 @@ static goabt_unit *direct_next(goabt_stream *s, goabt_unit *self, goabt_pool *ba
     return NULL;
 #else
     goabt_sched *sc = s->sched;
-    if ((self->flags & GOABT_UNIT_MAIN) || s->nested != 0 || sc->is_user ||
+    int main_ult = (self->flags & GOABT_UNIT_MAIN) != 0;
+    if ((main_ult && requeued == NULL) || s->nested != 0 || sc->is_user ||
         (sc->predef == ABT_SCHED_RANDWS && sc->num_pools > 1) ||
         __atomic_load_n(&goabt_tool_mask, __ATOMIC_RELAXED) != 0) {
         return NULL;
@@ -780,6 +784,15 @@ static goabt_unit *direct_next(goabt_stream *s, goabt_unit *self, goabt_pool *ba
         __atomic_load_n(&s->request, __ATOMIC_ACQUIRE) ||
         (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_ACQUIRE)) ||
         (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 && goabt_timers_due())) {
+        return NULL;
+    }
+    if (main_ult) {
+        /* No hand-over from the main ULT; a yield that would find it alone goes on, though. */
+        for (int i = 0; i < sc->num_pools; i++) {
+            goabt_pool *p = sc->pools[i];
+            if (p == back) return goabt_pool_yield_alone(p, self) ? self : NULL;
+            if (p->user != NULL || __atomic_load_n(&p->size, __ATOMIC_RELAXED) != 0) return NULL;
+        }
         return NULL;
     }
     for (int i = 0; i < sc->num_pools; i++) {
@@ -961,6 +974,7 @@ void goabt_unit_yield(void)
     goabt_pool *back = self->pool;
     int requeued = 0;
     goabt_unit *next = direct_next(s, self, back, NULL, NULL, &requeued);
+    if (next == self) return; /* alone in its pool: the scheduler would run it again */
     if (requeued) {
         switch_to(s, self, next, after_requeue, back);
     } else if (next != NULL) {

@@ -29,6 +29,9 @@
  *   yield_to       two ULTs in the primary's pool, each calling ABT_thread_yield_to(the other)
  *                  n times, a direct switch that takes the other out of the pool and puts the
  *                  caller back; ns per yield_to (total / 2n)
+ *   yield_alone    one ULT in the primary's pool calling ABT_thread_yield n times, nothing else
+ *                  ready (the main ULT waits in ABT_thread_free): a polling loop's yield
+ *   yield_main     the main ULT calling ABT_thread_yield n times, nothing else ready
  *   migrate_2      one ULT on two streams moving itself to the other stream's pool
  *                  (ABT_thread_migrate_to_pool) and yielding, there and back n times, while the
  *                  main ULT waits in ABT_thread_free; ns per round trip (two moves)
@@ -285,6 +288,26 @@ static uint64_t run_yield(uint64_t n)
     }
     check_ran("yielders", 2);
     return 2 * n;
+}
+
+/* yield_alone: one ULT yields with nothing else ready on the stream. */
+static uint64_t run_yield_alone(uint64_t n)
+{
+    yields_each = n;
+    fork_join(1, yielder, &ran[0], 0);
+    if (yield_failed) {
+        fprintf(stderr, "ABT_thread_yield failed\n");
+        exit(1);
+    }
+    check_ran("lone yielder", 1);
+    return n;
+}
+
+/* yield_main: the main ULT yields with nothing else ready. */
+static uint64_t run_yield_main(uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) CHECK(ABT_thread_yield());
+    return n;
 }
 
 static ABT_thread yield_to_peers[2];
@@ -1163,6 +1186,8 @@ static const struct {
     {"task_2", run_task, 2, 1, 1, KEY_NONE, 0, NULL},
     {"yield", run_yield, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"yield_to", run_yield_to, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"yield_alone", run_yield_alone, 1, 1024, 1, KEY_NONE, 0, NULL},
+    {"yield_main", run_yield_main, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"migrate_2", run_migrate, 2, 64, 1, KEY_NONE, 0, NULL},
     {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0, NULL},
 #define KEY_ROWS(name, op)                                                                         \
