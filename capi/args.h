@@ -51,6 +51,13 @@
     type *var = goabt_object_of(h, magic, statics);                                           \
     if (var == NULL) return (err)
 
+/* The caller's stream, for the stream-level ABT_self_* queries: any unit, and a user
+ * scheduler's run function (on its stream's own context, no unit current). */
+#define GOABT_SELF_STREAM(s)                                                                  \
+    GOABT_CHECK_INIT();                                                                       \
+    goabt_stream *s = goabt_self_stream();                                                    \
+    if (s == NULL) return ABT_ERR_INV_XSTREAM
+
 /* Declares `s` and `u`, the calling stream and unit, returning ABT_ERR_UNINITIALIZED or, from
  * an external thread, ABT_ERR_INV_XSTREAM. */
 #define GOABT_SELF(s, u)                                                                      \

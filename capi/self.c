@@ -9,8 +9,7 @@
 int ABT_self_get_xstream(ABT_xstream *xstream)
 {
     if (xstream != NULL) *xstream = ABT_XSTREAM_NULL;
-    GOABT_SELF(s, u);
-    (void)u;
+    GOABT_SELF_STREAM(s);
     if (xstream == NULL) return ABT_ERR_INV_ARG;
     *xstream = s;
     return ABT_SUCCESS;
@@ -18,8 +17,7 @@ int ABT_self_get_xstream(ABT_xstream *xstream)
 
 int ABT_self_get_xstream_rank(int *rank)
 {
-    GOABT_SELF(s, u);
-    (void)u;
+    GOABT_SELF_STREAM(s);
     if (rank == NULL) return ABT_ERR_INV_ARG;
     *rank = s->rank;
     return ABT_SUCCESS;
@@ -64,8 +62,7 @@ int ABT_self_is_primary(ABT_bool *is_primary)
 int ABT_self_on_primary_xstream(ABT_bool *on_primary)
 {
     if (on_primary != NULL) *on_primary = ABT_FALSE;
-    GOABT_SELF(s, u);
-    (void)u;
+    GOABT_SELF_STREAM(s);
     if (on_primary == NULL) return ABT_ERR_INV_ARG;
     *on_primary = s->is_primary ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;

@@ -363,12 +363,13 @@ ABT_API_PUBLIC int ABT_xstream_exit(void);
  * ABT_ERR_INV_XSTREAM for an invalid handle or the primary stream. */
 ABT_API_PUBLIC int ABT_xstream_cancel(ABT_xstream xstream);
 
-/* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM from an external
- * thread, ABT_ERR_INV_ARG when xstream is NULL. */
+/* Return the execution stream running the caller in *xstream (a work unit, or a scheduler's run
+ * function); ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when xstream is NULL. */
 ABT_API_PUBLIC int ABT_xstream_self(ABT_xstream *xstream);
 
-/* Return the rank of the execution stream running the caller in *rank; ABT_ERR_INV_XSTREAM from an
- * external thread, ABT_ERR_INV_ARG when rank is NULL. */
+/* Return the rank of the execution stream running the caller in *rank (a work unit, or a
+ * scheduler's run function); ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when
+ * rank is NULL. */
 ABT_API_PUBLIC int ABT_xstream_self_rank(int *rank);
 
 /* Move the secondary execution stream xstream to rank (and, with ABT_SET_AFFINITY, to the CPUs it
@@ -1395,12 +1396,13 @@ ABT_API_PUBLIC int ABT_task_get_arg(ABT_task task, void **arg);
  * work-unit-specific data, and the ways it can yield, block, exit or run other work units.
  * ------------------------------------------------------------------------------------------- */
 
-/* Return the execution stream running the caller in *xstream; ABT_ERR_INV_XSTREAM from an external
- * thread, ABT_ERR_INV_ARG when xstream is NULL. */
+/* Return the execution stream running the caller in *xstream (a work unit, or a scheduler's run
+ * function); ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when xstream is NULL. */
 ABT_API_PUBLIC int ABT_self_get_xstream(ABT_xstream *xstream);
 
-/* Return the rank of the execution stream running the caller in *rank; ABT_ERR_INV_XSTREAM from an
- * external thread, ABT_ERR_INV_ARG when rank is NULL. */
+/* Return the rank of the execution stream running the caller in *rank (a work unit, or a
+ * scheduler's run function); ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when
+ * rank is NULL. */
 ABT_API_PUBLIC int ABT_self_get_xstream_rank(int *rank);
 
 /* Return the calling work unit (ULT or tasklet) in *thread; ABT_ERR_INV_XSTREAM from an external
@@ -1426,8 +1428,9 @@ ABT_API_PUBLIC int ABT_self_get_type(ABT_unit_type *type);
  * external thread, ABT_ERR_INV_THREAD from a tasklet, ABT_ERR_INV_ARG when is_primary is NULL. */
 ABT_API_PUBLIC int ABT_self_is_primary(ABT_bool *is_primary);
 
-/* Set *on_primary to ABT_TRUE when the caller runs on the primary execution stream;
- * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when on_primary is NULL. */
+/* Set *on_primary to ABT_TRUE when the caller (a work unit, or a scheduler's run function) runs on
+ * the primary execution stream; ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_ARG when
+ * on_primary is NULL. */
 ABT_API_PUBLIC int ABT_self_on_primary_xstream(ABT_bool *on_primary);
 
 /* Set *is_unnamed to ABT_TRUE when the calling work unit has no handle and is freed when it ends;

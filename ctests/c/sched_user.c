@@ -197,6 +197,17 @@ static void inner_run(ABT_sched sched)
     if (ABT_xstream_self(&xs) != ABT_SUCCESS || ABT_xstream_is_primary(xs, &d->on_primary) != ABT_SUCCESS) {
         __atomic_add_fetch(&inner_bad_calls, 1, __ATOMIC_RELAXED);
     }
+    /* The stream-level self queries answer from a scheduler's run too, as the ABT_xstream_self*
+     * ones: the same stream, rank and primary-ness. */
+    ABT_xstream self_xs = ABT_XSTREAM_NULL;
+    int rank = -1, self_rank = -2;
+    ABT_bool on_primary = ABT_FALSE;
+    if (ABT_self_get_xstream(&self_xs) != ABT_SUCCESS || self_xs != xs ||
+        ABT_xstream_self_rank(&rank) != ABT_SUCCESS ||
+        ABT_self_get_xstream_rank(&self_rank) != ABT_SUCCESS || self_rank != rank ||
+        ABT_self_on_primary_xstream(&on_primary) != ABT_SUCCESS || on_primary != d->on_primary) {
+        __atomic_add_fetch(&inner_bad_calls, 1, __ATOMIC_RELAXED);
+    }
     d->in_run = 1;
     for (unsigned round = 1;; round++) {
         for (int i = 0; i < d->num_pools; i++) {
