@@ -94,6 +94,8 @@ enum {
     GOABT_MAGIC_POOL = 0x504f4f4c,   /* "POOL" */
     GOABT_MAGIC_SCHED = 0x53434844,  /* "SCHD" */
     GOABT_MAGIC_ATTR = 0x41545452,   /* "ATTR" */
+    /* A stream's scheduler as a ULT (goabt_stream_sched_self): queries only. */
+    GOABT_MAGIC_SCHED_SELF = 0x53554c54, /* "SULT" */
 };
 
 typedef struct ABT_thread_opaque goabt_unit;
@@ -334,6 +336,9 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
      * goabt_user_sched_run, not returned yet), or NULL: one replaced meanwhile is retired
      * only once that run returns (goabt_sched_retire). */
     goabt_sched *user_run;
+    /* The scheduler as a ULT, for self queries from its context (goabt_stream_sched_self);
+     * made there on the first, by the stream's own thread; freed with the stream. */
+    goabt_unit *sched_self;
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -449,6 +454,15 @@ void goabt_gate(void (*fn)(void *), void *arg) GOABT_HIDDEN;
 static inline goabt_unit *goabt_unit_of(ABT_thread h)
 {
     if ((uintptr_t)h < 4096) return NULL; /* NULL, and every ABT_*_NULL (small constants) */
+    return h->magic == __atomic_load_n(&goabt_rt.unit_magic, __ATOMIC_RELAXED) ? h : NULL;
+}
+
+/* The same for the queries that only read a ULT (id, state, unit, ...): a stream's scheduler
+ * as a ULT is accepted too. Anything that acts on a ULT takes goabt_unit_of, which refuses it. */
+static inline goabt_unit *goabt_unit_query_of(ABT_thread h)
+{
+    if ((uintptr_t)h < 4096) return NULL;
+    if (h->magic == GOABT_MAGIC_SCHED_SELF) return h;
     return h->magic == __atomic_load_n(&goabt_rt.unit_magic, __ATOMIC_RELAXED) ? h : NULL;
 }
 
@@ -886,6 +900,12 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank) GOABT_HIDDEN;
 int goabt_stream_start(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_join(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
+/* The calling stream's scheduler as a ULT, for the self queries made from the scheduler's
+ * context (a user scheduler's run function, a user pool's functions, a tool callback): Argobots
+ * runs schedulers on ULTs, so that those find a ULT there. It is no ULT of the engine: never
+ * queued, never switched to; goabt_unit_of refuses its handle (only the queries that read a ULT
+ * take it, goabt_unit_query_of). NULL if no descriptor could be had. */
+goabt_unit *goabt_stream_sched_self(goabt_stream *s) GOABT_HIDDEN;
 /* Wakes s if it sleeps idle (after giving it news: a request, the main ULT's hand-off). */
 void goabt_stream_wake(goabt_stream *s) GOABT_HIDDEN;
 /* Wakes every stream asleep idle (a request they must notice: ABT_sched_finish, exit). */

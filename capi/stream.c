@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include "engine.h"
+#include "gocalls.h"
 #include "trace.h"
 #include "wait.h"
 
@@ -122,8 +123,26 @@ void goabt_stream_delete(goabt_stream *s)
         goabt_backoff(spins);
     }
     goabt_trace_stream_delete(s); /* its thread has ended: its records go to the Go core */
+    if (s->sched_self != NULL) {
+        s->sched_self->magic = GOABT_MAGIC_FREED;
+        goabt_unit_put(s->sched_self);
+    }
     s->magic = GOABT_MAGIC_FREED;
     free(s);
+}
+
+goabt_unit *goabt_stream_sched_self(goabt_stream *s)
+{
+    if (s->sched_self != NULL) return s->sched_self;
+    goabt_unit *u = goabt_unit_get(); /* zeroed: no pool, no keys, no stack */
+    if (u == NULL) return NULL;
+    u->kind = GOABT_ULT;
+    u->flags = GOABT_UNIT_NAMED; /* nobody frees it but the stream */
+    u->state = ABT_THREAD_STATE_RUNNING;
+    u->last_stream = s;
+    u->magic = GOABT_MAGIC_SCHED_SELF;
+    s->sched_self = u;
+    return u;
 }
 
 goabt_stream *goabt_stream_other_running(goabt_stream *not)

@@ -1394,6 +1394,17 @@ ABT_API_PUBLIC int ABT_task_get_arg(ABT_task task, void **arg);
  *
  * ABT_self_* functions act on the caller: its execution stream, its identity, its
  * work-unit-specific data, and the ways it can yield, block, exit or run other work units.
+ *
+ * Called from a scheduler's context (a user scheduler's run function, a user pool's functions
+ * called by a scheduler), the caller is the scheduler as a ULT, as in Argobots, which runs
+ * schedulers on ULTs: ABT_self_get_thread, ABT_self_get_thread_id, ABT_self_get_type
+ * (ABT_UNIT_TYPE_THREAD), ABT_self_is_primary (ABT_FALSE), ABT_self_is_unnamed,
+ * ABT_self_get_last_pool(_id) (none), ABT_self_get_unit and ABT_thread_self(_id) answer for it,
+ * with the same handle on every call of the stream; the ABT_thread_* queries that only read a
+ * ULT (get_id, get_state, get_last_pool(_id), get_last_xstream, get_unit, is_primary,
+ * is_unnamed) and ABT_unit_get_thread accept that handle, and every other call refuses it
+ * (ABT_ERR_INV_THREAD, a pool ABT_ERR_INV_UNIT). What would act on the caller (yield, suspend,
+ * exit, set_arg, keys ...) returns ABT_ERR_INV_XSTREAM there.
  * ------------------------------------------------------------------------------------------- */
 
 /* Return the execution stream running the caller in *xstream (a work unit, or a scheduler's run

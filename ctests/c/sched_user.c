@@ -178,6 +178,7 @@ typedef struct {
 } inner_data_t;
 
 static int inner_init_n, inner_free_n, inner_freed_in_run, inner_bad_calls;
+static ABT_key inner_key; /* made by main before any inner scheduler runs */
 
 static int inner_init(ABT_sched sched, ABT_sched_config config)
 {
@@ -187,6 +188,44 @@ static int inner_init(ABT_sched sched, ABT_sched_config config)
     ABT_sched_get_pools(sched, d->num_pools, 0, d->pools);
     __atomic_add_fetch(&inner_init_n, 1, __ATOMIC_RELAXED);
     return ABT_sched_set_data(sched, d);
+}
+
+/* From a scheduler's run function the caller is the scheduler as a ULT, as in Argobots, which
+ * runs schedulers on ULTs: a handle the queries answer for, the same on every call, that
+ * nothing can act on. Returns how many checks failed. */
+static int check_sched_self(ABT_xstream xs, ABT_pool pool)
+{
+    int bad = 0;
+    ABT_thread self = ABT_THREAD_NULL, again = ABT_THREAD_NULL, of_unit = ABT_THREAD_NULL;
+    ABT_unit unit = ABT_UNIT_NULL, unit_of = ABT_UNIT_NULL;
+    ABT_unit_type type = ABT_UNIT_TYPE_EXT;
+    ABT_bool primary = ABT_TRUE;
+    ABT_unit_id id = 0, id_of = 1;
+    ABT_thread_state state = ABT_THREAD_STATE_TERMINATED;
+    ABT_xstream last = ABT_XSTREAM_NULL;
+    bad += ABT_self_get_thread(&self) != ABT_SUCCESS || self == ABT_THREAD_NULL;
+    bad += ABT_thread_self(&again) != ABT_SUCCESS || again != self;
+    bad += ABT_self_get_type(&type) != ABT_SUCCESS || type != ABT_UNIT_TYPE_THREAD;
+    bad += ABT_self_is_primary(&primary) != ABT_SUCCESS || primary != ABT_FALSE;
+    bad += ABT_self_get_thread_id(&id) != ABT_SUCCESS;
+    bad += ABT_thread_get_id(self, &id_of) != ABT_SUCCESS || id_of != id;
+    bad += ABT_thread_get_state(self, &state) != ABT_SUCCESS || state != ABT_THREAD_STATE_RUNNING;
+    bad += ABT_thread_get_last_xstream(self, &last) != ABT_SUCCESS || last != xs;
+    bad += ABT_self_get_unit(&unit) != ABT_SUCCESS || unit == ABT_UNIT_NULL;
+    bad += ABT_thread_get_unit(self, &unit_of) != ABT_SUCCESS || unit_of != unit;
+    bad += ABT_unit_get_thread(unit, &of_unit) != ABT_SUCCESS || of_unit != self;
+    /* Nothing acts on it: it is no ULT the program made, and in no pool. */
+    ABT_thread copy = self;
+    bad += ABT_thread_free(&copy) != ABT_ERR_INV_THREAD || copy != self;
+    bad += ABT_thread_join(self) != ABT_ERR_INV_THREAD;
+    bad += ABT_thread_cancel(self) != ABT_ERR_INV_THREAD;
+    bad += ABT_thread_resume(self) != ABT_ERR_INV_THREAD;
+    bad += ABT_thread_set_specific(self, inner_key, &copy) != ABT_ERR_INV_THREAD;
+    bad += ABT_pool_push(pool, unit) != ABT_ERR_INV_UNIT;
+    bad += ABT_self_yield() != ABT_ERR_INV_XSTREAM;
+    bad += ABT_self_suspend() != ABT_ERR_INV_XSTREAM;
+    bad += ABT_self_exit() != ABT_ERR_INV_XSTREAM;
+    return bad;
 }
 
 static void inner_run(ABT_sched sched)
@@ -208,6 +247,10 @@ static void inner_run(ABT_sched sched)
         ABT_self_on_primary_xstream(&on_primary) != ABT_SUCCESS || on_primary != d->on_primary) {
         __atomic_add_fetch(&inner_bad_calls, 1, __ATOMIC_RELAXED);
     }
+    ABT_thread sched_self = ABT_THREAD_NULL;
+    ABT_self_get_thread(&sched_self);
+    int bad = check_sched_self(xs, d->pools[0]);
+    if (bad != 0) __atomic_add_fetch(&inner_bad_calls, bad, __ATOMIC_RELAXED);
     d->in_run = 1;
     for (unsigned round = 1;; round++) {
         for (int i = 0; i < d->num_pools; i++) {
@@ -215,7 +258,14 @@ static void inner_run(ABT_sched sched)
             if (ABT_pool_pop(d->pools[i], &unit) != ABT_SUCCESS) {
                 __atomic_add_fetch(&inner_bad_calls, 1, __ATOMIC_RELAXED);
             }
-            if (unit != ABT_UNIT_NULL) ABT_xstream_run_unit(unit, d->pools[i]);
+            if (unit != ABT_UNIT_NULL) {
+                ABT_xstream_run_unit(unit, d->pools[i]);
+                /* Back from a unit it ran: the caller is the scheduler again, the same handle. */
+                ABT_thread now = ABT_THREAD_NULL;
+                if (ABT_self_get_thread(&now) != ABT_SUCCESS || now != sched_self) {
+                    __atomic_add_fetch(&inner_bad_calls, 1, __ATOMIC_RELAXED);
+                }
+            }
         }
         if (round % 16 == 0) {
             ABT_bool stop = ABT_FALSE;
@@ -527,6 +577,7 @@ static void bad_input(ABT_pool pool)
 int main(void)
 {
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    CHECK_INT(ABT_key_create(NULL, &inner_key), ABT_SUCCESS);
     ABT_pool pools[NSTREAMS];
     for (int i = 0; i < NSTREAMS; i++) {
         CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &pools[i]),
@@ -627,6 +678,7 @@ int main(void)
     CHECK_INT(n_free, NSTREAMS + 2);
     move_main_ult();
     replaced_under_main();
+    CHECK_INT(ABT_key_free(&inner_key), ABT_SUCCESS);
 
     CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
     return check_summary();
