@@ -278,30 +278,23 @@ static void fork_join(int units, void (*body)(void *), void *args, size_t stride
     for (int i = 0; i < units; i++) CHECK(ABT_thread_free(&t[i]));
 }
 
-static uint64_t run_yield(uint64_t n)
+/* units ULTs in the primary's pool, each yielding n times; yields in all. */
+static uint64_t run_yielders(int units, uint64_t n)
 {
     yields_each = n;
-    fork_join(2, yielder, &ran[0], 0);
+    fork_join(units, yielder, &ran[0], 0);
     if (yield_failed) {
         fprintf(stderr, "ABT_thread_yield failed\n");
         exit(1);
     }
-    check_ran("yielders", 2);
-    return 2 * n;
+    check_ran("yielders", units);
+    return (uint64_t)units * n;
 }
 
+static uint64_t run_yield(uint64_t n) { return run_yielders(2, n); }
+
 /* yield_alone: one ULT yields with nothing else ready on the stream. */
-static uint64_t run_yield_alone(uint64_t n)
-{
-    yields_each = n;
-    fork_join(1, yielder, &ran[0], 0);
-    if (yield_failed) {
-        fprintf(stderr, "ABT_thread_yield failed\n");
-        exit(1);
-    }
-    check_ran("lone yielder", 1);
-    return n;
-}
+static uint64_t run_yield_alone(uint64_t n) { return run_yielders(1, n); }
 
 /* yield_main: the main ULT yields with nothing else ready. */
 static uint64_t run_yield_main(uint64_t n)
