@@ -28,8 +28,8 @@
 
 #define GOABT_RESOLVE_UNIT(var, h, out)                                                       \
     GOABT_RESOLVE(goabt_unit, var, goabt_unit_of, h, ABT_ERR_INV_THREAD, out)
-#define GOABT_RESOLVE_UNIT_QUERY(var, h, out)                                                 \
-    GOABT_RESOLVE(goabt_unit, var, goabt_unit_query_of, h, ABT_ERR_INV_THREAD, out)
+#define GOABT_RESOLVE_UNIT_OR_SCHED(var, h, out)                                              \
+    GOABT_RESOLVE(goabt_unit, var, goabt_unit_or_sched_of, h, ABT_ERR_INV_THREAD, out)
 #define GOABT_RESOLVE_STREAM(var, h, out)                                                     \
     GOABT_RESOLVE(goabt_stream, var, goabt_stream_of, h, ABT_ERR_INV_XSTREAM, out)
 #define GOABT_RESOLVE_POOL(var, h, out)                                                       \
@@ -68,9 +68,10 @@
     if (s == NULL || s->current == NULL) return ABT_ERR_INV_XSTREAM;                          \
     goabt_unit *u = s->current
 
-/* The same for the self queries that only read the caller (its handle, id, type, unit ...):
- * from a scheduler's context `u` is the stream's scheduler as a ULT (goabt_stream_sched_self). */
-#define GOABT_SELF_QUERY(s, u)                                                                \
+/* The same for the self calls that read the caller (its handle, id, type, unit ...) or keep its
+ * data (keys): from a scheduler's context `u` is the stream's scheduler as a ULT
+ * (goabt_stream_sched_self). */
+#define GOABT_SELF_OR_SCHED(s, u)                                                             \
     GOABT_CHECK_INIT();                                                                       \
     goabt_stream *s = goabt_self_stream();                                                    \
     if (s == NULL) return ABT_ERR_INV_XSTREAM;                                                \

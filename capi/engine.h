@@ -457,9 +457,10 @@ static inline goabt_unit *goabt_unit_of(ABT_thread h)
     return h->magic == __atomic_load_n(&goabt_rt.unit_magic, __ATOMIC_RELAXED) ? h : NULL;
 }
 
-/* The same for the queries that only read a ULT (id, state, unit, ...): a stream's scheduler
- * as a ULT is accepted too. Anything that acts on a ULT takes goabt_unit_of, which refuses it. */
-static inline goabt_unit *goabt_unit_query_of(ABT_thread h)
+/* The same for the calls that read a ULT (id, state, unit, ...) or its keys: a stream's
+ * scheduler as a ULT is accepted too. Anything that acts on a ULT (runs, joins, moves, frees it)
+ * takes goabt_unit_of, which refuses it. */
+static inline goabt_unit *goabt_unit_or_sched_of(ABT_thread h)
 {
     if ((uintptr_t)h < 4096) return NULL;
     if (h->magic == GOABT_MAGIC_SCHED_SELF) return h;
@@ -903,8 +904,8 @@ void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
 /* The calling stream's scheduler as a ULT, for the self queries made from the scheduler's
  * context (a user scheduler's run function, a user pool's functions, a tool callback): Argobots
  * runs schedulers on ULTs, so that those find a ULT there. It is no ULT of the engine: never
- * queued, never switched to; goabt_unit_of refuses its handle (only the queries that read a ULT
- * take it, goabt_unit_query_of). NULL if no descriptor could be had. */
+ * queued, never switched to; goabt_unit_of refuses its handle (only the calls that read a ULT or
+ * its keys take it, goabt_unit_or_sched_of). NULL if no descriptor could be had. */
 goabt_unit *goabt_stream_sched_self(goabt_stream *s) GOABT_HIDDEN;
 /* Wakes s if it sleeps idle (after giving it news: a request, the main ULT's hand-off). */
 void goabt_stream_wake(goabt_stream *s) GOABT_HIDDEN;

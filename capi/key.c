@@ -172,7 +172,7 @@ int ABT_key_set(ABT_key key, void *value)
 {
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
-    GOABT_SELF(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     (void)s;
     return goabt_keys_set(u, k, value);
 }
@@ -182,7 +182,7 @@ int ABT_key_get(ABT_key key, void **value)
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     if (value == NULL) return ABT_ERR_INV_ARG;
-    GOABT_SELF(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     (void)s;
     *value = goabt_keys_get(u, k);
     return ABT_SUCCESS;

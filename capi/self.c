@@ -2,8 +2,8 @@
 /* The calling work unit (ABT_self_*). From an external thread they answer ABT_ERR_INV_XSTREAM,
  * from a tasklet the ULT-only ones answer ABT_ERR_INV_THREAD, as Argobots 1.2 does. From a
  * scheduler's context (a user scheduler's run function, a user pool's functions) the queries
- * answer for the scheduler as a ULT (goabt_stream_sched_self), where Argobots runs it; what
- * would act on it (yield, suspend, exit, set_arg ...) answers ABT_ERR_INV_XSTREAM. */
+ * and keys answer for the scheduler as a ULT (goabt_stream_sched_self), where Argobots runs
+ * it; what would act on it (yield, suspend, exit, set_arg ...) answers ABT_ERR_INV_XSTREAM. */
 #include "args.h"
 #include "engine.h"
 
@@ -29,7 +29,7 @@ int ABT_self_get_xstream_rank(int *rank)
 int ABT_self_get_thread(ABT_thread *thread)
 {
     if (thread != NULL) *thread = ABT_THREAD_NULL;
-    GOABT_SELF_QUERY(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     if (thread == NULL) return ABT_ERR_INV_ARG;
     *thread = u;
     return ABT_SUCCESS;
@@ -37,7 +37,7 @@ int ABT_self_get_thread(ABT_thread *thread)
 
 int ABT_self_get_thread_id(ABT_unit_id *id)
 {
-    GOABT_SELF_QUERY(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     if (id == NULL) return ABT_ERR_INV_ARG;
     *id = goabt_unit_id(u);
     return ABT_SUCCESS;
@@ -46,7 +46,7 @@ int ABT_self_get_thread_id(ABT_unit_id *id)
 int ABT_self_get_type(ABT_unit_type *type)
 {
     if (type != NULL) *type = ABT_UNIT_TYPE_EXT;
-    GOABT_SELF_QUERY(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     if (type == NULL) return ABT_ERR_INV_ARG;
     *type = u->kind == GOABT_ULT ? ABT_UNIT_TYPE_THREAD : ABT_UNIT_TYPE_TASK;
     return ABT_SUCCESS;
@@ -55,7 +55,7 @@ int ABT_self_get_type(ABT_unit_type *type)
 int ABT_self_is_primary(ABT_bool *is_primary)
 {
     if (is_primary != NULL) *is_primary = ABT_FALSE;
-    GOABT_SELF_QUERY(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     if (is_primary == NULL) return ABT_ERR_INV_ARG;
     *is_primary = (u->flags & GOABT_UNIT_MAIN) ? ABT_TRUE : ABT_FALSE;
@@ -73,7 +73,7 @@ int ABT_self_on_primary_xstream(ABT_bool *on_primary)
 
 int ABT_self_is_unnamed(ABT_bool *is_unnamed)
 {
-    GOABT_SELF_QUERY(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     if (is_unnamed == NULL) return ABT_ERR_INV_ARG;
     *is_unnamed = (u->flags & GOABT_UNIT_NAMED) ? ABT_FALSE : ABT_TRUE;
     return ABT_SUCCESS;
@@ -81,7 +81,7 @@ int ABT_self_is_unnamed(ABT_bool *is_unnamed)
 
 int ABT_self_get_last_pool(ABT_pool *pool)
 {
-    GOABT_SELF_QUERY(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     if (pool == NULL) return ABT_ERR_INV_ARG;
     *pool = u->pool != NULL ? u->pool : ABT_POOL_NULL;
     return ABT_SUCCESS;
@@ -90,7 +90,7 @@ int ABT_self_get_last_pool(ABT_pool *pool)
 int ABT_self_get_last_pool_id(int *pool_id)
 {
     if (pool_id != NULL) *pool_id = -1;
-    GOABT_SELF_QUERY(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     if (pool_id == NULL) return ABT_ERR_INV_ARG;
     *pool_id = u->pool != NULL ? u->pool->id : -1;
     return ABT_SUCCESS;
@@ -98,7 +98,7 @@ int ABT_self_get_last_pool_id(int *pool_id)
 
 int ABT_self_get_unit(ABT_unit *unit)
 {
-    GOABT_SELF_QUERY(s, u);
+    GOABT_SELF_OR_SCHED(s, u);
     if (unit == NULL) return ABT_ERR_INV_ARG;
     /* As ABT_thread_get_unit: a user pool's unit for it, else the work unit itself. */
     *unit = u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;

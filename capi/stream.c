@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "engine.h"
 #include "gocalls.h"
+#include "keys.h"
 #include "trace.h"
 #include "wait.h"
 
@@ -123,9 +124,12 @@ void goabt_stream_delete(goabt_stream *s)
         goabt_backoff(spins);
     }
     goabt_trace_stream_delete(s); /* its thread has ended: its records go to the Go core */
-    if (s->sched_self != NULL) {
-        s->sched_self->magic = GOABT_MAGIC_FREED;
-        goabt_unit_put(s->sched_self);
+    if (s->sched_self != NULL) { /* its values go as a ULT's do when it is freed */
+        goabt_unit *u = s->sched_self;
+        goabt_keys_destroy(u);
+        goabt_keys_release_spare(u);
+        u->magic = GOABT_MAGIC_FREED;
+        goabt_unit_put(u);
     }
     s->magic = GOABT_MAGIC_FREED;
     free(s);

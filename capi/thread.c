@@ -225,42 +225,42 @@ int ABT_thread_self_id(ABT_unit_id *id)
 
 int ABT_thread_get_id(ABT_thread thread, ABT_unit_id *thread_id)
 {
-    GOABT_RESOLVE_UNIT_QUERY(u, thread, thread_id);
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, thread_id);
     *thread_id = goabt_unit_id(u);
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state)
 {
-    GOABT_RESOLVE_UNIT_QUERY(u, thread, state);
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, state);
     *state = (ABT_thread_state)__atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_last_pool(ABT_thread thread, ABT_pool *pool)
 {
-    GOABT_RESOLVE_UNIT_QUERY(u, thread, pool);
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, pool);
     *pool = u->pool != NULL ? u->pool : ABT_POOL_NULL;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_last_pool_id(ABT_thread thread, int *id)
 {
-    GOABT_RESOLVE_UNIT_QUERY(u, thread, id);
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, id);
     *id = u->pool != NULL ? u->pool->id : -1;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream)
 {
-    GOABT_RESOLVE_UNIT_QUERY(u, thread, xstream);
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, xstream);
     *xstream = u->last_stream != NULL ? u->last_stream : ABT_XSTREAM_NULL;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit)
 {
-    GOABT_RESOLVE_UNIT_QUERY(u, thread, unit);
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, unit);
     /* A user pool's unit for it, else the unit itself: built-in pools hold work units. */
     *unit = u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;
     return ABT_SUCCESS;
@@ -271,7 +271,7 @@ int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
     goabt_unit *u = goabt_unit_of_pool_unit(unit);
     /* ABT_self_get_unit's answer in a scheduler's context: the scheduler as a ULT, whose unit is
      * itself (it is in no pool; pool calls refuse it). */
-    if (u == NULL) u = goabt_unit_query_of((ABT_thread)unit);
+    if (u == NULL) u = goabt_unit_or_sched_of((ABT_thread)unit);
     if (u == NULL) return ABT_ERR_INV_UNIT;
     if (thread == NULL) return ABT_ERR_INV_ARG;
     *thread = u;
@@ -280,14 +280,14 @@ int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
 
 int ABT_thread_is_primary(ABT_thread thread, ABT_bool *is_primary)
 {
-    GOABT_RESOLVE_UNIT_QUERY(u, thread, is_primary);
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, is_primary);
     *is_primary = (u->flags & GOABT_UNIT_MAIN) ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed)
 {
-    GOABT_RESOLVE_UNIT_QUERY(u, thread, is_unnamed);
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, is_unnamed);
     *is_unnamed = (u->flags & GOABT_UNIT_NAMED) ? ABT_FALSE : ABT_TRUE;
     return ABT_SUCCESS;
 }
@@ -465,7 +465,8 @@ int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
 int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 {
     GOABT_CHECK_INIT();
-    GOABT_UNIT(u, thread);
+    goabt_unit *u = goabt_unit_or_sched_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     return goabt_keys_set(u, k, value);
@@ -474,7 +475,8 @@ int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
 {
     GOABT_CHECK_INIT();
-    GOABT_UNIT(u, thread);
+    goabt_unit *u = goabt_unit_or_sched_of(thread);
+    if (u == NULL) return ABT_ERR_INV_THREAD;
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     if (value == NULL) return ABT_ERR_INV_ARG;

@@ -1400,11 +1400,12 @@ ABT_API_PUBLIC int ABT_task_get_arg(ABT_task task, void **arg);
  * schedulers on ULTs: ABT_self_get_thread, ABT_self_get_thread_id, ABT_self_get_type
  * (ABT_UNIT_TYPE_THREAD), ABT_self_is_primary (ABT_FALSE), ABT_self_is_unnamed,
  * ABT_self_get_last_pool(_id) (none), ABT_self_get_unit and ABT_thread_self(_id) answer for it,
- * with the same handle on every call of the stream; the ABT_thread_* queries that only read a
- * ULT (get_id, get_state, get_last_pool(_id), get_last_xstream, get_unit, is_primary,
- * is_unnamed) and ABT_unit_get_thread accept that handle, and every other call refuses it
- * (ABT_ERR_INV_THREAD, a pool ABT_ERR_INV_UNIT). What would act on the caller (yield, suspend,
- * exit, set_arg, keys ...) returns ABT_ERR_INV_XSTREAM there.
+ * with the same handle on every call of the stream, and ABT_key_set/get (ABT_self_set/
+ * get_specific) keep its values, destroyed when the stream is freed. The ABT_thread_* calls
+ * that read a ULT (get_id, get_state, get_last_pool(_id), get_last_xstream, get_unit,
+ * is_primary, is_unnamed, get/set_specific) and ABT_unit_get_thread accept that handle; every
+ * call that acts on a ULT refuses it (ABT_ERR_INV_THREAD, a pool ABT_ERR_INV_UNIT), and what
+ * would act on the caller (yield, suspend, exit, set_arg ...) returns ABT_ERR_INV_XSTREAM there.
  * ------------------------------------------------------------------------------------------- */
 
 /* Return the execution stream running the caller in *xstream (a work unit, or a scheduler's run

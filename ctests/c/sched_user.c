@@ -179,6 +179,13 @@ typedef struct {
 
 static int inner_init_n, inner_free_n, inner_freed_in_run, inner_bad_calls;
 static ABT_key inner_key; /* made by main before any inner scheduler runs */
+/* Stand-ins (a scheduler as a ULT) that got a value of inner_key, and values destroyed. */
+static int inner_key_holders, inner_key_destroyed;
+static void inner_key_destructor(void *value)
+{
+    (void)value;
+    __atomic_add_fetch(&inner_key_destroyed, 1, __ATOMIC_RELAXED);
+}
 
 static int inner_init(ABT_sched sched, ABT_sched_config config)
 {
@@ -220,7 +227,14 @@ static int check_sched_self(ABT_xstream xs, ABT_pool pool)
     bad += ABT_thread_join(self) != ABT_ERR_INV_THREAD;
     bad += ABT_thread_cancel(self) != ABT_ERR_INV_THREAD;
     bad += ABT_thread_resume(self) != ABT_ERR_INV_THREAD;
-    bad += ABT_thread_set_specific(self, inner_key, &copy) != ABT_ERR_INV_THREAD;
+    /* Its keys work as a ULT's: its values go when its stream is freed (destructor). */
+    void *value = &inner_key, *got = NULL, *got_of = NULL;
+    bad += ABT_key_get(inner_key, &got) != ABT_SUCCESS;
+    if (got == NULL) __atomic_add_fetch(&inner_key_holders, 1, __ATOMIC_RELAXED);
+    bad += ABT_key_set(inner_key, value) != ABT_SUCCESS;
+    bad += ABT_thread_get_specific(self, inner_key, &got_of) != ABT_SUCCESS || got_of != value;
+    bad += ABT_thread_set_specific(self, inner_key, value) != ABT_SUCCESS;
+    bad += ABT_self_get_specific(inner_key, &got) != ABT_SUCCESS || got != value;
     bad += ABT_pool_push(pool, unit) != ABT_ERR_INV_UNIT;
     bad += ABT_self_yield() != ABT_ERR_INV_XSTREAM;
     bad += ABT_self_suspend() != ABT_ERR_INV_XSTREAM;
@@ -577,7 +591,7 @@ static void bad_input(ABT_pool pool)
 int main(void)
 {
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
-    CHECK_INT(ABT_key_create(NULL, &inner_key), ABT_SUCCESS);
+    CHECK_INT(ABT_key_create(inner_key_destructor, &inner_key), ABT_SUCCESS);
     ABT_pool pools[NSTREAMS];
     for (int i = 0; i < NSTREAMS; i++) {
         CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &pools[i]),
@@ -681,5 +695,9 @@ int main(void)
     CHECK_INT(ABT_key_free(&inner_key), ABT_SUCCESS);
 
     CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
+    /* Every stand-in that held a value had it destroyed with its stream (the primary's at
+     * ABT_finalize). */
+    CHECK(inner_key_holders > 0);
+    CHECK_INT(inner_key_destroyed, inner_key_holders);
     return check_summary();
 }
