@@ -332,6 +332,9 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     void *stacks[GOABT_STREAM_STACKS];
     /* Hand-overs from ULT to ULT without a scheduler round since the last round (unit.c). */
     unsigned direct_run;
+    /* A unit runs for the main ULT (goabt_unit_run_child): when it yields or blocks, the main
+     * ULT goes on, so no hand-over to another ULT, and no yield without a switch. */
+    int main_child;
     /* The user scheduler whose run function is live on this stream's own stack (called by
      * goabt_user_sched_run, not returned yet), or NULL: one replaced meanwhile is retired
      * only once that run returns (goabt_sched_retire). */
@@ -529,7 +532,8 @@ goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDEN;
  * queued (*requeued not set): it goes on running. */
 /* Whether yielder, yielding back into p, would be popped straight back by the scheduler's
  * round (p's turn having come): p is empty, and queueing yielder there would do no more than
- * queue it (no request of its to take up, p not retired). It then goes on running. */
+ * queue it (no request of its to take up, p not retired, no thread in ABT_pool_pop_wait on p
+ * to hand it to). It then goes on running. */
 int goabt_pool_yield_alone(goabt_pool *p, goabt_unit *yielder) GOABT_HIDDEN;
 goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted,
                                goabt_unit *yielder, int *requeued) GOABT_HIDDEN;

@@ -359,7 +359,8 @@ void goabt_pool_count_parked(goabt_pool *p)
 int goabt_pool_yield_alone(goabt_pool *p, goabt_unit *yielder)
 {
     return p->user == NULL && __atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0 &&
-           p->forward == NULL && __atomic_load_n(&yielder->request, __ATOMIC_ACQUIRE) == 0;
+           p->forward == NULL && __atomic_load_n(&p->pop_waiters, __ATOMIC_RELAXED) == 0 &&
+           __atomic_load_n(&yielder->request, __ATOMIC_ACQUIRE) == 0;
 }
 
 goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted,

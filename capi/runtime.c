@@ -185,6 +185,8 @@ void goabt_engine_finalize(void)
     goabt_stackcheck_finalize(); /* no ULT runs any more */
     goabt_unit *m = goabt_rt.main_unit;
     goabt_keys_destroy(m); /* the main ULT's values, as Argobots does at finalize */
+    /* The primary's scheduler as a ULT: its values too, while its scheduler and pools live. */
+    if (p->sched_self != NULL) goabt_keys_destroy(p->sched_self);
     goabt_keys_release_spare(m);
     /* From here the main thread is no stream's: the calls into Go below (ranks, caches) must not
      * read the main ULT or the primary stream through the gate once they are freed. */

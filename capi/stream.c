@@ -109,6 +109,9 @@ void goabt_stream_join(goabt_stream *s)
 
 void goabt_stream_delete(goabt_stream *s)
 {
+    /* The values of its scheduler as a ULT go first, as a ULT's when it is freed: their
+     * destructors may still look at the stream, its scheduler and pools. */
+    if (s->sched_self != NULL) goabt_keys_destroy(s->sched_self);
     pthread_mutex_lock(&goabt_rt.lock);
     for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
         if (all_streams[i] == s) all_streams[i] = NULL;
@@ -124,9 +127,8 @@ void goabt_stream_delete(goabt_stream *s)
         goabt_backoff(spins);
     }
     goabt_trace_stream_delete(s); /* its thread has ended: its records go to the Go core */
-    if (s->sched_self != NULL) { /* its values go as a ULT's do when it is freed */
+    if (s->sched_self != NULL) { /* its values went first (above) */
         goabt_unit *u = s->sched_self;
-        goabt_keys_destroy(u);
         goabt_keys_release_spare(u);
         u->magic = GOABT_MAGIC_FREED;
         goabt_unit_put(u);

@@ -575,6 +575,7 @@ static void after_requeue(goabt_unit *u, void *pool) { goabt_pool_requeued(pool,
 void goabt_unit_resume_main(goabt_stream *s)
 {
     goabt_unit *m = goabt_rt.main_unit;
+    s->main_child = 0; /* whatever ran for it is over */
     /* A user scheduler's run that resumes the main ULT is left behind for good (sched_user.c). */
     if (s->user_run != NULL) goabt_sched_user_run_over(s);
     /* The main ULT runs again after a yield or a wait: a tool sees it run, as any ULT popped
@@ -595,7 +596,9 @@ static void run_child_of_main(goabt_unit *m, void *arg)
 {
     (void)m;
     goabt_stream *s = goabt_self_stream();
+    s->main_child = 1;
     goabt_unit_run(s, arg);
+    s->main_child = 0;
     goabt_unit_resume_main(s);
 }
 
@@ -743,7 +746,8 @@ static void give_back(goabt_unit *target)
  * after function running there (as after yield_to): one context switch instead of two
  * (ABT_thread_yield between two ULTs: 40 ns -> 25). The scheduler's own round still comes every
  * DIRECT_MAX hand-overs, and whenever anything needs it: a user scheduler or pool, a stacked
- * run (nested), stealing (randws), a tool or the trace listening (they see every run), a
+ * run (nested, or a unit run for the main ULT), a user scheduler's run still live after it was
+ * replaced, stealing (randws), a tool or the trace listening (they see every run), a
  * deadline due, an exit, finish or main-ULT request, the main ULT on either side, and in the
  * valgrind build (its scheduler loop paces itself). A yield that finds nothing to hand over to
  * before its own pool, and that pool empty, is one the round would answer with the yielder
@@ -770,7 +774,8 @@ static goabt_unit *direct_next(goabt_stream *s, goabt_unit *self, goabt_pool *ba
 #else
     goabt_sched *sc = s->sched;
     int main_ult = (self->flags & GOABT_UNIT_MAIN) != 0;
-    if ((main_ult && requeued == NULL) || s->nested != 0 || sc->is_user ||
+    if ((main_ult && requeued == NULL) || s->nested != 0 || s->main_child || sc->is_user ||
+        s->user_run != NULL ||
         (sc->predef == ABT_SCHED_RANDWS && sc->num_pools > 1) ||
         __atomic_load_n(&goabt_tool_mask, __ATOMIC_RELAXED) != 0) {
         return NULL;

@@ -14,7 +14,8 @@
  *    ULT that wakes it sits in the parent's pool;
  *  - ABT_sched_exit stops a stacked scheduler with units left; added again, it runs them;
  *  - ABT_self_schedule and ABT_xstream_run_unit from a plain ULT and from the main ULT: the unit
- *    runs on top of the caller, which goes on when it yields or ends; not from a tasklet;
+ *    runs on top of the caller, which goes on when it yields or ends (also when the unit yields
+ *    into the caller's stream's own pool, empty or not); not from a tasklet;
  *  - bad input: invalid handles, a scheduler in use (main, or added already), ABT_sched_free and
  *    ABT_xstream_create with a stacked scheduler.
  * Run also with every pool a Go pool and every predefined scheduler a Go policy (the variant),
@@ -420,16 +421,65 @@ static void run_on_top(void *arg)
     CHECK_INT(ABT_pool_free(&nobody), ABT_SUCCESS);
 }
 
+/* A ULT stepping and yielding until told to stop. */
+static volatile int loopers_stop;
+static void looper(void *arg)
+{
+    volatile int *steps = arg;
+    while (!loopers_stop) {
+        (*steps)++;
+        ABT_thread_yield();
+    }
+}
+
+static void take_out(ABT_pool pool, ABT_thread t)
+{
+    ABT_unit unit = ABT_UNIT_NULL;
+    CHECK_INT(ABT_thread_get_unit(t, &unit), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_remove(pool, unit), ABT_SUCCESS);
+}
+
+/* The unit run on top goes back to the caller's own stream's pool when it yields: the caller
+ * goes on all the same, whether that pool is empty then or holds another ULT, which does not
+ * run before the caller. */
+static void run_on_top_own_pool(void)
+{
+    static volatile int looper_steps, other_steps;
+    ABT_xstream self;
+    ABT_pool own;
+    CHECK_INT(ABT_self_get_xstream(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &own), ABT_SUCCESS);
+    loopers_stop = 0;
+    looper_steps = other_steps = 0;
+    ABT_thread l, o;
+    CHECK_INT(ABT_thread_create(own, looper, (void *)&looper_steps, ABT_THREAD_ATTR_NULL, &l),
+              ABT_SUCCESS);
+    take_out(own, l);
+    CHECK_INT(ABT_self_schedule(l, ABT_POOL_NULL), ABT_SUCCESS);
+    CHECK_INT(looper_steps, 1); /* back at its first yield, its pool empty */
+    CHECK_INT(ABT_thread_create(own, looper, (void *)&other_steps, ABT_THREAD_ATTR_NULL, &o),
+              ABT_SUCCESS);
+    take_out(own, l);
+    CHECK_INT(ABT_self_schedule(l, ABT_POOL_NULL), ABT_SUCCESS);
+    CHECK_INT(looper_steps, 2);
+    CHECK_INT(other_steps, 0); /* not handed the stream at the child's yield */
+    loopers_stop = 1;
+    CHECK_INT(ABT_thread_free(&l), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&o), ABT_SUCCESS);
+}
+
 static int from_ult_done;
 static void run_on_top_ult(void *arg)
 {
     run_on_top(arg);
+    run_on_top_own_pool();
     from_ult_done = 1;
 }
 
 static void test_run_on_top(void)
 {
     run_on_top(NULL); /* the main ULT */
+    run_on_top_own_pool();
     ABT_xstream xs;
     ABT_pool pool;
     CHECK_INT(ABT_xstream_create(ABT_SCHED_NULL, &xs), ABT_SUCCESS);

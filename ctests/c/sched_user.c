@@ -178,12 +178,22 @@ typedef struct {
 } inner_data_t;
 
 static int inner_init_n, inner_free_n, inner_freed_in_run, inner_bad_calls;
+/* Units inner schedulers' runs got their stream back from, by the rank of their stream. */
+#define MAX_RANKS 64
+static int inner_back_on[MAX_RANKS];
 static ABT_key inner_key; /* made by main before any inner scheduler runs */
 /* Stand-ins (a scheduler as a ULT) that got a value of inner_key, and values destroyed. */
-static int inner_key_holders, inner_key_destroyed;
+static int inner_key_holders, inner_key_destroyed, inner_key_bad;
+/* A value is the stream of the stand-in holding it, still whole when the value goes: its main
+ * scheduler's pools answer (under AddressSanitizer, a freed one would show). */
 static void inner_key_destructor(void *value)
 {
-    (void)value;
+    ABT_pool pool = ABT_POOL_NULL;
+    size_t size = 0;
+    if (ABT_xstream_get_main_pools((ABT_xstream)value, 1, &pool) != ABT_SUCCESS ||
+        ABT_pool_get_size(pool, &size) != ABT_SUCCESS) {
+        __atomic_add_fetch(&inner_key_bad, 1, __ATOMIC_RELAXED);
+    }
     __atomic_add_fetch(&inner_key_destroyed, 1, __ATOMIC_RELAXED);
 }
 
@@ -228,7 +238,7 @@ static int check_sched_self(ABT_xstream xs, ABT_pool pool)
     bad += ABT_thread_cancel(self) != ABT_ERR_INV_THREAD;
     bad += ABT_thread_resume(self) != ABT_ERR_INV_THREAD;
     /* Its keys work as a ULT's: its values go when its stream is freed (destructor). */
-    void *value = &inner_key, *got = NULL, *got_of = NULL;
+    void *value = xs, *got = NULL, *got_of = NULL;
     bad += ABT_key_get(inner_key, &got) != ABT_SUCCESS;
     if (got == NULL) __atomic_add_fetch(&inner_key_holders, 1, __ATOMIC_RELAXED);
     bad += ABT_key_set(inner_key, value) != ABT_SUCCESS;
@@ -274,6 +284,9 @@ static void inner_run(ABT_sched sched)
             }
             if (unit != ABT_UNIT_NULL) {
                 ABT_xstream_run_unit(unit, d->pools[i]);
+                if (rank >= 0 && rank < MAX_RANKS) {
+                    __atomic_add_fetch(&inner_back_on[rank], 1, __ATOMIC_RELAXED);
+                }
                 /* Back from a unit it ran: the caller is the scheduler again, the same handle. */
                 ABT_thread now = ABT_THREAD_NULL;
                 if (ABT_self_get_thread(&now) != ABT_SUCCESS || now != sched_self) {
@@ -310,6 +323,7 @@ static ABT_sched_def inner_def = {
 
 #define REPLACEMENTS 40
 static int replaced_ok;
+static int replaced_run_kept; /* yields that did not give a replaced inner run its stream */
 
 /* The pools a replacing ULT gives its stream's schedulers: its own, and the main ULT's pool on
  * the primary (the main ULT must find a scheduler when it is woken). */
@@ -338,7 +352,21 @@ static void replace_own_sched(void *arg)
             rc = ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, a->n, a->pools);
         }
         if (rc != ABT_SUCCESS) return;
+        int rank = -1;
+        ABT_bool on_primary = ABT_TRUE;
+        if (ABT_self_get_xstream_rank(&rank) != ABT_SUCCESS || rank < 0 || rank >= MAX_RANKS ||
+            ABT_self_on_primary_xstream(&on_primary) != ABT_SUCCESS) {
+            return;
+        }
+        int back = __atomic_load_n(&inner_back_on[rank], __ATOMIC_RELAXED);
         ABT_thread_yield(); /* the new scheduler runs it */
+        /* A replaced inner scheduler's run (live below this ULT) got its stream back at that
+         * yield, as from any unit it runs, whatever else is ready: only there does it see that
+         * it has to stop (on a secondary: on the primary the main ULT may take over first). */
+        if (i % 2 == 1 && !on_primary &&
+            __atomic_load_n(&inner_back_on[rank], __ATOMIC_RELAXED) == back) {
+            __atomic_add_fetch(&replaced_run_kept, 1, __ATOMIC_RELAXED);
+        }
     }
     __atomic_add_fetch(&replaced_ok, 1, __ATOMIC_RELAXED);
 }
@@ -382,6 +410,7 @@ static void replace_from_inside(void)
     }
     for (int i = 0; i < NSEC + 1; i++) CHECK_INT(ABT_thread_free(&t[i]), ABT_SUCCESS);
     CHECK_INT(replaced_ok, NSEC + 1);
+    CHECK_INT(replaced_run_kept, 0);
     for (int i = 0; i < NSEC; i++) {
         CHECK_INT(ABT_xstream_join(xs[i]), ABT_SUCCESS);
         CHECK_INT(ABT_xstream_free(&xs[i]), ABT_SUCCESS);
@@ -699,5 +728,6 @@ int main(void)
      * ABT_finalize). */
     CHECK(inner_key_holders > 0);
     CHECK_INT(inner_key_destroyed, inner_key_holders);
+    CHECK_INT(inner_key_bad, 0);
     return check_summary();
 }
