@@ -32,7 +32,13 @@
  * context is saved, handing the unit to a pool or a wait list would let another stream resume it
  * twice). When the scheduler would only pop the next ULT of a built-in pool, the unit pops it
  * itself and switches straight to it, where the callback runs instead (unit.c, "Hand-over"): one
- * switch instead of two. No Go frame is ever live across a switch.
+ * switch instead of two; a yield that the round would answer with the yielder itself does not
+ * switch at all. No Go frame is ever live across a switch.
+ *
+ * The scheduler's context. Schedulers run on the stream's own context, not on a ULT as in
+ * Argobots (stream->current is NULL there). Self queries made there (a user scheduler's run
+ * function, user pool functions) answer for a stand-in, the scheduler as a ULT
+ * (goabt_stream_sched_self): a descriptor that no pool, switch or join ever sees.
  *
  * Blocking. There is one way to block a ULT and one way to wake it (unit.c):
  *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted as blocked in its
