@@ -27,7 +27,8 @@
  *    function (print_all_threads); a pop answering ABT_UNIT_NULL is an empty pool; the caller
  *    of ABT_thread_revive_to is pushed back with ABT_POOL_CONTEXT_OP_THREAD_REVIVE_TO; a
  *    finished unit's pool unit goes back when the unit is freed; ABT_self_get_unit gives a
- *    ULT's pool unit, as ABT_thread_get_unit;
+ *    ULT's pool unit, as ABT_thread_get_unit; the pop, called by a scheduler, gets answers
+ *    from the self queries (the scheduler as a ULT);
  *  - bad input: NULL or invalid definitions and configs, a definition missing a function,
  *    init failing, the optional functions a pool lacks (ABT_ERR_POOL), freed handles.
  * Every wait is bounded. */
@@ -150,8 +151,23 @@ static ABT_bool new_is_empty(ABT_pool pool)
 static size_t new_get_size(ABT_pool pool) { return __atomic_load_n(&data_of(pool)->size, __ATOMIC_ACQUIRE); }
 /* The contexts the new-style functions were given (or'ed), for contexts_seen. */
 static ABT_pool_context push_seen, pop_seen;
+/* Pops whose caller, on a stream, got no answer from ABT_self_get_type, and those answered so
+ * by a scheduler (the scheduler as a ULT: as in Argobots, a ULT). */
+static int pop_self_bad, pop_by_sched;
 static ABT_thread new_pop(ABT_pool pool, ABT_pool_context ctx)
 {
+    int rank = -1;
+    ABT_unit_type type = ABT_UNIT_TYPE_EXT;
+    if (ABT_xstream_self_rank(&rank) == ABT_SUCCESS) {
+        if (ABT_self_get_type(&type) != ABT_SUCCESS || type == ABT_UNIT_TYPE_EXT) {
+            __atomic_add_fetch(&pop_self_bad, 1, __ATOMIC_RELAXED);
+        }
+        ABT_pool last = ABT_POOL_NULL;
+        if (ctx & ABT_POOL_CONTEXT_OWNER_PRIMARY && ABT_self_get_last_pool(&last) == ABT_SUCCESS &&
+            last == ABT_POOL_NULL) {
+            __atomic_add_fetch(&pop_by_sched, 1, __ATOMIC_RELAXED);
+        }
+    }
     unit_t *u = list_pop(data_of(pool));
     if (u) __atomic_or_fetch(&pop_seen, ctx, __ATOMIC_RELAXED);
     return u ? u->thread : ABT_THREAD_NULL;
@@ -783,6 +799,9 @@ static void contexts_seen(void)
     CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_CREATE);
     CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_YIELD);
     CHECK(pop_seen & ABT_POOL_CONTEXT_OWNER_PRIMARY);
+    /* The schedulers' pops were asked from their context: the self queries answered there. */
+    CHECK_INT(pop_self_bad, 0);
+    CHECK(pop_by_sched > 0);
     CHECK(!(push_seen & ABT_POOL_CONTEXT_OP_THREAD_RESUME));
     CHECK_INT(ABT_eventual_set(ctx_ev, NULL, 0), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
