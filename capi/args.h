@@ -40,6 +40,8 @@
     type *var = of(h);                                                                        \
     if (var == NULL) return (err)
 #define GOABT_UNIT(var, h) GOABT_HANDLE(goabt_unit, var, goabt_unit_of, h, ABT_ERR_INV_THREAD)
+#define GOABT_UNIT_OR_SCHED(var, h)                                                           \
+    GOABT_HANDLE(goabt_unit, var, goabt_unit_or_sched_of, h, ABT_ERR_INV_THREAD)
 #define GOABT_POOL(var, h) GOABT_HANDLE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL)
 #define GOABT_SCHED(var, h) GOABT_HANDLE(goabt_sched, var, goabt_sched_of, h, ABT_ERR_INV_SCHED)
 /* A pool unit (ABT_unit): a user pool's, or a built-in pool's (the work unit itself). */
@@ -72,10 +74,8 @@
  * data (keys): from a scheduler's context `u` is the stream's scheduler as a ULT
  * (goabt_stream_sched_self). */
 #define GOABT_SELF_OR_SCHED(s, u)                                                             \
-    GOABT_CHECK_INIT();                                                                       \
-    goabt_stream *s = goabt_self_stream();                                                    \
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;                                                \
-    goabt_unit *u = s->current != NULL ? s->current : goabt_stream_sched_self(s);             \
+    GOABT_SELF_STREAM(s);                                                                     \
+    goabt_unit *u = goabt_self_or_sched(s);                                                   \
     if (u == NULL) return ABT_ERR_INV_XSTREAM
 
 #endif /* GOABT_ARGS_H */

@@ -917,6 +917,12 @@ void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
  * queued, never switched to; goabt_unit_of refuses its handle (only the calls that read a ULT or
  * its keys take it, goabt_unit_or_sched_of). NULL if no descriptor could be had. */
 goabt_unit *goabt_stream_sched_self(goabt_stream *s) GOABT_HIDDEN;
+/* The unit a self call made on s answers for: the one running, or in the scheduler's context
+ * the scheduler as a ULT (NULL if it could not be made). */
+static inline goabt_unit *goabt_self_or_sched(goabt_stream *s)
+{
+    return s->current != NULL ? s->current : goabt_stream_sched_self(s);
+}
 /* Wakes s if it sleeps idle (after giving it news: a request, the main ULT's hand-off). */
 void goabt_stream_wake(goabt_stream *s) GOABT_HIDDEN;
 /* Wakes every stream asleep idle (a request they must notice: ABT_sched_finish, exit). */

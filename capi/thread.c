@@ -200,8 +200,7 @@ int ABT_thread_self(ABT_thread *thread)
     GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    /* A scheduler's context: the scheduler as a ULT, as ABT_self_get_thread. */
-    goabt_unit *u = s->current != NULL ? s->current : goabt_stream_sched_self(s);
+    goabt_unit *u = goabt_self_or_sched(s); /* as ABT_self_get_thread */
     if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     if (thread == NULL) return ABT_ERR_INV_ARG;
     *thread = u;
@@ -213,7 +212,7 @@ int ABT_thread_self_id(ABT_unit_id *id)
     GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    goabt_unit *u = s->current != NULL ? s->current : goabt_stream_sched_self(s);
+    goabt_unit *u = goabt_self_or_sched(s);
     if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     if (id == NULL) return ABT_ERR_INV_ARG;
     *id = goabt_unit_id(u);
@@ -465,8 +464,7 @@ int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
 int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_or_sched_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT_OR_SCHED(u, thread);
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     return goabt_keys_set(u, k, value);
@@ -475,8 +473,7 @@ int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
 {
     GOABT_CHECK_INIT();
-    goabt_unit *u = goabt_unit_or_sched_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT_OR_SCHED(u, thread);
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     if (value == NULL) return ABT_ERR_INV_ARG;
