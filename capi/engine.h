@@ -534,8 +534,7 @@ goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx) GOABT_HIDDEN;
  * context is made: nothing slow happens before the switch), the yielder is queued at p's tail
  * in the same locked section and p's lock is left held (*requeued set): the caller switches to
  * the unit, and releases the lock once its own context is saved (goabt_pool_requeued), so that
- * no stream can pop and run it before. A yielder that finds p empty is returned itself, not
- * queued (*requeued not set): it goes on running. */
+ * no stream can pop and run it before. */
 /* Whether yielder, yielding back into p, would be popped straight back by the scheduler's
  * round (p's turn having come): p is empty, and queueing yielder there would do no more than
  * queue it (no request of its to take up, p not retired, no thread in ABT_pool_pop_wait on p

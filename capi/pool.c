@@ -356,11 +356,18 @@ void goabt_pool_count_parked(goabt_pool *p)
     spin_unlock(&p->lock);
 }
 
+/* Whether after_yield's push of yielder into p would do no more than queue it: no request of
+ * the yielder's to take up, p not retired, no thread in goabt_pool_pop_wait to signal. */
+static inline int push_only_queues(goabt_pool *p, goabt_unit *yielder)
+{
+    return p->forward == NULL && __atomic_load_n(&p->pop_waiters, __ATOMIC_RELAXED) == 0 &&
+           __atomic_load_n(&yielder->request, __ATOMIC_ACQUIRE) == 0;
+}
+
 int goabt_pool_yield_alone(goabt_pool *p, goabt_unit *yielder)
 {
     return p->user == NULL && __atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0 &&
-           p->forward == NULL && __atomic_load_n(&p->pop_waiters, __ATOMIC_RELAXED) == 0 &&
-           __atomic_load_n(&yielder->request, __ATOMIC_ACQUIRE) == 0;
+           push_only_queues(p, yielder);
 }
 
 goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted,
@@ -370,9 +377,7 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
         *stop = 1; /* its units are the user pool's to hand out, to the scheduler */
         return NULL;
     }
-    if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) {
-        return yielder != NULL && goabt_pool_yield_alone(p, yielder) ? yielder : NULL;
-    }
+    if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
     spin_lock(&p->lock);
     if (park == p) { /* one locked section for the pop and the count */
         __atomic_store_n(&p->num_parked, p->num_parked + 1, __ATOMIC_RELEASE);
@@ -389,11 +394,9 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
         return NULL;
     }
     unlink_head(p, u);
-    /* The yielder goes where after_yield's push would put it, in this locked section. Not when
-     * the push would do more than queue it: a request to take up, a retired pool, a thread in
-     * goabt_pool_pop_wait to signal. The pool keeps its size: no sleeper is owed a wake-up. */
-    if (yielder != NULL && u->ctx != NULL && p->forward == NULL && p->pop_waiters == 0 &&
-        __atomic_load_n(&yielder->request, __ATOMIC_ACQUIRE) == 0) {
+    /* The yielder goes where after_yield's push would put it, in this locked section, when that
+     * push would only queue it. The pool keeps its size: no sleeper is owed a wake-up. */
+    if (yielder != NULL && u->ctx != NULL && push_only_queues(p, yielder)) {
         link_tail(p, yielder);
         *requeued = 1;
         return u; /* p's lock stays held: goabt_pool_requeued */

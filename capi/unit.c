@@ -791,18 +791,18 @@ static goabt_unit *direct_next(goabt_stream *s, goabt_unit *self, goabt_pool *ba
         (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 && goabt_timers_due())) {
         return NULL;
     }
-    if (main_ult) {
-        /* No hand-over from the main ULT; a yield that would find it alone goes on, though. */
-        for (int i = 0; i < sc->num_pools; i++) {
-            goabt_pool *p = sc->pools[i];
-            if (p == back) return goabt_pool_yield_alone(p, self) ? self : NULL;
-            if (p->user != NULL || __atomic_load_n(&p->size, __ATOMIC_RELAXED) != 0) return NULL;
-        }
-        return NULL;
-    }
     for (int i = 0; i < sc->num_pools; i++) {
-        int stop = 0;
         goabt_pool *p = sc->pools[i];
+        /* A yield into its own pool, empty as every pool before it: the round would pop the
+         * yielder straight back, so it goes on (the main ULT too). */
+        if (p == back && requeued != NULL && goabt_pool_yield_alone(p, self)) return self;
+        if (main_ult) { /* no hand-over from the main ULT: only a yield alone goes on */
+            if (p == back || p->user != NULL || __atomic_load_n(&p->size, __ATOMIC_RELAXED) != 0) {
+                return NULL;
+            }
+            continue;
+        }
+        int stop = 0;
         goabt_unit *u = goabt_pool_pop_ult(p, &stop, park, counted,
                                            p == back && requeued != NULL ? self : NULL, requeued);
         if (u != NULL || stop || p == back) return u;
