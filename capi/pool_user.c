@@ -289,6 +289,13 @@ static goabt_unit *old_unit_to_work_unit(struct goabt_pool_user *pu, ABT_unit un
     return goabt_unit_of((ABT_thread)unit); /* its units are the work units' handles */
 }
 
+/* Whether a new-style pop or pop_wait answered "empty": ABT_THREAD_NULL, or (pools written
+ * against early drafts of this interface, whose pop returned a pool unit) ABT_UNIT_NULL. */
+static int popped_nothing(ABT_thread t)
+{
+    return t == ABT_THREAD_NULL || t == NULL || (ABT_unit)t == ABT_UNIT_NULL;
+}
+
 goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)
 {
     struct goabt_pool_user *pu = p->user;
@@ -299,9 +306,7 @@ goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)
         u = old_unit_to_work_unit(pu, unit);
     } else {
         ABT_thread t = pu->def.pop(p, ctx);
-        /* Empty: ABT_THREAD_NULL, or (pools written against early drafts of this interface,
-         * whose pop returned a pool unit) ABT_UNIT_NULL. */
-        if (t == ABT_THREAD_NULL || t == NULL || (ABT_unit)t == ABT_UNIT_NULL) return NULL;
+        if (popped_nothing(t)) return NULL;
         u = goabt_unit_of(t);
     }
     if (u == NULL) goabt_die("a user-defined pool's pop returned something that is not a work unit");
@@ -641,7 +646,7 @@ goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
             secs = abstime > now ? abstime - now : 0.0;
         }
         ABT_thread t = pu->def.pop_wait(p, secs, ctx);
-        if (t != ABT_THREAD_NULL && t != NULL && (ABT_unit)t != ABT_UNIT_NULL) u = goabt_unit_of(t);
+        if (!popped_nothing(t)) u = goabt_unit_of(t);
     } else if (pu->old_style && pu->old.p_pop_timedwait != NULL) {
         if (abstime < 0) abstime = ABT_get_wtime() + secs;
         ABT_unit unit = pu->old.p_pop_timedwait(p, abstime);
