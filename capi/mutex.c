@@ -5,9 +5,11 @@
  * ABT_MUTEX_INITIALIZER is a mutex as it is (ABT_RECURSIVE_MUTEX_INITIALIZER sets the first int,
  * our flags, to GOABT_MUTEX_RECURSIVE). `locked` is 0 (free), 1 (held) or 2 (held, and someone
  * may be queued): the uncontended lock and unlock are one compare-and-swap each (0 -> 1 -> 0),
- * with no call and no other lock. A caller that finds it held takes the spinlock `lock`, marks
- * it 2 with one exchange (and owns it if that found it free) and waits in a wait list (wait.h):
- * a ULT parks, an external thread or a tasklet sleeps. An unlock that finds 2 takes the
+ * with no call and no other lock. A ULT that finds it held by a holder nobody waits for first
+ * yields and looks again, a few times (lock only; lock_high and lock_low queue at once). A
+ * caller that finds it held then takes the spinlock `lock`, marks it 2 with one exchange (and
+ * owns it if that found it free) and waits in a wait list (wait.h): a ULT parks, an external
+ * thread or a tasklet sleeps. An unlock that finds 2 takes the
  * spinlock, frees the mutex and wakes the first waiter: waiters of lock_high first, then lock
  * and spinlock waiters in arrival order, then those of lock_low. The woken waiter tries again,
  * and a running caller may have taken the mutex first (it then waits again at the front of its
@@ -26,10 +28,11 @@
 
 enum { GOABT_MUTEX_RECURSIVE = 0x1 };
 
-/* A waiter's tag (wait.h): what lock_* it waits in, and two marks: it has waited long enough
- * to be handed the mutex (set by the waiter), and it was (set by the unlock that did). */
+/* A waiter's tag (wait.h): what lock_* it waits in, and three marks: it has waited long enough
+ * to be handed the mutex (set by the waiter), it was (set by the unlock that did), and it was
+ * woken with others still queued, whom it must mark the mutex for again (set by that unlock). */
 enum { MUTEX_NORMAL = 0, MUTEX_HIGH = 1, MUTEX_LOW = 2, MUTEX_PRIO = 3 };
-enum { MUTEX_STARVING = 4, MUTEX_HANDED = 8 };
+enum { MUTEX_STARVING = 4, MUTEX_HANDED = 8, MUTEX_OTHERS = 16 };
 
 struct ABT_mutex_opaque {
     uint32_t flags; /* GOABT_MUTEX_RECURSIVE */
@@ -98,6 +101,27 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/* Before it queues, a ULT that finds m held by a holder nobody waits for yields and looks
+ * again, up to YIELD_TRIES times: the other units of its stream run meanwhile, as they would
+ * while it waited, and a holder that unlocks in between (a short critical section, or one
+ * that yields inside it) frees m without a wake-up, nobody being queued. What a park and a
+ * wake-up cost (two switches' worth of locked queue operations) is paid once per YIELD_TRIES
+ * lost races instead of every time. Once someone is queued (m marked 2) it queues too, behind
+ * them; lock_high and lock_low always queue, so that their order holds. Returns whether it took
+ * m. */
+#define YIELD_TRIES 16
+
+static int yield_for(goabt_mutex *m, uintptr_t me)
+{
+    for (int i = 0; i < YIELD_TRIES; i++) {
+        int held = __atomic_load_n(&m->locked, __ATOMIC_RELAXED);
+        if (held == 2) return 0;
+        if (held == 0 && try_take(m, me)) return 1;
+        goabt_unit_yield();
+    }
+    return try_take(m, me);
+}
+
 /* Queues w by priority: a first-time waiter behind those of its class, one woken that lost the
  * race at the front of its class (it has waited longest). */
 static void queue_waiter(goabt_mutex *m, goabt_waiter *w, int prio, int again)
@@ -139,7 +163,13 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
     uint64_t since = 0;
     unsigned retries = 0;
     int starving = 0;
+    int yields = prio == MUTEX_NORMAL && goabt_caller_parks();
+    int others = 0; /* woken with others queued: it marks m for them before anything else */
     for (int again = 0;; again = 1) {
+        if (yields && !starving && !others && yield_for(m, me)) {
+            set_owner(m, me);
+            return;
+        }
         goabt_spin_lock(&m->lock);
         /* Marked "maybe waited for" before queueing: the holder's unlock then comes this way.
          * If the mutex was free meanwhile, the mark makes it ours (its unlock finds whoever
@@ -163,6 +193,7 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
         queue_waiter(m, &w, prio, again);
         goabt_wait(&w, &m->lock);
         if (w.tag & MUTEX_HANDED) break; /* `locked` was never released in between */
+        others = (w.tag & MUTEX_OTHERS) != 0;
     }
     set_owner(m, me);
 }
@@ -187,13 +218,15 @@ static __attribute__((noinline)) int mutex_release_slow(goabt_mutex *m)
         goabt_spin_unlock(&m->lock);
         return 0;
     }
+    int more = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
     if (w->tag & MUTEX_STARVING) {
         /* Still held: 2 if more wait, 1 if w was the last. */
-        int more = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
         __atomic_store_n(&m->locked, more ? 2 : 1, __ATOMIC_RELAXED);
         w->tag |= MUTEX_HANDED;
     } else {
-        /* Free: w marks it 2 again when it retries, so whoever holds it next wakes the rest. */
+        /* Free: if others wait, w marks it 2 again when it retries (at once, without yielding
+         * first), so whoever holds it next wakes the rest. */
+        if (more) w->tag |= MUTEX_OTHERS;
         __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
     }
     goabt_spin_unlock(&m->lock);

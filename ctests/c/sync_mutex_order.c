@@ -1,6 +1,6 @@
 /* The order in which a mutex passes to its waiters, as goabt documents it (abt.h: an unlock
- * hands the mutex to the longest waiter: lock_high waiters first, then lock and spinlock waiters
- * in arrival order, then lock_low waiters). Argobots only says priorities "might" be honoured;
+ * wakes the longest waiter: lock_high waiters first, then lock and spinlock waiters in arrival
+ * order, then lock_low waiters). Argobots only says priorities "might" be honoured;
  * this is goabt's promise. One stream, so the arrival order is the creation order: the main ULT
  * holds the mutex while ULTs queue with lock_low, lock, lock_high, lock, lock_low, lock_high,
  * then unlocks; the order they got the mutex in is checked, for a dynamic and a static mutex, and
@@ -11,7 +11,11 @@
  * the mutex for 20 us at a time and relocks it at once, so that a woken waiter never finds it
  * free. A ULT on
  * the primary stream, then an external pthread, must each get the mutex while the barger runs
- * (it gives up after 10 s and the test fails). */
+ * (it gives up after 10 s and the test fails).
+ *
+ * A ULT calling ABT_mutex_lock on a mutex nobody waits for yields and looks again a few times
+ * before it waits in line: that it does end up waiting (BLOCKED), and gets the mutex at the
+ * unlock, is checked first. */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -46,6 +50,13 @@ static void *external_locker(void *arg)
     return NULL;
 }
 
+/* Whether m is free: trylock takes it (and it is given back). */
+static int probe_free(ABT_mutex m)
+{
+    if (ABT_mutex_trylock(m) != ABT_SUCCESS) return 0;
+    return ABT_mutex_unlock(m) == ABT_SUCCESS;
+}
+
 /* Waits until u is BLOCKED (queued on the mutex). */
 static int wait_blocked(ABT_thread u)
 {
@@ -54,6 +65,22 @@ static int wait_blocked(ABT_thread u)
         if (ABT_thread_get_state(u, &st) == ABT_SUCCESS && st == ABT_THREAD_STATE_BLOCKED) return 1;
     }
     return 0;
+}
+
+static void lone_locker_round(ABT_mutex m, ABT_pool pool)
+{
+    mutex = m;
+    got = 0;
+    ids[N] = N; /* a plain ABT_mutex_lock caller */
+    CHECK_INT(ABT_mutex_lock(m), ABT_SUCCESS);
+    ABT_thread t;
+    CHECK_INT(ABT_thread_create(pool, locker, &ids[N], ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    CHECK(wait_blocked(t));
+    CHECK_INT(got, 0);
+    CHECK_INT(ABT_mutex_unlock(m), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(got, 1);
+    CHECK_INT(probe_free(m), 1);
 }
 
 static void round_with(ABT_mutex m, ABT_pool pool, int with_external)
@@ -158,6 +185,7 @@ int main(void)
     CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
     ABT_mutex m;
     CHECK_INT(ABT_mutex_create(&m), ABT_SUCCESS);
+    lone_locker_round(m, pool);
     round_with(m, pool, 0);
     round_with(m, pool, 1);
     static ABT_mutex_memory mem = ABT_MUTEX_INITIALIZER;
