@@ -41,7 +41,7 @@ struct ABT_mutex_opaque {
     int lock;       /* spinlock over the wait lists; taken only when locked is 2 */
     uintptr_t owner; /* the holder (caller_id), written by the holder only */
     int nesting;     /* a recursive holder's locks beyond the first */
-    int pad;
+    int yielders;    /* ULTs in yield_for: not queued, yet waiting (atomic) */
     goabt_waitlist waiters; /* lock_high at the front, lock at the back */
     goabt_waitlist low;     /* lock_low, served when waiters is empty */
 };
@@ -113,13 +113,19 @@ static uint64_t monotonic_ns(void)
 
 static int yield_for(goabt_mutex *m, uintptr_t me)
 {
-    for (int i = 0; i < YIELD_TRIES; i++) {
+    /* Counted, so that ABT_mutex_free refuses a mutex they wait for, as one with queued
+     * waiters. */
+    __atomic_add_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
+    int took = 0;
+    for (int i = 0; i < YIELD_TRIES && !took; i++) {
         int held = __atomic_load_n(&m->locked, __ATOMIC_RELAXED);
-        if (held == 2) return 0;
-        if (held == 0 && try_take(m, me)) return 1;
-        goabt_unit_yield();
+        if (held == 2) break;
+        if (held == 0 && try_take(m, me)) took = 1;
+        if (!took) goabt_unit_yield();
     }
-    return try_take(m, me);
+    if (!took) took = try_take(m, me);
+    __atomic_sub_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
+    return took;
 }
 
 /* Queues w by priority: a first-time waiter behind those of its class, one woken that lost the
@@ -149,6 +155,8 @@ static void queue_waiter(goabt_mutex *m, goabt_waiter *w, int prio, int again)
     }
     goabt_waitlist_insert_after(&m->waiters, after, w);
 }
+
+static void mutex_waiter_cancelled(goabt_waiter *w);
 
 /* The slow path of a lock: m was held. The caller waits until an unlock wakes it, then tries
  * again; a running caller may have taken m in between (barging, as Argobots, pthread and Go
@@ -190,6 +198,7 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
         goabt_waiter w;
         goabt_waiter_init(&w, tag, 0);
         goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_MUTEX, m);
+        w.cancelled = mutex_waiter_cancelled;
         queue_waiter(m, &w, prio, again);
         goabt_wait(&w, &m->lock);
         if (w.tag & MUTEX_HANDED) break; /* `locked` was never released in between */
@@ -246,6 +255,19 @@ static inline int mutex_release(goabt_mutex *m)
         return 0; /* nobody marked it: nobody waits */
     }
     return mutex_release_slow(m);
+}
+
+/* A woken lock waiter is cancelled before it retries (goabt_wait_cancelled): what its wake
+ * gave it goes on. Handed m, it releases m; woken with others queued, it marks m for them as
+ * its retry would have (and releases m if that found it free, which wakes the next). */
+static void mutex_waiter_cancelled(goabt_waiter *w)
+{
+    goabt_mutex *m = w->sync;
+    if (w->tag & MUTEX_HANDED) {
+        mutex_release(m);
+    } else if ((w->tag & MUTEX_OTHERS) && __atomic_exchange_n(&m->locked, 2, __ATOMIC_ACQUIRE) == 0) {
+        mutex_release_slow(m);
+    }
 }
 
 /* Unlocks m; *woke says whether a waiter was woken. Argobots leaves unlocking a mutex the
@@ -339,9 +361,10 @@ int ABT_mutex_free(ABT_mutex *mutex)
     goabt_mutex *m = goabt_object_of(*mutex, GOABT_MAGIC_MUTEX, 0);
     if (m == NULL) return ABT_ERR_INV_MUTEX; /* static memory is not freed */
     goabt_spin_lock(&m->lock);
-    int waited = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
+    int waited = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low) ||
+                 __atomic_load_n(&m->yielders, __ATOMIC_RELAXED) != 0;
     goabt_spin_unlock(&m->lock);
-    if (waited) return ABT_ERR_MUTEX; /* they would sleep on freed memory forever */
+    if (waited) return ABT_ERR_MUTEX; /* they would wait on freed memory forever */
     goabt_object_delete(m, sizeof *m);
     *mutex = ABT_MUTEX_NULL;
     return ABT_SUCCESS;
@@ -389,8 +412,9 @@ int ABT_mutex_spinlock(ABT_mutex mutex)
         m->nesting++;
         return ABT_SUCCESS;
     }
-    /* Spins without yielding, as its name says; after a while it queues like ABT_mutex_lock
-     * rather than burn the CPU its holder may need (the holder may share this stream). */
+    /* Spins without yielding, as its name says; after a while it waits like ABT_mutex_lock (a
+     * ULT yields a few times, then queues) rather than burn the CPU its holder may need (the
+     * holder may share this stream). */
     for (unsigned spins = 0; spins < 4096; spins++) {
         if (__atomic_load_n(&m->locked, __ATOMIC_RELAXED) == 0 && try_take(m, me)) {
             return ABT_SUCCESS;

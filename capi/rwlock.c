@@ -52,6 +52,31 @@ static void rwlock_grant(goabt_rwlock *l)
     }
 }
 
+/* Gives up one hold of l (the writer's, or a reader's) and grants it on if it is free. With
+ * l->lock held; ABT_ERR_RWLOCK if nobody holds it. */
+static int rwlock_release(goabt_rwlock *l)
+{
+    if (l->writer) {
+        l->writer = 0;
+    } else if (l->readers > 0) {
+        l->readers--;
+    } else {
+        return ABT_ERR_RWLOCK; /* undefined in Argobots (its reader count would go negative) */
+    }
+    if (!l->writer && l->readers == 0) rwlock_grant(l);
+    return ABT_SUCCESS;
+}
+
+/* A woken waiter, granted l, is cancelled before it returns (goabt_wait_cancelled): its hold
+ * is given up, as its unlock would have. */
+static void rwlock_waiter_cancelled(goabt_waiter *w)
+{
+    goabt_rwlock *l = w->sync;
+    goabt_spin_lock(&l->lock);
+    rwlock_release(l);
+    goabt_spin_unlock(&l->lock);
+}
+
 static int rwlock_acquire(ABT_rwlock rwlock, int writer)
 {
     GOABT_CHECK_INIT();
@@ -70,6 +95,7 @@ static int rwlock_acquire(ABT_rwlock rwlock, int writer)
     goabt_waiter w;
     goabt_waiter_init(&w, writer ? RW_WRITER : RW_READER, 0);
     goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_RWLOCK, l);
+    w.cancelled = rwlock_waiter_cancelled;
     goabt_waitlist_push(&l->waiters, &w);
     goabt_wait(&w, &l->lock); /* woken only by rwlock_grant, which made us a holder */
     return ABT_SUCCESS;
@@ -111,16 +137,7 @@ int ABT_rwlock_unlock(ABT_rwlock rwlock)
     GOABT_CHECK_INIT();
     GOABT_RESOLVE_OBJECT(goabt_rwlock, l, rwlock, GOABT_MAGIC_RWLOCK, 0, ABT_ERR_INV_RWLOCK);
     goabt_spin_lock(&l->lock);
-    if (l->writer) {
-        l->writer = 0;
-    } else if (l->readers > 0) {
-        l->readers--;
-    } else {
-        /* Nobody holds it: undefined in Argobots (its reader count would go negative). */
-        goabt_spin_unlock(&l->lock);
-        return ABT_ERR_RWLOCK;
-    }
-    if (!l->writer && l->readers == 0) rwlock_grant(l);
+    int rc = rwlock_release(l);
     goabt_spin_unlock(&l->lock);
-    return ABT_SUCCESS;
+    return rc;
 }

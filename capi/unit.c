@@ -400,6 +400,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     }
     u->state = ABT_THREAD_STATE_READY;
     u->request = 0;
+    u->waiting = NULL;
     u->func = func;
     u->arg = arg;
     u->id = 0;
@@ -460,6 +461,7 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
     u->arg = arg;
     u->joiners = NULL;
     u->request = 0;
+    u->waiting = NULL;
     u->suspend = 0;
     u->next = u->prev = NULL;
     /* Its context is made afresh from the stack's top when it first runs again. Keys stay:
@@ -1038,6 +1040,8 @@ int goabt_unit_take_request(goabt_unit *u)
         /* Cancelled: it ends here, its joiners wake; a migration asked too goes with it. */
         __atomic_and_fetch(&u->request, ~GOABT_UNIT_REQ_MIGRATE, __ATOMIC_ACQ_REL);
         GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_CANCEL, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+        /* Woken from a wait it will not return from: what the wake gave it is passed on. */
+        if (u->waiting != NULL) goabt_wait_cancelled(u);
         unit_end(u, goabt_self_stream());
         return 1;
     }

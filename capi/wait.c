@@ -27,6 +27,7 @@ void goabt_waiter_init(goabt_waiter *w, uintptr_t tag, uint64_t deadline)
     w->timed = 0;
     w->tag = tag;
     w->deadline = deadline;
+    w->cancelled = NULL;
     w->next = w->prev = NULL;
 }
 
@@ -229,7 +230,9 @@ int goabt_wait(goabt_waiter *w, int *lock)
         return GOABT_WAIT_TIMEDOUT;
     }
     if (w->unit != NULL) {
+        w->unit->waiting = w;
         goabt_unit_park(wait_parked, w);
+        w->unit->waiting = NULL;
         /* Woken (a waker readied it) or timed out (goabt_timers_fire did, after unlinking). */
         if (w->deadline != 0) timer_disarm(w);
         return __atomic_load_n(&w->status, __ATOMIC_ACQUIRE);
@@ -252,6 +255,16 @@ int goabt_wait(goabt_waiter *w, int *lock)
             return GOABT_WAIT_WOKEN;
         }
         goabt_futex_wait(&w->word, 0, ns);
+    }
+}
+
+void goabt_wait_cancelled(goabt_unit *u)
+{
+    goabt_waiter *w = u->waiting;
+    u->waiting = NULL;
+    /* Its waker or the timer took it out of the timer list before readying it. */
+    if (w->cancelled != NULL && __atomic_load_n(&w->status, __ATOMIC_ACQUIRE) == GOABT_WAIT_WOKEN) {
+        w->cancelled(w);
     }
 }
 

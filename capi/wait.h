@@ -47,6 +47,10 @@ struct goabt_waiter {
      * objects only; joins say theirs through the joiner stack (goabt_wait_sync_type). */
     int sync_type;
     void *sync;
+    /* Set by objects whose wake hands the waiter something (a mutex, a lock): called when the
+     * woken ULT is cancelled before it runs on (ABT_thread_cancel ends it without returning
+     * from the wait), to pass that on. NULL: nothing to pass on. */
+    void (*cancelled)(goabt_waiter *w);
 };
 
 /* A FIFO of waiters. All zero is empty: objects in static memory start that way. */
@@ -72,6 +76,10 @@ static inline void goabt_waiter_on(goabt_waiter *w, int sync_type, void *sync)
  * and the object's handle (or NULL). Only called when an event fires (unit.c). */
 int goabt_wait_sync_type(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 void *goabt_wait_sync_object(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
+
+/* u, woken from goabt_wait, ends by cancellation before it returns from it: runs its waiter's
+ * `cancelled` (if it was woken, not timed out). unit.c, with u held by the canceller. */
+void goabt_wait_cancelled(goabt_unit *u) GOABT_HIDDEN;
 
 /* Whether the caller would park (a ULT) rather than sleep as an OS thread. */
 int goabt_caller_parks(void) GOABT_HIDDEN;

@@ -1107,7 +1107,8 @@ ABT_API_PUBLIC int ABT_thread_exit(void);
 /* Ask the work unit thread to end: at once if it waits in a pool that can give it back (built-in
  * pools, user pools with remove), else at its next scheduling point: when it yields, or when a
  * scheduler next picks it (a ULT blocked in a wait ends once woken, without returning from the
- * wait). Its function does not go on; joiners wake; nothing it holds (a mutex ...) is released.
+ * wait; a mutex or readers-writer lock its wake-up gave it goes on to the next waiter). Its
+ * function does not go on; joiners wake; nothing it holds (a mutex ...) is released.
  * A tasklet already running runs to its end. ABT_ERR_INV_THREAD for an invalid handle or the
  * primary ULT; a terminated unit is left as it is. */
 ABT_API_PUBLIC int ABT_thread_cancel(ABT_thread thread);

@@ -9,7 +9,9 @@
  *    terminated, invalid handles);
  *  - cancel: queued ULTs and tasklets end without running; a ULT that cancels itself ends at its
  *    next yield; a ULT blocked in an eventual ends when woken, without returning from the wait;
- *    joiners wake; the main ULT cannot be cancelled;
+ *    one blocked on a mutex or a readers-writer lock, ahead of another waiter, ends so too, and
+ *    passes on what its wake gave it: the other waiter gets the lock; joiners wake; the main ULT
+ *    cannot be cancelled;
  *  - revive: one ULT handle revived 1000 times (alternating pools of two streams), a tasklet
  *    1000 times, revive_to running the revived ULT before the caller; not terminated: refused;
  *  - streams: ABT_xstream_cancel stops a stream with units left in its pool, ABT_xstream_exit
@@ -303,6 +305,84 @@ static void test_cancel(void)
     CHECK_INT(ABT_pool_free(&idle), ABT_SUCCESS);
 }
 
+/* ---- Cancel of a waiter woken by a lock ------------------------------------------------------ */
+
+static ABT_mutex cl_mutex;
+static ABT_rwlock cl_rwlock;
+static int cl_got[2];
+
+static void cl_mutex_locker(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    CHECK_INT(ABT_mutex_lock(cl_mutex), ABT_SUCCESS);
+    cl_got[i] = 1;
+    CHECK_INT(ABT_mutex_unlock(cl_mutex), ABT_SUCCESS);
+}
+
+static void cl_rwlock_writer(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    CHECK_INT(ABT_rwlock_wrlock(cl_rwlock), ABT_SUCCESS);
+    cl_got[i] = 1;
+    CHECK_INT(ABT_rwlock_unlock(cl_rwlock), ABT_SUCCESS);
+}
+
+/* Yields until t is in state want (bounded). */
+static int until_state(ABT_thread t, ABT_thread_state want)
+{
+    ABT_thread_state st = (ABT_thread_state)-1;
+    for (double end = ABT_get_wtime() + 10.0 * CTEST_SLOW; ABT_get_wtime() < end; ABT_thread_yield()) {
+        if (ABT_thread_get_state(t, &st) == ABT_SUCCESS && st == want) return 1;
+    }
+    return 0;
+}
+
+/* The main ULT holds the lock; ULTs 0 and 1 (in the main ULT's pool) block on it in that order;
+ * 0 is cancelled; the main ULT unlocks, which wakes 0 (ahead) and gives it the lock (a rwlock)
+ * or leaves waking 1 to it (a mutex); 0 ends when it is popped. 1 must get the lock, also after
+ * the main ULT took and gave it back once more (a mutex's fast path wakes nobody). */
+static void cancel_woken_round(int rwlock)
+{
+    ABT_xstream self;
+    ABT_pool pool;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    void (*body)(void *) = rwlock ? cl_rwlock_writer : cl_mutex_locker;
+    cl_got[0] = cl_got[1] = 0;
+    CHECK_INT(rwlock ? ABT_rwlock_wrlock(cl_rwlock) : ABT_mutex_lock(cl_mutex), ABT_SUCCESS);
+    ABT_thread t[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT(ABT_thread_create(pool, body, (void *)(intptr_t)i, ABT_THREAD_ATTR_NULL, &t[i]),
+                  ABT_SUCCESS);
+        CHECK(until_state(t[i], ABT_THREAD_STATE_BLOCKED));
+    }
+    CHECK_INT(ABT_thread_cancel(t[0]), ABT_SUCCESS);
+    CHECK_INT(rwlock ? ABT_rwlock_unlock(cl_rwlock) : ABT_mutex_unlock(cl_mutex), ABT_SUCCESS);
+    CHECK(until_state(t[0], ABT_THREAD_STATE_TERMINATED));
+    if (rwlock) {
+        CHECK_INT(ABT_rwlock_wrlock(cl_rwlock), ABT_SUCCESS);
+        CHECK_INT(ABT_rwlock_unlock(cl_rwlock), ABT_SUCCESS);
+    } else {
+        CHECK_INT(ABT_mutex_lock(cl_mutex), ABT_SUCCESS);
+        CHECK_INT(ABT_mutex_unlock(cl_mutex), ABT_SUCCESS);
+    }
+    CHECK(until_state(t[1], ABT_THREAD_STATE_TERMINATED));
+    CHECK_INT(cl_got[0], 0);
+    CHECK_INT(cl_got[1], 1);
+    for (int i = 0; i < 2; i++) CHECK_INT(ABT_thread_free(&t[i]), ABT_SUCCESS);
+}
+
+static void test_cancel_woken(void)
+{
+    printf("-- cancel of a woken lock waiter\n");
+    CHECK_INT(ABT_mutex_create(&cl_mutex), ABT_SUCCESS);
+    CHECK_INT(ABT_rwlock_create(&cl_rwlock), ABT_SUCCESS);
+    cancel_woken_round(0);
+    cancel_woken_round(1);
+    CHECK_INT(ABT_mutex_free(&cl_mutex), ABT_SUCCESS);
+    CHECK_INT(ABT_rwlock_free(&cl_rwlock), ABT_SUCCESS);
+}
+
 /* ---- Revive ------------------------------------------------------------------------------------ */
 
 static long revived_runs;
@@ -455,6 +535,7 @@ int main(void)
     test_moving_blocked();
     test_migration_errors();
     test_cancel();
+    test_cancel_woken();
     test_revive();
     test_streams();
     for (int i = 1; i < NSTREAMS; i++) {
