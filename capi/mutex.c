@@ -111,11 +111,24 @@ static uint64_t monotonic_ns(void)
  * m. */
 #define YIELD_TRIES 16
 
+static void yielder_cancelled(goabt_waiter *w)
+{
+    goabt_mutex *m = w->sync;
+    __atomic_sub_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
+}
+
 static int yield_for(goabt_mutex *m, uintptr_t me)
 {
     /* Counted, so that ABT_mutex_free refuses a mutex they wait for, as one with queued
-     * waiters. */
+     * waiters; a yielder cancelled at one of its yields ends there, and its waiter, in no
+     * list, says what to undo (goabt_wait_cancelled). */
     __atomic_add_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
+    goabt_unit *self = goabt_self_unit();
+    goabt_waiter w;
+    w.status = GOABT_WAIT_WOKEN;
+    w.sync = m;
+    w.cancelled = yielder_cancelled;
+    self->waiting = &w;
     int took = 0;
     for (int i = 0; i < YIELD_TRIES && !took; i++) {
         int held = __atomic_load_n(&m->locked, __ATOMIC_RELAXED);
@@ -124,6 +137,7 @@ static int yield_for(goabt_mutex *m, uintptr_t me)
         if (!took) goabt_unit_yield();
     }
     if (!took) took = try_take(m, me);
+    self->waiting = NULL;
     __atomic_sub_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
     return took;
 }
