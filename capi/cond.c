@@ -55,6 +55,21 @@ int ABT_cond_free(ABT_cond *cond)
     return ABT_SUCCESS;
 }
 
+/* What a timed-out waiter does on its way out: the cond forgets the mutex once nobody waits. */
+static void cond_timed_out(goabt_cond *c)
+{
+    goabt_spin_lock(&c->lock);
+    if (goabt_waitlist_empty(&c->waiters)) c->mutex = NULL;
+    goabt_spin_unlock(&c->lock);
+}
+
+/* A timed-out waiter cancelled before it returns (goabt_wait_cancelled) does it instead. One
+ * signalled and cancelled has nothing to do (the waker forgot the mutex if it took the last). */
+static void cond_waiter_cancelled(goabt_waiter *w)
+{
+    if (__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) == GOABT_WAIT_TIMEDOUT) cond_timed_out(w->sync);
+}
+
 /* Waits on c with m held, until signalled or (deadline != 0) the deadline. */
 static int cond_wait(ABT_cond cond, ABT_mutex mutex, uint64_t deadline)
 {
@@ -74,15 +89,12 @@ static int cond_wait(ABT_cond cond, ABT_mutex mutex, uint64_t deadline)
     goabt_waiter w;
     goabt_waiter_init(&w, 0, deadline);
     goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_COND, c);
+    w.cancelled = cond_waiter_cancelled;
     goabt_waitlist_push(&c->waiters, &w);
     /* Queued first, then the mutex goes: a signaller that takes the mutex after this finds w. */
     int nesting = goabt_mutex_release_all(m);
     int status = goabt_wait(&w, &c->lock);
-    if (status == GOABT_WAIT_TIMEDOUT) {
-        goabt_spin_lock(&c->lock);
-        if (goabt_waitlist_empty(&c->waiters)) c->mutex = NULL;
-        goabt_spin_unlock(&c->lock);
-    }
+    if (status == GOABT_WAIT_TIMEDOUT) cond_timed_out(c);
     goabt_mutex_retake(m, nesting);
     return status == GOABT_WAIT_TIMEDOUT ? ABT_ERR_COND_TIMEDOUT : ABT_SUCCESS;
 }

@@ -133,8 +133,7 @@ int ABT_eventual_timedwait(ABT_eventual eventual, void **value, const struct tim
 {
     RESOLVE_EVENTUAL(e, eventual);
     if (abstime == NULL) return ABT_ERR_INV_ARG;
-    uint64_t deadline = goabt_timespec_ns(abstime);
-    return eventual_wait(e, value, deadline != 0 ? deadline : 1); /* 0 would mean no limit */
+    return eventual_wait(e, value, goabt_timespec_ns(abstime));
 }
 
 int ABT_eventual_test(ABT_eventual eventual, void **value, ABT_bool *is_ready)

@@ -111,7 +111,7 @@ static uint64_t monotonic_ns(void)
  * m. */
 #define YIELD_TRIES 16
 
-static void yielder_cancelled(goabt_waiter *w)
+static void yielder_cancelled(goabt_waiter *w) /* a yield_for waiter, in no list */
 {
     goabt_mutex *m = w->sync;
     __atomic_sub_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
@@ -125,7 +125,6 @@ static int yield_for(goabt_mutex *m, uintptr_t me)
     __atomic_add_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
     goabt_unit *self = goabt_self_unit();
     goabt_waiter w;
-    w.status = GOABT_WAIT_WOKEN;
     w.sync = m;
     w.cancelled = yielder_cancelled;
     self->waiting = &w;
@@ -271,8 +270,8 @@ static inline int mutex_release(goabt_mutex *m)
     return mutex_release_slow(m);
 }
 
-/* A woken lock waiter is cancelled before it retries (goabt_wait_cancelled): what its wake
- * gave it goes on. Handed m, it releases m; woken with others queued, it marks m for them as
+/* A woken lock waiter (lock waits have no deadline) is cancelled before it retries
+ * (goabt_wait_cancelled): what its wake gave it goes on. Handed m, it releases m; woken with others queued, it marks m for them as
  * its retry would have (and releases m if that found it free, which wakes the next). */
 static void mutex_waiter_cancelled(goabt_waiter *w)
 {

@@ -67,8 +67,8 @@ static int rwlock_release(goabt_rwlock *l)
     return ABT_SUCCESS;
 }
 
-/* A woken waiter, granted l, is cancelled before it returns (goabt_wait_cancelled): its hold
- * is given up, as its unlock would have. */
+/* A woken waiter, granted l (no wait here has a deadline), is cancelled before it returns
+ * (goabt_wait_cancelled): its hold is given up, as its unlock would have. */
 static void rwlock_waiter_cancelled(goabt_waiter *w)
 {
     goabt_rwlock *l = w->sync;

@@ -263,9 +263,7 @@ void goabt_wait_cancelled(goabt_unit *u)
     goabt_waiter *w = u->waiting;
     u->waiting = NULL;
     /* Its waker or the timer took it out of the timer list before readying it. */
-    if (w->cancelled != NULL && __atomic_load_n(&w->status, __ATOMIC_ACQUIRE) == GOABT_WAIT_WOKEN) {
-        w->cancelled(w);
-    }
+    if (w->cancelled != NULL) w->cancelled(w);
 }
 
 int goabt_wake_claim(goabt_waiter *w)

@@ -47,9 +47,10 @@ struct goabt_waiter {
      * objects only; joins say theirs through the joiner stack (goabt_wait_sync_type). */
     int sync_type;
     void *sync;
-    /* Set by objects whose wake hands the waiter something (a mutex, a lock): called when the
-     * woken ULT is cancelled before it runs on (ABT_thread_cancel ends it without returning
-     * from the wait), to pass that on. NULL: nothing to pass on. */
+    /* Set by objects whose waiter has something left to do after the wait (pass on a mutex or
+     * lock its wake handed it, tidy up after a timeout): called instead when the readied ULT is
+     * cancelled before it runs on (ABT_thread_cancel ends it without returning from the wait);
+     * `status` says whether it was woken or timed out. NULL: nothing to do. */
     void (*cancelled)(goabt_waiter *w);
 };
 
@@ -77,10 +78,9 @@ static inline void goabt_waiter_on(goabt_waiter *w, int sync_type, void *sync)
 int goabt_wait_sync_type(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 void *goabt_wait_sync_object(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 
-/* u, woken from goabt_wait, ends by cancellation before it returns from it: runs its waiter's
- * `cancelled` (if it was woken, not timed out). unit.c, with u held by the canceller. A unit
- * that waits by yielding (mutex.c) sets u->waiting to a waiter of its own, in no list, with
- * status WOKEN, for the same end. */
+/* u, woken from goabt_wait (or timed out), ends by cancellation before it returns from it:
+ * runs its waiter's `cancelled`. unit.c, with u held by the canceller. A unit that waits by
+ * yielding (mutex.c) sets u->waiting to a waiter of its own, in no list, for the same end. */
 void goabt_wait_cancelled(goabt_unit *u) GOABT_HIDDEN;
 
 /* Whether the caller would park (a ULT) rather than sleep as an OS thread. */
@@ -140,8 +140,10 @@ void goabt_joiners_wake(goabt_waiter *list) GOABT_HIDDEN;
 uint64_t goabt_now_ns(void) GOABT_HIDDEN; /* CLOCK_REALTIME */
 static inline uint64_t goabt_timespec_ns(const struct timespec *t)
 {
-    if (t->tv_sec < 0) return 1; /* long past: 0 would mean "no deadline" */
-    return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+    /* Never 0, which means "no deadline": the epoch itself, or before it, is long past. */
+    if (t->tv_sec < 0) return 1;
+    uint64_t ns = (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+    return ns != 0 ? ns : 1;
 }
 
 /* The timer list (parked ULTs with a deadline). */

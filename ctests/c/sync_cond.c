@@ -143,6 +143,12 @@ static void test_timeouts(ABT_cond c, ABT_mutex m)
     MUST(until(&g.done, 1));
     CHECK_INT(ABT_task_free(&k), ABT_SUCCESS);
     check_timeout(&g, "a tasklet, deadline past");
+
+    /* The epoch itself (a zeroed timespec) is long past too. */
+    struct timespec epoch = {0, 0};
+    CHECK_INT(ABT_mutex_lock(m), ABT_SUCCESS);
+    CHECK_INT(ABT_cond_timedwait(c, m, &epoch), ABT_ERR_COND_TIMEDOUT);
+    CHECK_INT(ABT_mutex_unlock(m), ABT_SUCCESS);
 }
 
 /* ---- Signaled before the deadline --------------------------------------------------------- */

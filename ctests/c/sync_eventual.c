@@ -346,6 +346,8 @@ static void test_timedwait(void)
     struct timespec past = deadline_in(-1.0);
     void *v = NULL;
     CHECK_INT(ABT_eventual_timedwait(e, &v, &past), ABT_ERR_COND_TIMEDOUT);
+    struct timespec epoch = {0, 0}; /* a zeroed timespec: long past too */
+    CHECK_INT(ABT_eventual_timedwait(e, &v, &epoch), ABT_ERR_COND_TIMEDOUT);
 
     /* 100 ms deadlines on the main ULT, a ULT of stream 1 and a pthread, all at once. */
     struct timed wm = {e, 100, -1, 0, 0, 0, NULL}, wu = wm, we = wm;

@@ -11,8 +11,9 @@
  *    next yield; a ULT blocked in an eventual ends when woken, without returning from the wait;
  *    one blocked on a mutex or a readers-writer lock, ahead of another waiter, ends so too, and
  *    passes on what its wake gave it: the other waiter gets the lock; one cancelled while it
- *    yields before queueing on a mutex leaves the mutex free to be freed; joiners wake; the main
- *    ULT cannot be cancelled;
+ *    yields before queueing on a mutex leaves the mutex free to be freed, one whose cond timedwait
+ *    expired leaves the cond free for another mutex; joiners wake; the main ULT cannot be
+ *    cancelled;
  *  - revive: one ULT handle revived 1000 times (alternating pools of two streams), a tasklet
  *    1000 times, revive_to running the revived ULT before the caller; not terminated: refused;
  *  - streams: ABT_xstream_cancel stops a stream with units left in its pool, ABT_xstream_exit
@@ -21,6 +22,7 @@
  * Every wait is bounded. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
@@ -397,6 +399,47 @@ static void cancel_yielder_round(void)
     CHECK_INT(cl_got[0], 0);
 }
 
+/* A ULT whose ABT_cond_timedwait expires is cancelled before it returns: the condition
+ * variable, with nobody waiting, is free for another mutex again. */
+static ABT_cond cl_cond;
+static void cl_timed_waiter(void *arg)
+{
+    (void)arg;
+    CHECK_INT(ABT_mutex_lock(cl_mutex), ABT_SUCCESS);
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += 20 * 1000000L;
+    t.tv_sec += t.tv_nsec / 1000000000L;
+    t.tv_nsec %= 1000000000L;
+    ABT_cond_timedwait(cl_cond, cl_mutex, &t); /* ends in it */
+    cl_got[0] = 1;
+}
+
+static void cancel_timed_out_round(void)
+{
+    ABT_xstream self;
+    ABT_pool pool;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    cl_got[0] = 0;
+    CHECK_INT(ABT_cond_create(&cl_cond), ABT_SUCCESS);
+    ABT_thread t;
+    CHECK_INT(ABT_thread_create(pool, cl_timed_waiter, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    CHECK(until_state(t, ABT_THREAD_STATE_BLOCKED));
+    CHECK_INT(ABT_thread_cancel(t), ABT_SUCCESS);
+    CHECK(until_state(t, ABT_THREAD_STATE_TERMINATED)); /* once its deadline passed */
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(cl_got[0], 0);
+    ABT_mutex other;
+    CHECK_INT(ABT_mutex_create(&other), ABT_SUCCESS);
+    CHECK_INT(ABT_mutex_lock(other), ABT_SUCCESS);
+    struct timespec past = {0, 0};
+    CHECK_INT(ABT_cond_timedwait(cl_cond, other, &past), ABT_ERR_COND_TIMEDOUT);
+    CHECK_INT(ABT_mutex_unlock(other), ABT_SUCCESS);
+    CHECK_INT(ABT_mutex_free(&other), ABT_SUCCESS);
+    CHECK_INT(ABT_cond_free(&cl_cond), ABT_SUCCESS);
+}
+
 static void test_cancel_woken(void)
 {
     printf("-- cancel of a woken lock waiter\n");
@@ -405,6 +448,7 @@ static void test_cancel_woken(void)
     cancel_woken_round(0);
     cancel_woken_round(1);
     cancel_yielder_round();
+    cancel_timed_out_round();
     CHECK_INT(ABT_mutex_free(&cl_mutex), ABT_SUCCESS);
     CHECK_INT(ABT_rwlock_free(&cl_rwlock), ABT_SUCCESS);
 }
