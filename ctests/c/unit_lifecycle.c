@@ -330,6 +330,16 @@ static void cl_rwlock_writer(void *arg)
     CHECK_INT(ABT_rwlock_unlock(cl_rwlock), ABT_SUCCESS);
 }
 
+/* The calling ULT's stream's first pool: ULTs made there run when the caller yields. */
+static ABT_pool callers_pool(void)
+{
+    ABT_xstream self = ABT_XSTREAM_NULL;
+    ABT_pool pool = ABT_POOL_NULL;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    return pool;
+}
+
 /* Yields until t is in state want (bounded). */
 static int until_state(ABT_thread t, ABT_thread_state want)
 {
@@ -346,10 +356,7 @@ static int until_state(ABT_thread t, ABT_thread_state want)
  * the main ULT took and gave it back once more (a mutex's fast path wakes nobody). */
 static void cancel_woken_round(int rwlock)
 {
-    ABT_xstream self;
-    ABT_pool pool;
-    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    ABT_pool pool = callers_pool();
     void (*body)(void *) = rwlock ? cl_rwlock_writer : cl_mutex_locker;
     cl_got[0] = cl_got[1] = 0;
     CHECK_INT(rwlock ? ABT_rwlock_wrlock(cl_rwlock) : ABT_mutex_lock(cl_mutex), ABT_SUCCESS);
@@ -380,10 +387,7 @@ static void cancel_woken_round(int rwlock)
  * freed, test_cancel_woken's end). */
 static void cancel_yielder_round(void)
 {
-    ABT_xstream self;
-    ABT_pool pool;
-    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    ABT_pool pool = callers_pool();
     cl_got[0] = 0;
     CHECK_INT(ABT_mutex_lock(cl_mutex), ABT_SUCCESS);
     ABT_thread t;
@@ -417,10 +421,7 @@ static void cl_timed_waiter(void *arg)
 
 static void cancel_timed_out_round(void)
 {
-    ABT_xstream self;
-    ABT_pool pool;
-    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &pool), ABT_SUCCESS);
+    ABT_pool pool = callers_pool();
     cl_got[0] = 0;
     CHECK_INT(ABT_cond_create(&cl_cond), ABT_SUCCESS);
     ABT_thread t;
