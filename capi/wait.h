@@ -16,8 +16,11 @@
  * and a waker pops a waiter under the same lock and calls goabt_wake on it. A waiter's status
  * moves off WAITING exactly once, by a CAS: to WOKEN by goabt_wake, or to TIMEDOUT at its
  * deadline, so a waker whose waiter timed out meanwhile learns it (goabt_wake returns 0) and
- * passes the wake-up on. Deadlines are CLOCK_REALTIME nanoseconds (the clock of the absolute
- * timespecs ABT_cond_timedwait and ABT_eventual_timedwait take); a parked ULT with a deadline
+ * passes the wake-up on. A ULT readied from a wait may be cancelled before it returns
+ * (ABT_thread_cancel ends it there): a waiter with something left to do after the wait (pass on
+ * a mutex its wake handed it ...) carries a `cancelled` hook, which the cancel runs instead.
+ * Deadlines are CLOCK_REALTIME nanoseconds (the clock of the absolute timespecs
+ * ABT_cond_timedwait and ABT_eventual_timedwait take); a parked ULT with a deadline
  * sits in one timer list that every scheduler checks, and an idle stream sleeps no later than
  * the earliest deadline: no polling.
  */
@@ -79,8 +82,7 @@ int goabt_wait_sync_type(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 void *goabt_wait_sync_object(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 
 /* u, woken from goabt_wait (or timed out), ends by cancellation before it returns from it:
- * runs its waiter's `cancelled`. unit.c, with u held by the canceller. A unit that waits by
- * yielding (mutex.c) sets u->waiting to a waiter of its own, in no list, for the same end. */
+ * runs its waiter's `cancelled`. unit.c, with u held by the canceller. */
 void goabt_wait_cancelled(goabt_unit *u) GOABT_HIDDEN;
 
 /* Whether the caller would park (a ULT) rather than sleep as an OS thread. */
