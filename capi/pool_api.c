@@ -32,9 +32,10 @@ int ABT_pool_free(ABT_pool *pool)
     goabt_pool *p = goabt_pool_of(*pool);
     if (p == NULL) return ABT_ERR_INV_POOL;
     /* Argobots leaves freeing a pool in use undefined; goabt refuses one a scheduler uses, one
-     * with queued units, and one that parked ULTs belong to (they come back to it). */
-    if (__atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) > 0 || goabt_pool_size(p) > 0 ||
-        goabt_pool_num_blocked(p) > 0) {
+     * with queued units, and one that parked ULTs belong to (they come back to it). Blocked
+     * first: a woken ULT moves from that count to the queue at once (goabt_sched_has_work). */
+    if (__atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) > 0 || goabt_pool_num_blocked(p) > 0 ||
+        goabt_pool_size(p) > 0) {
         return ABT_ERR_POOL;
     }
     goabt_pool_delete(p);

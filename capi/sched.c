@@ -33,16 +33,19 @@ void goabt_sched_delete(goabt_sched *s)
 }
 
 /* Whether the scheduler still has work: queued units, or ULTs blocked on a pool that only this
- * scheduler serves (they will come back to it). */
+ * scheduler serves (they will come back to it). Blocked first, then queued: a woken ULT leaves
+ * the one count and joins the other in one locked section (its push), so read in this order it
+ * is seen in one or the other; the other order could miss it in both (read as not yet queued,
+ * then as no longer blocked) and let a stacked scheduler stop with it queued. */
 int goabt_sched_has_work(goabt_sched *s)
 {
     for (int i = 0; i < s->num_pools; i++) {
         goabt_pool *p = s->pools[i];
-        if (goabt_pool_size(p) > 0) return 1;
         if (goabt_pool_num_blocked(p) > 0 &&
             __atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED) <= 1) {
             return 1;
         }
+        if (goabt_pool_size(p) > 0) return 1;
     }
     return 0;
 }
