@@ -222,8 +222,9 @@ static inline int mutex_release(goabt_mutex *m)
 }
 
 /* A woken lock waiter (lock waits have no deadline) is cancelled before it retries
- * (goabt_wait_cancelled): what its wake gave it goes on. Handed m, it releases m; woken with others queued, it marks m for them as
- * its retry would have (and releases m if that found it free, which wakes the next). */
+ * (goabt_wait_cancelled): what its wake gave it goes on. Handed m, it releases m; woken with
+ * others queued, it marks m for them as its retry would have (and releases m if that found it
+ * free, which wakes the next). */
 static void mutex_waiter_cancelled(goabt_waiter *w)
 {
     goabt_mutex *m = w->sync;

@@ -17,6 +17,19 @@ static inline int wait_for(int *flag, int want)
     return 1;
 }
 
+/* Waits, yielding, until work unit t is in state want or 10 s pass (CTEST_SLOW times that under
+ * valgrind); 1 if it got there. */
+static inline int wait_state(ABT_thread t, ABT_thread_state want)
+{
+    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
+    ABT_thread_state st = ABT_THREAD_STATE_READY;
+    while (ABT_thread_get_state(t, &st) != ABT_SUCCESS || st != want) {
+        if (ABT_get_wtime() > end) return 0;
+        ABT_thread_yield();
+    }
+    return 1;
+}
+
 /* Takes the primary stream as streams[0], creates n - 1 more with the default scheduler, and
  * fills pools[i] with each one's main pool; ABT_SUCCESS, or some failed call's error bits. */
 static inline int start_streams(int n, ABT_xstream *streams, ABT_pool *pools)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <abt.h>
 #include "check.h"
+#include "abt_wait.h"
 
 /* ---- Helpers ---------------------------------------------------------------------------------- */
 
@@ -331,17 +332,6 @@ static void yield_once(void *arg)
 {
     (void)arg;
     ABT_thread_yield();
-}
-
-static int wait_state(ABT_thread t, ABT_thread_state want)
-{
-    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
-    ABT_thread_state st = ABT_THREAD_STATE_READY;
-    while (ABT_thread_get_state(t, &st) == ABT_SUCCESS && st != want) {
-        if (ABT_get_wtime() > end) return 0;
-        ABT_thread_yield();
-    }
-    return st == want;
 }
 
 static void test_stacks(FILE *fp, ABT_pool pool1)

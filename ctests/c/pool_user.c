@@ -767,8 +767,9 @@ static void ctx_body(void *arg)
     ABT_eventual_wait(ctx_ev, NULL);
 }
 
-/* Waits up to 10 s for t to reach state want. */
-static int wait_state(ABT_thread t, ABT_thread_state want)
+/* Waits up to 10 s for t to reach state want, sleeping (not yielding: the main ULT's own pool
+ * is left alone). */
+static int sleep_until_state(ABT_thread t, ABT_thread_state want)
 {
     double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
     ABT_thread_state st = ABT_THREAD_STATE_READY;
@@ -795,7 +796,7 @@ static void contexts_seen(void)
     push_seen = pop_seen = 0;
     ABT_thread t;
     CHECK_INT(ABT_thread_create(pool, ctx_body, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
-    CHECK(wait_state(t, ABT_THREAD_STATE_BLOCKED));
+    CHECK(sleep_until_state(t, ABT_THREAD_STATE_BLOCKED));
     CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_CREATE);
     CHECK(push_seen & ABT_POOL_CONTEXT_OP_THREAD_YIELD);
     CHECK(pop_seen & ABT_POOL_CONTEXT_OWNER_PRIMARY);

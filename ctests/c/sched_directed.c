@@ -212,15 +212,6 @@ static void suspend_once(void *arg)
     __atomic_store_n(&suspended_once, 1, __ATOMIC_RELEASE);
 }
 
-static int wait_blocked(ABT_thread t)
-{
-    ABT_thread_state st = ABT_THREAD_STATE_READY;
-    for (double end = ABT_get_wtime() + 10; ABT_get_wtime() < end; ABT_thread_yield()) {
-        if (ABT_thread_get_state(t, &st) == ABT_SUCCESS && st == ABT_THREAD_STATE_BLOCKED) return 1;
-    }
-    return 0;
-}
-
 static void *resume_from_pthread(void *arg)
 {
     CHECK_INT(ABT_thread_resume(*(ABT_thread *)arg), ABT_SUCCESS);
@@ -264,7 +255,7 @@ static void test_elsewhere(ABT_pool pool1)
         suspended_once = 0;
         CHECK_INT(ABT_thread_create(how == 0 ? pool0 : pool1, suspend_once, NULL,
                                     ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
-        CHECK(wait_blocked(t));
+        CHECK(wait_state(t, ABT_THREAD_STATE_BLOCKED));
         CHECK_INT(suspended_once, 0);
         if (how < 2) {
             CHECK_INT(ABT_thread_resume(t), ABT_SUCCESS);
@@ -319,7 +310,7 @@ static void test_associated(void)
     /* Set by another while it is suspended: resumed into that pool. */
     suspended_once = 0;
     CHECK_INT(ABT_thread_create(pool0, suspend_once, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
-    CHECK(wait_blocked(t));
+    CHECK(wait_state(t, ABT_THREAD_STATE_BLOCKED));
     CHECK_INT(ABT_thread_set_associated_pool(t, own), ABT_SUCCESS);
     CHECK_INT(ABT_thread_resume(t), ABT_SUCCESS);
     CHECK_INT(ABT_pool_get_size(own, &size), ABT_SUCCESS);

@@ -56,16 +56,6 @@ static int probe_free(ABT_mutex m)
     return ABT_mutex_unlock(m) == ABT_SUCCESS;
 }
 
-/* Waits until u is BLOCKED (queued on the mutex). */
-static int wait_blocked(ABT_thread u)
-{
-    ABT_thread_state st = ABT_THREAD_STATE_READY;
-    for (double end = ABT_get_wtime() + 10; ABT_get_wtime() < end; ABT_thread_yield()) {
-        if (ABT_thread_get_state(u, &st) == ABT_SUCCESS && st == ABT_THREAD_STATE_BLOCKED) return 1;
-    }
-    return 0;
-}
-
 static void lone_locker_round(ABT_mutex m, ABT_pool pool)
 {
     mutex = m;
@@ -78,7 +68,7 @@ static void lone_locker_round(ABT_mutex m, ABT_pool pool)
     CHECK_INT(ABT_thread_yield(), ABT_SUCCESS);
     ABT_mutex copy = m;
     CHECK_INT(ABT_mutex_free(&copy), ABT_ERR_MUTEX);
-    CHECK(wait_blocked(t));
+    CHECK(wait_state(t, ABT_THREAD_STATE_BLOCKED));
     CHECK_INT(got, 0);
     CHECK_INT(ABT_mutex_unlock(m), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
@@ -96,7 +86,7 @@ static void round_with(ABT_mutex m, ABT_pool pool, int with_external)
     for (int i = 0; i < N; i++) {
         ids[i] = i;
         CHECK_INT(ABT_thread_create(pool, locker, &ids[i], ABT_THREAD_ATTR_NULL, &t[i]), ABT_SUCCESS);
-        CHECK(wait_blocked(t[i]));
+        CHECK(wait_state(t[i], ABT_THREAD_STATE_BLOCKED));
         if (with_external && i == 1) {
             /* A pthread queues with lock between ids 1 and 3: after 1 among the normals. */
             ids[N] = N;

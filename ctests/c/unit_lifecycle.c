@@ -286,13 +286,7 @@ static void test_cancel(void)
     CHECK_INT(ABT_thread_create(pools[1], waits_then_more, NULL, ABT_THREAD_ATTR_NULL, &waiter),
               ABT_SUCCESS);
     CHECK(wait_for(&body_ran, 1));
-    ABT_thread_state st = ABT_THREAD_STATE_READY;
-    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
-    while (ABT_thread_get_state(waiter, &st) == ABT_SUCCESS && st != ABT_THREAD_STATE_BLOCKED &&
-           ABT_get_wtime() < end) {
-        ABT_thread_yield();
-    }
-    CHECK_INT(st, ABT_THREAD_STATE_BLOCKED);
+    CHECK(wait_state(waiter, ABT_THREAD_STATE_BLOCKED));
     CHECK_INT(ABT_thread_cancel(waiter), ABT_SUCCESS);
     CHECK_INT(ABT_eventual_set(cancel_ev, NULL, 0), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&waiter), ABT_SUCCESS);
@@ -339,16 +333,6 @@ static ABT_pool callers_pool(void)
     return pool;
 }
 
-/* Yields until t is in state want (bounded). */
-static int until_state(ABT_thread t, ABT_thread_state want)
-{
-    ABT_thread_state st = (ABT_thread_state)-1;
-    for (double end = ABT_get_wtime() + 10.0 * CTEST_SLOW; ABT_get_wtime() < end; ABT_thread_yield()) {
-        if (ABT_thread_get_state(t, &st) == ABT_SUCCESS && st == want) return 1;
-    }
-    return 0;
-}
-
 /* The main ULT holds the lock; ULTs 0 and 1 (in the main ULT's pool) block on it in that order;
  * 0 is cancelled; the main ULT unlocks, which wakes 0 (ahead) and gives it the lock (a rwlock)
  * or leaves waking 1 to it (a mutex); 0 ends when it is popped. 1 must get the lock, also after
@@ -363,11 +347,11 @@ static void cancel_woken_round(int rwlock)
     for (int i = 0; i < 2; i++) {
         CHECK_INT(ABT_thread_create(pool, body, (void *)(intptr_t)i, ABT_THREAD_ATTR_NULL, &t[i]),
                   ABT_SUCCESS);
-        CHECK(until_state(t[i], ABT_THREAD_STATE_BLOCKED));
+        CHECK(wait_state(t[i], ABT_THREAD_STATE_BLOCKED));
     }
     CHECK_INT(ABT_thread_cancel(t[0]), ABT_SUCCESS);
     CHECK_INT(rwlock ? ABT_rwlock_unlock(cl_rwlock) : ABT_mutex_unlock(cl_mutex), ABT_SUCCESS);
-    CHECK(until_state(t[0], ABT_THREAD_STATE_TERMINATED));
+    CHECK(wait_state(t[0], ABT_THREAD_STATE_TERMINATED));
     if (rwlock) {
         CHECK_INT(ABT_rwlock_wrlock(cl_rwlock), ABT_SUCCESS);
         CHECK_INT(ABT_rwlock_unlock(cl_rwlock), ABT_SUCCESS);
@@ -375,7 +359,7 @@ static void cancel_woken_round(int rwlock)
         CHECK_INT(ABT_mutex_lock(cl_mutex), ABT_SUCCESS);
         CHECK_INT(ABT_mutex_unlock(cl_mutex), ABT_SUCCESS);
     }
-    CHECK(until_state(t[1], ABT_THREAD_STATE_TERMINATED));
+    CHECK(wait_state(t[1], ABT_THREAD_STATE_TERMINATED));
     CHECK_INT(cl_got[0], 0);
     CHECK_INT(cl_got[1], 1);
     for (int i = 0; i < 2; i++) CHECK_INT(ABT_thread_free(&t[i]), ABT_SUCCESS);
@@ -404,9 +388,9 @@ static void cancel_timed_out_round(void)
     CHECK_INT(ABT_cond_create(&cl_cond), ABT_SUCCESS);
     ABT_thread t;
     CHECK_INT(ABT_thread_create(pool, cl_timed_waiter, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
-    CHECK(until_state(t, ABT_THREAD_STATE_BLOCKED));
+    CHECK(wait_state(t, ABT_THREAD_STATE_BLOCKED));
     CHECK_INT(ABT_thread_cancel(t), ABT_SUCCESS);
-    CHECK(until_state(t, ABT_THREAD_STATE_TERMINATED)); /* once its deadline passed */
+    CHECK(wait_state(t, ABT_THREAD_STATE_TERMINATED)); /* once its deadline passed */
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK_INT(cl_got[0], 0);
     ABT_mutex other;
