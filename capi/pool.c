@@ -161,11 +161,17 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
         return;
     }
     spin_lock(&p->lock);
-    if (counted == p && p->user == NULL) {
-        /* Uncounted with the push: a stream asked to finish sees the unit either counted as
-         * blocked or queued, never neither (a retired pool is in no scheduler any more). */
+    /* Uncounted with the push, in the same locked section, and after it is queued: readers of
+     * both counts take no lock (goabt_sched_has_work reads the blocked count, then the size),
+     * so one that sees it no longer blocked must see it queued, never neither, or a stacked
+     * scheduler stops with it queued (seen: a woken mutex waiter left in a pool nobody ran,
+     * its waker preempted between the two stores). */
+    int uncount = counted == p && p->user == NULL;
+    if (uncount) counted = NULL;
+    if (uncount && p->forward != NULL) {
+        /* Retired: in no scheduler any more, so the order does not matter there. */
         __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
-        counted = NULL;
+        uncount = 0;
     }
     while (p->forward != NULL) { /* retired: its units live on elsewhere */
         goabt_pool *to = p->forward;
@@ -179,6 +185,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
         return;
     }
     link_tail(p, u);
+    if (uncount) __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
     goabt_stream *wake = take_sleeper_locked(p);
     /* What is done after the lock is released must not read p once it could be freed (its
      * last unit may run and its stream go meanwhile): the pool is held while it is. */
