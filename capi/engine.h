@@ -177,7 +177,7 @@ struct ABT_thread_opaque {
     int user_queued;        /* in a user-defined pool now (pushed, not yet popped or removed) */
     int suspend;            /* ABT_self_suspend's state (unit.c), atomic */
     goabt_pool *parked_in;  /* the pool it was counted in when it last parked */
-    goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c), or NULL */
+    goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c) or mutex.c's yields */
     /* The pool unit a user-defined pool made for it (pool_user.c), and for which pool; last,
      * away from the lines every create, run and free touches. */
     ABT_unit pool_unit;

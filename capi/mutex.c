@@ -5,9 +5,11 @@
  * ABT_MUTEX_INITIALIZER is a mutex as it is (ABT_RECURSIVE_MUTEX_INITIALIZER sets the first int,
  * our flags, to GOABT_MUTEX_RECURSIVE). `locked` is 0 (free), 1 (held) or 2 (held, and someone
  * may be queued): the uncontended lock and unlock are one compare-and-swap each (0 -> 1 -> 0),
- * with no call and no other lock. A caller that finds it held takes the spinlock `lock`, marks
- * it 2 with one exchange (and owns it if that found it free) and waits in a wait list (wait.h):
- * a ULT parks, an external thread or a tasklet sleeps. An unlock that finds 2 takes the
+ * with no call and no other lock. A ULT that finds it held by a holder nobody waits for first
+ * yields and looks again, a few times (lock only; lock_high and lock_low queue at once). A
+ * caller that finds it held then takes the spinlock `lock`, marks it 2 with one exchange (and
+ * owns it if that found it free) and waits in a wait list (wait.h): a ULT parks, an external
+ * thread or a tasklet sleeps. An unlock that finds 2 takes the
  * spinlock, frees the mutex and wakes the first waiter: waiters of lock_high first, then lock
  * and spinlock waiters in arrival order, then those of lock_low. The woken waiter tries again,
  * and a running caller may have taken the mutex first (it then waits again at the front of its
@@ -39,7 +41,7 @@ struct ABT_mutex_opaque {
     int lock;       /* spinlock over the wait lists; taken only when locked is 2 */
     uintptr_t owner; /* the holder (caller_id), written by the holder only */
     int nesting;     /* a recursive holder's locks beyond the first */
-    int pad;
+    int yielders;    /* ULTs in yield_for: not queued, yet waiting (atomic) */
     goabt_waitlist waiters; /* lock_high at the front, lock at the back */
     goabt_waitlist low;     /* lock_low, served when waiters is empty */
 };
@@ -99,6 +101,46 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/* Before it queues, a ULT that finds m held by a holder nobody waits for yields and looks
+ * again, up to YIELD_TRIES times: the other units of its stream run meanwhile, as they would
+ * while it waited, and a holder that unlocks in between (a short critical section, or one
+ * that yields inside it) frees m without a wake-up, nobody being queued. What a park and a
+ * wake-up cost (two switches' worth of locked queue operations) is paid once per YIELD_TRIES
+ * lost races instead of every time. Once someone is queued (m marked 2) it queues too, behind
+ * them; lock_high and lock_low always queue, so that their order holds. Returns whether it took
+ * m. */
+#define YIELD_TRIES 16
+
+static void yielder_cancelled(goabt_waiter *w) /* a yield_for waiter, in no list */
+{
+    goabt_mutex *m = w->sync;
+    __atomic_sub_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
+}
+
+static int yield_for(goabt_mutex *m, uintptr_t me)
+{
+    /* Counted, so that ABT_mutex_free refuses a mutex they wait for, as one with queued
+     * waiters; a yielder cancelled at one of its yields ends there, and its waiter, in no
+     * list, says what to undo (goabt_wait_cancelled). */
+    __atomic_add_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
+    goabt_unit *self = goabt_self_unit();
+    goabt_waiter w;
+    w.sync = m;
+    w.cancelled = yielder_cancelled;
+    self->waiting = &w;
+    int took = 0;
+    for (int i = 0; i < YIELD_TRIES && !took; i++) {
+        int held = __atomic_load_n(&m->locked, __ATOMIC_RELAXED);
+        if (held == 2) break;
+        if (held == 0 && try_take(m, me)) took = 1;
+        if (!took) goabt_unit_yield();
+    }
+    if (!took) took = try_take(m, me);
+    self->waiting = NULL;
+    __atomic_sub_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
+    return took;
+}
+
 /* Queues w by priority: a first-time waiter behind those of its class, one woken that lost the
  * race at the front of its class (it has waited longest). */
 static void queue_waiter(goabt_mutex *m, goabt_waiter *w, int prio, int again)
@@ -142,7 +184,13 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
     uint64_t since = 0;
     unsigned retries = 0;
     int starving = 0;
+    int yields = prio == MUTEX_NORMAL && goabt_caller_parks();
+    int others = 0; /* woken with others queued: it marks m for them before anything else */
     for (int again = 0;; again = 1) {
+        if (yields && !starving && !others && yield_for(m, me)) {
+            set_owner(m, me);
+            return;
+        }
         goabt_spin_lock(&m->lock);
         /* Marked "maybe waited for" before queueing: the holder's unlock then comes this way.
          * If the mutex was free meanwhile, the mark makes it ours (its unlock finds whoever
@@ -167,6 +215,7 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
         queue_waiter(m, &w, prio, again);
         goabt_wait(&w, &m->lock);
         if (w.tag & MUTEX_HANDED) break; /* `locked` was never released in between */
+        others = (w.tag & MUTEX_OTHERS) != 0;
     }
     set_owner(m, me);
 }
@@ -197,8 +246,8 @@ static __attribute__((noinline)) int mutex_release_slow(goabt_mutex *m)
         __atomic_store_n(&m->locked, more ? 2 : 1, __ATOMIC_RELAXED);
         w->tag |= MUTEX_HANDED;
     } else {
-        /* Free: w marks it 2 again when it retries, so whoever holds it next wakes the rest
-         * (noted for a cancel of w, mutex_waiter_cancelled). */
+        /* Free: if others wait, w marks it 2 again when it retries (at once, without yielding
+         * first), so whoever holds it next wakes the rest. */
         if (more) w->tag |= MUTEX_OTHERS;
         __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
     }
@@ -326,7 +375,8 @@ int ABT_mutex_free(ABT_mutex *mutex)
     goabt_mutex *m = goabt_object_of(*mutex, GOABT_MAGIC_MUTEX, 0);
     if (m == NULL) return ABT_ERR_INV_MUTEX; /* static memory is not freed */
     goabt_spin_lock(&m->lock);
-    int waited = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
+    int waited = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low) ||
+                 __atomic_load_n(&m->yielders, __ATOMIC_RELAXED) != 0;
     goabt_spin_unlock(&m->lock);
     if (waited) return ABT_ERR_MUTEX; /* they would wait on freed memory forever */
     goabt_object_delete(m, sizeof *m);
@@ -376,8 +426,9 @@ int ABT_mutex_spinlock(ABT_mutex mutex)
         m->nesting++;
         return ABT_SUCCESS;
     }
-    /* Spins without yielding, as its name says; after a while it queues like ABT_mutex_lock
-     * rather than burn the CPU its holder may need (the holder may share this stream). */
+    /* Spins without yielding, as its name says; after a while it waits like ABT_mutex_lock (a
+     * ULT yields a few times, then queues) rather than burn the CPU its holder may need (the
+     * holder may share this stream). */
     for (unsigned spins = 0; spins < 4096; spins++) {
         if (__atomic_load_n(&m->locked, __ATOMIC_RELAXED) == 0 && try_take(m, me)) {
             return ABT_SUCCESS;

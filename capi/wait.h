@@ -82,7 +82,8 @@ int goabt_wait_sync_type(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 void *goabt_wait_sync_object(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 
 /* u, woken from goabt_wait (or timed out), ends by cancellation before it returns from it:
- * runs its waiter's `cancelled`. unit.c, with u held by the canceller. */
+ * runs its waiter's `cancelled`. unit.c, with u held by the canceller. A unit that waits by
+ * yielding (mutex.c) sets u->waiting to a waiter of its own, in no list, for the same end. */
 void goabt_wait_cancelled(goabt_unit *u) GOABT_HIDDEN;
 
 /* Whether the caller would park (a ULT) rather than sleep as an OS thread. */

@@ -1573,12 +1573,13 @@ ABT_API_PUBLIC int ABT_key_get(ABT_key key, void **value);
  * Mutexes
  *
  * Who waits how: a ULT (the main ULT included) waiting for a mutex lets other work units run on
- * its execution stream; an external thread or a tasklet sleeps (a tasklet's whole stream waits).
- * An unlock wakes the longest-waiting caller: lock_high waiters first, then lock and spinlock
- * waiters in arrival order, then lock_low waiters. The woken caller takes the mutex unless a
- * running caller took it first (it then waits again, first in line); one that has lost it so for
- * a millisecond is handed it by the next unlock, so no waiter starves. The owner is the calling
- * work unit (or OS thread): a recursive mutex may be relocked by its owner, on any stream.
+ * its execution stream (ABT_mutex_lock first yields and looks again a few times, then waits in
+ * line); an external thread or a tasklet sleeps (a tasklet's whole stream waits). An unlock wakes
+ * the longest-waiting caller: lock_high waiters first, then lock and spinlock waiters in arrival
+ * order, then lock_low waiters. The woken caller takes the mutex unless a running caller took it
+ * first (it then waits again, first in line); one that has lost it so for a millisecond is handed
+ * it by the next unlock, so no waiter starves. The owner is the calling work unit (or OS
+ * thread): a recursive mutex may be relocked by its owner, on any stream.
  * A mutex can also live in static memory: an ABT_mutex_memory initialized with
  * ABT_MUTEX_INITIALIZER (or ABT_RECURSIVE_MUTEX_INITIALIZER) and turned into a handle with
  * ABT_MUTEX_MEMORY_GET_HANDLE. Such a mutex works before ABT_init, after ABT_finalize and from

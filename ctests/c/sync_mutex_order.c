@@ -13,8 +13,9 @@
  * the primary stream, then an external pthread, must each get the mutex while the barger runs
  * (it gives up after 10 s and the test fails).
  *
- * First, a lone ABT_mutex_lock caller: the mutex cannot be freed while it waits, it waits
- * BLOCKED, and gets the mutex at the unlock. */
+ * A ULT calling ABT_mutex_lock on a mutex nobody waits for yields and looks again a few times
+ * before it waits in line: that the mutex cannot be freed meanwhile, that it does end up waiting
+ * (BLOCKED), and gets the mutex at the unlock, is checked first. */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -64,7 +65,7 @@ static void lone_locker_round(ABT_mutex m, ABT_pool pool)
     CHECK_INT(ABT_mutex_lock(m), ABT_SUCCESS);
     ABT_thread t;
     CHECK_INT(ABT_thread_create(pool, locker, &ids[N], ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
-    /* Once it has tried, the mutex is waited for: not freed. */
+    /* Once it has tried (it yields back), the mutex is waited for: not freed, queued or not. */
     CHECK_INT(ABT_thread_yield(), ABT_SUCCESS);
     ABT_mutex copy = m;
     CHECK_INT(ABT_mutex_free(&copy), ABT_ERR_MUTEX);

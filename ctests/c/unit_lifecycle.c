@@ -10,7 +10,8 @@
  *  - cancel: queued ULTs and tasklets end without running; a ULT that cancels itself ends at its
  *    next yield; a ULT blocked in an eventual ends when woken, without returning from the wait;
  *    one blocked on a mutex or a readers-writer lock, ahead of another waiter, ends so too, and
- *    passes on what its wake gave it: the other waiter gets the lock; one whose cond timedwait
+ *    passes on what its wake gave it: the other waiter gets the lock; one cancelled while it
+ *    yields before queueing on a mutex leaves the mutex free to be freed, one whose cond timedwait
  *    expired leaves the cond free for another mutex; joiners wake; the main ULT cannot be
  *    cancelled;
  *  - revive: one ULT handle revived 1000 times (alternating pools of two streams), a tasklet
@@ -365,6 +366,27 @@ static void cancel_woken_round(int rwlock)
     for (int i = 0; i < 2; i++) CHECK_INT(ABT_thread_free(&t[i]), ABT_SUCCESS);
 }
 
+/* A ULT calling ABT_mutex_lock on a held mutex yields a few times before it queues (abt.h);
+ * cancelled there, it ends at such a yield: the mutex is not left "waited for" (it can be
+ * freed, test_cancel_woken's end). */
+static void cancel_yielder_round(void)
+{
+    ABT_pool pool = callers_pool();
+    cl_got[0] = 0;
+    CHECK_INT(ABT_mutex_lock(cl_mutex), ABT_SUCCESS);
+    ABT_thread t;
+    CHECK_INT(ABT_thread_create(pool, cl_mutex_locker, (void *)(intptr_t)0, ABT_THREAD_ATTR_NULL, &t),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_yield(), ABT_SUCCESS); /* it tries, and yields back */
+    ABT_mutex copy = cl_mutex;
+    CHECK_INT(ABT_mutex_free(&copy), ABT_ERR_MUTEX); /* waited for */
+    CHECK_INT(ABT_thread_cancel(t), ABT_SUCCESS);
+    CHECK(wait_state(t, ABT_THREAD_STATE_TERMINATED));
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(ABT_mutex_unlock(cl_mutex), ABT_SUCCESS);
+    CHECK_INT(cl_got[0], 0);
+}
+
 /* A ULT whose ABT_cond_timedwait expires is cancelled before it returns: the condition
  * variable, with nobody waiting, is free for another mutex again. */
 static ABT_cond cl_cond;
@@ -410,6 +432,7 @@ static void test_cancel_woken(void)
     CHECK_INT(ABT_rwlock_create(&cl_rwlock), ABT_SUCCESS);
     cancel_woken_round(0);
     cancel_woken_round(1);
+    cancel_yielder_round();
     cancel_timed_out_round();
     CHECK_INT(ABT_mutex_free(&cl_mutex), ABT_SUCCESS);
     CHECK_INT(ABT_rwlock_free(&cl_rwlock), ABT_SUCCESS);
