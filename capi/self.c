@@ -3,7 +3,11 @@
  * from a tasklet the ULT-only ones answer ABT_ERR_INV_THREAD, as Argobots 1.2 does. From a
  * scheduler's context (a user scheduler's run function, a user pool's functions) the queries
  * and keys answer for the scheduler as a ULT (goabt_stream_sched_self), where Argobots runs
- * it; what would act on it (yield, suspend, exit, set_arg ...) answers ABT_ERR_INV_XSTREAM. */
+ * it. Nothing below that scheduler would run it again, so what would switch it out (suspend,
+ * exit, and the *_to calls) answers ABT_ERR_INV_THREAD, as Argobots refuses its main scheduler's
+ * ULT for the *_to calls, and ABT_self_yield returns at once, as in Argobots, whose root
+ * scheduler runs its main scheduler again at once; the rest (set_arg ...) answers
+ * ABT_ERR_INV_XSTREAM. */
 #include "args.h"
 #include "engine.h"
 
@@ -105,9 +109,19 @@ int ABT_self_get_unit(ABT_unit *unit)
     return ABT_SUCCESS;
 }
 
+/* The calling ULT, for the calls that switch it out (yield, suspend, exit and the *_to calls):
+ * ABT_ERR_INV_XSTREAM from an external thread; ABT_ERR_INV_THREAD from a tasklet, and from a
+ * scheduler's context (s->current NULL: top of file). */
+#define SELF_ULT(s, u)                                                                        \
+    GOABT_SELF_STREAM(s);                                                                     \
+    goabt_unit *u = s->current;                                                               \
+    if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD
+
 int ABT_self_yield(void)
 {
-    GOABT_SELF(s, u);
+    GOABT_SELF_STREAM(s);
+    goabt_unit *u = s->current;
+    if (u == NULL) return ABT_SUCCESS; /* a scheduler's context: top of file */
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
     goabt_unit_yield();
     return ABT_SUCCESS;
@@ -115,19 +129,12 @@ int ABT_self_yield(void)
 
 int ABT_self_yield_to(ABT_thread thread)
 {
-    GOABT_SELF(s, u);
-    if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    SELF_ULT(s, u);
     goabt_unit *t = goabt_unit_of(thread);
     if (t == NULL || t->kind != GOABT_ULT || t == u) return ABT_ERR_INV_THREAD;
     goabt_unit_yield_to(t);
     return ABT_SUCCESS;
 }
-
-/* The calling ULT, for the suspend, resume and *_to calls: ABT_ERR_INV_XSTREAM from an
- * external thread, ABT_ERR_INV_THREAD from a tasklet. */
-#define SELF_ULT(s, u)                                                                        \
-    GOABT_SELF(s, u);                                                                         \
-    if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD
 
 /* target: a ULT other than self. */
 #define OTHER_ULT(t, thread, u)                                                               \
@@ -191,8 +198,8 @@ int ABT_self_set_associated_pool(ABT_pool pool)
 
 int ABT_self_exit(void)
 {
-    GOABT_SELF(s, u);
-    if (u->kind != GOABT_ULT || (u->flags & GOABT_UNIT_MAIN)) return ABT_ERR_INV_THREAD;
+    SELF_ULT(s, u);
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
     goabt_unit_exit();
 }
 

@@ -1101,7 +1101,7 @@ ABT_API_PUBLIC int ABT_thread_join(ABT_thread thread);
 ABT_API_PUBLIC int ABT_thread_join_many(int num_threads, ABT_thread *thread_list);
 
 /* Terminate the calling ULT; does not return when it succeeds. ABT_ERR_INV_XSTREAM from an external
- * thread, ABT_ERR_INV_THREAD from a tasklet or the primary ULT. */
+ * thread, ABT_ERR_INV_THREAD from a tasklet, a scheduler's context or the primary ULT. */
 ABT_API_PUBLIC int ABT_thread_exit(void);
 
 /* Ask the work unit thread to end: at once if it waits in a pool that can give it back (built-in
@@ -1405,8 +1405,11 @@ ABT_API_PUBLIC int ABT_task_get_arg(ABT_task task, void **arg);
  * get_specific) keep its values, destroyed when the stream is freed. The ABT_thread_* calls
  * that read a ULT (get_id, get_state, get_last_pool(_id), get_last_xstream, get_unit,
  * is_primary, is_unnamed, get/set_specific) and ABT_unit_get_thread accept that handle; every
- * call that acts on a ULT refuses it (ABT_ERR_INV_THREAD, a pool ABT_ERR_INV_UNIT), and what
- * would act on the caller (yield, suspend, exit, set_arg ...) returns ABT_ERR_INV_XSTREAM there.
+ * call that acts on a ULT refuses it (ABT_ERR_INV_THREAD, a pool ABT_ERR_INV_UNIT). Nothing
+ * below that scheduler would run it again: ABT_self_yield returns at once there (as in Argobots,
+ * whose stream runs its main scheduler again at once), the suspend, exit and *_to calls return
+ * ABT_ERR_INV_THREAD (Argobots refuses its main scheduler's ULT for the *_to calls), and the
+ * rest that would act on the caller (set_arg, set_associated_pool ...) ABT_ERR_INV_XSTREAM.
  * ------------------------------------------------------------------------------------------- */
 
 /* Return the execution stream running the caller in *xstream (a work unit, or a scheduler's run
@@ -1469,26 +1472,28 @@ ABT_API_PUBLIC int ABT_self_set_associated_pool(ABT_pool pool);
 ABT_API_PUBLIC int ABT_self_get_unit(ABT_unit *unit);
 
 /* Give the execution stream back to the scheduler; the calling ULT goes back into its pool.
- * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet. */
+ * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet; from a
+ * scheduler's context it returns at once. */
 ABT_API_PUBLIC int ABT_self_yield(void);
 
 /* Switch straight to thread, a ready ULT popped from its pool by the caller as Argobots 1.2 asks
  * (or still queued there: goabt takes it out); the caller goes back into its pool. A thread that
  * is not ready leaves the caller running; with the main ULT on either side thread runs in its
- * pool's turn and the caller yields. ABT_ERR_INV_THREAD from a tasklet or when thread is
- * invalid, a tasklet or the caller; ABT_ERR_INV_XSTREAM from an external thread. */
+ * pool's turn and the caller yields. ABT_ERR_INV_THREAD from a tasklet or a scheduler's context,
+ * or when thread is invalid, a tasklet or the caller; ABT_ERR_INV_XSTREAM from an external
+ * thread. */
 ABT_API_PUBLIC int ABT_self_yield_to(ABT_thread thread);
 
 /* Resume the suspended ULT thread and switch straight to it; the caller goes back into its pool.
- * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet or for an
- * invalid thread or the caller itself, ABT_ERR_THREAD when thread is not suspended (goabt;
- * undefined in Argobots). With the main ULT on either side thread is resumed into its pool and
- * the caller yields. */
+ * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet or a
+ * scheduler's context or for an invalid thread or the caller itself, ABT_ERR_THREAD when thread
+ * is not suspended (goabt; undefined in Argobots). With the main ULT on either side thread is
+ * resumed into its pool and the caller yields. */
 ABT_API_PUBLIC int ABT_self_resume_yield_to(ABT_thread thread);
 
 /* Suspend the calling ULT (BLOCKED, in no pool) until a work unit or external thread resumes it
  * with ABT_thread_resume; its stream runs other work meanwhile. ABT_ERR_INV_XSTREAM from an
- * external thread, ABT_ERR_INV_THREAD from a tasklet. */
+ * external thread, ABT_ERR_INV_THREAD from a tasklet or a scheduler's context. */
 ABT_API_PUBLIC int ABT_self_suspend(void);
 
 /* Suspend the calling ULT and switch straight to thread, a ready ULT: popped from its pool by the
@@ -1502,13 +1507,13 @@ ABT_API_PUBLIC int ABT_self_suspend_to(ABT_thread thread);
 ABT_API_PUBLIC int ABT_self_resume_suspend_to(ABT_thread thread);
 
 /* Terminate the calling ULT; does not return when it succeeds. ABT_ERR_INV_XSTREAM from an external
- * thread, ABT_ERR_INV_THREAD from a tasklet or the primary ULT. */
+ * thread, ABT_ERR_INV_THREAD from a tasklet, a scheduler's context or the primary ULT. */
 ABT_API_PUBLIC int ABT_self_exit(void);
 
 /* Terminate the calling ULT and switch straight to thread, a ready ULT popped from its pool (or
  * still queued: goabt takes it out); does not return. ABT_ERR_INV_XSTREAM from an external
- * thread, ABT_ERR_INV_THREAD from a tasklet or the main ULT, or for an invalid thread or the
- * caller itself. */
+ * thread, ABT_ERR_INV_THREAD from a tasklet, a scheduler's context or the main ULT, or for an
+ * invalid thread or the caller itself. */
 ABT_API_PUBLIC int ABT_self_exit_to(ABT_thread thread);
 
 /* Resume the suspended ULT thread, switch straight to it and terminate the caller; does not

@@ -207,6 +207,8 @@ static int inner_init(ABT_sched sched, ABT_sched_config config)
     return ABT_sched_set_data(sched, d);
 }
 
+static ABT_thread main_ult; /* the primary's main ULT: a valid ULT that is not the caller */
+
 /* From a scheduler's run function the caller is the scheduler as a ULT, as in Argobots, which
  * runs schedulers on ULTs: a handle the queries answer for, the same on every call, that
  * nothing can act on. Returns how many checks failed. */
@@ -246,9 +248,16 @@ static int check_sched_self(ABT_xstream xs, ABT_pool pool)
     bad += ABT_thread_set_specific(self, inner_key, value) != ABT_SUCCESS;
     bad += ABT_self_get_specific(inner_key, &got) != ABT_SUCCESS || got != value;
     bad += ABT_pool_push(pool, unit) != ABT_ERR_INV_UNIT;
-    bad += ABT_self_yield() != ABT_ERR_INV_XSTREAM;
-    bad += ABT_self_suspend() != ABT_ERR_INV_XSTREAM;
-    bad += ABT_self_exit() != ABT_ERR_INV_XSTREAM;
+    /* Nothing below the scheduler would run it again: a yield returns at once, and the calls
+     * that would switch it out are refused, with a valid other ULT (the main ULT) too. */
+    bad += ABT_self_yield() != ABT_SUCCESS;
+    bad += ABT_self_suspend() != ABT_ERR_INV_THREAD;
+    bad += ABT_self_exit() != ABT_ERR_INV_THREAD;
+    bad += ABT_self_yield_to(main_ult) != ABT_ERR_INV_THREAD;
+    bad += ABT_self_suspend_to(main_ult) != ABT_ERR_INV_THREAD;
+    bad += ABT_self_exit_to(main_ult) != ABT_ERR_INV_THREAD;
+    bad += ABT_self_resume_yield_to(main_ult) != ABT_ERR_INV_THREAD;
+    bad += ABT_self_set_arg(NULL) != ABT_ERR_INV_XSTREAM;
     return bad;
 }
 
@@ -620,6 +629,7 @@ static void bad_input(ABT_pool pool)
 int main(void)
 {
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    CHECK_INT(ABT_self_get_thread(&main_ult), ABT_SUCCESS);
     CHECK_INT(ABT_key_create(inner_key_destructor, &inner_key), ABT_SUCCESS);
     ABT_pool pools[NSTREAMS];
     for (int i = 0; i < NSTREAMS; i++) {
