@@ -82,7 +82,8 @@ func TestValgrind(t *testing.T) {
 	// runs. Left out until their waits scale with valgrind's slowdown.
 	for _, name := range []string{"engine_blocking", "engine_stress", "engine_wakeup",
 		"engine_timer_handover", "robust_handles", "sync_barrier", "sync_eventual", "sync_rwlock",
-		"sync_stress", "sync_mutex_order", "keys_race", "sync_mutex", "sync_cond", "sync_future"} {
+		"sync_stress", "sync_mutex_order", "keys_race", "sync_mutex", "sync_cond", "sync_future",
+		"sched_mixed"} {
 		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", name+".c"), "a program left out must exist")
 		skip[name] = "time: its bounded waits expired under valgrind on 2 cores"
 	}
