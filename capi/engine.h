@@ -342,6 +342,9 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* A unit runs for the main ULT (goabt_unit_run_child): when it yields or blocks, the main
      * ULT goes on, so no hand-over to another ULT, and no yield without a switch. */
     int main_child;
+    /* A stacked scheduler stepped aside for want of work since a unit was last run as a child
+     * here (sched_stacked.c): its parent steps aside in turn. */
+    int aside;
     /* The user scheduler whose run function is live on this stream's own stack (called by
      * goabt_user_sched_run, not returned yet), or NULL: one replaced meanwhile is retired
      * only once that run returns (goabt_sched_retire). */

@@ -10,7 +10,11 @@
  * once its pools hold no work (or ABT_sched_exit asked it to): Argobots 1.2 stops a stacked
  * scheduler as soon as it has nothing to run. It is then unused again (the user may free it or
  * add it again), or freed if it is automatic. While its pools hold only blocked ULTs it steps
- * aside (yields its ULT) between looks, so that the scheduler below runs what may wake them. */
+ * aside (yields its ULT) between looks, so that the scheduler below runs what may wake them.
+ * Its parent, when it is a stacked scheduler too, finds it queued again at once, and would run
+ * it again and again: so a parent whose child stepped aside steps aside in turn (goabt's loop at
+ * once, a user scheduler at its next ABT_xstream_check_events), down to the stream's own
+ * scheduler, which runs the rest of its pools (stream->aside). */
 #include "args.h"
 #include "engine.h"
 #include "wait.h"
@@ -27,7 +31,9 @@ void goabt_sched_ult_events(goabt_sched *sc, int idle)
     goabt_stream *s = goabt_self_stream();
     /* Only the primary's own scheduler resumes a main ULT handed back to it. */
     int handoff = s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_ACQUIRE);
-    if (handoff || (idle && sc->used == GOABT_SCHED_IN_POOL)) goabt_unit_yield();
+    int aside = idle && sc->used == GOABT_SCHED_IN_POOL;
+    if (aside) s->aside = 1; /* for the parent, to which the yield goes back */
+    if (handoff || aside) goabt_unit_yield();
 }
 
 /* goabt's scheduler loop, run by a stacked predefined scheduler's ULT. */
@@ -39,7 +45,7 @@ static void stacked_loop(goabt_sched *sc)
         goabt_unit *u = goabt_sched_pop_next(s, sc);
         if (u != NULL) {
             goabt_sched_run_unit(u, NULL);
-            goabt_sched_ult_events(sc, 0);
+            goabt_sched_ult_events(sc, goabt_self_stream()->aside); /* a child stepped aside */
             continue;
         }
         if (goabt_sched_stop_now(s, sc)) return;

@@ -121,6 +121,7 @@ int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
         goabt_unit_hand_main(s);
         return ABT_SUCCESS;
     }
+    s->aside = 0; /* set again if u is a stacked scheduler that steps aside (sched_stacked.c) */
     goabt_unit_run_child(u);
     return ABT_SUCCESS;
 }
@@ -156,7 +157,8 @@ int ABT_xstream_check_events(ABT_sched sched)
         /* A ULT (a stacked scheduler's, or one running units itself) may step aside; a
          * tasklet only fires due timers. */
         if (self->kind == GOABT_ULT) {
-            goabt_sched_ult_events(sc, goabt_sched_queued(sc) == 0);
+            /* Idle: nothing queued, or only a stacked scheduler that just stepped aside. */
+            goabt_sched_ult_events(sc, goabt_sched_queued(sc) == 0 || s->aside);
         } else if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 &&
                    goabt_timers_due()) {
             goabt_timers_fire();

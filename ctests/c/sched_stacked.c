@@ -11,7 +11,9 @@
  *    is exact, every stacked scheduler stops once its work is done, user ones are freed by hand
  *    after that (ABT_sched_free refuses them while they run), and init and free run once each;
  *  - a stacked scheduler whose pool holds only a blocked ULT steps aside: on one stream, the
- *    ULT that wakes it sits in the parent's pool;
+ *    ULT that wakes it sits in the parent's pool; two deep (under a user scheduler that calls
+ *    ABT_xstream_check_events, and under a predefined one), its parent steps aside in turn, so
+ *    the waker may sit in the stream's pool;
  *  - ABT_sched_exit stops a stacked scheduler with units left; added again, it runs them;
  *  - ABT_self_schedule and ABT_xstream_run_unit from a plain ULT and from the main ULT: the unit
  *    runs on top of the caller, which goes on when it yields or ends (also when the unit yields
@@ -24,6 +26,7 @@
 // ctest-variant: in_go GOABT_POOL=ws GOABT_SCHED=deadline
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
@@ -310,6 +313,63 @@ static void test_steps_aside(void)
     CHECK_INT(ABT_eventual_free(&ev), ABT_SUCCESS);
 }
 
+/* Two deep: a predefined scheduler stacked on a scheduler that is itself stacked on the stream's
+ * pool (a user scheduler calling ABT_xstream_check_events, or a predefined one). The waiter
+ * blocks in the innermost pool and the setter sits in the stream's pool, behind the stacked
+ * schedulers: the inner one steps aside into the middle one's pool, where the middle one finds
+ * it again at once; only if the middle one steps aside in turn does the setter run. */
+static void aside_run(ABT_sched sched)
+{
+    ABT_pool pool;
+    ABT_sched_get_pools(sched, 1, 0, &pool);
+    for (unsigned n = 1;; n++) {
+        ABT_thread t = ABT_THREAD_NULL;
+        ABT_pool_pop_thread(pool, &t);
+        if (t != ABT_THREAD_NULL) ABT_self_schedule(t, ABT_POOL_NULL);
+        if (n % 8 == 0) {
+            ABT_bool stop = ABT_FALSE;
+            ABT_sched_has_to_stop(sched, &stop);
+            if (stop) break;
+            ABT_xstream_check_events(sched);
+        }
+    }
+}
+
+static ABT_sched_def aside_def = {.type = ABT_SCHED_TYPE_ULT, .run = aside_run};
+
+static void test_steps_aside_two_deep(int user_middle)
+{
+    ABT_xstream self;
+    ABT_pool main_pool, mid, inner;
+    ABT_sched middle, sub;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &main_pool), ABT_SUCCESS);
+    CHECK_INT(ABT_eventual_create(0, &ev), ABT_SUCCESS);
+    waiter_done = 0;
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &mid),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &inner),
+              ABT_SUCCESS);
+    ABT_sched_config cfg = not_automatic();
+    if (user_middle) {
+        CHECK_INT(ABT_sched_create(&aside_def, 1, &mid, cfg, &middle), ABT_SUCCESS);
+    } else {
+        CHECK_INT(ABT_sched_create_basic(ABT_SCHED_BASIC, 1, &mid, cfg, &middle), ABT_SUCCESS);
+    }
+    CHECK_INT(ABT_sched_create_basic(ABT_SCHED_BASIC, 1, &inner, cfg, &sub), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(inner, waiter, NULL, ABT_THREAD_ATTR_NULL, NULL), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_add_sched(mid, sub), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_add_sched(main_pool, middle), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(main_pool, setter, NULL, ABT_THREAD_ATTR_NULL, NULL), ABT_SUCCESS);
+    CHECK(wait_for(&waiter_done, 1));
+    CHECK_INT(free_when_stopped(&middle), ABT_SUCCESS);
+    CHECK_INT(free_when_stopped(&sub), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&inner), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&mid), ABT_SUCCESS);
+    CHECK_INT(ABT_sched_config_free(&cfg), ABT_SUCCESS);
+    CHECK_INT(ABT_eventual_free(&ev), ABT_SUCCESS);
+}
+
 /* ---- Exit, then added again ------------------------------------------------------------------- */
 
 static ABT_sched exit_sched;
@@ -516,11 +576,16 @@ static void test_bad_input(void)
 
 int main(void)
 {
+    /* A scheduler that never steps aside keeps the main ULT from its bounded waits: the alarm
+     * ends such a hang. */
+    alarm(60 * CTEST_SLOW);
     CHECK_INT(ABT_pool_add_sched(ABT_POOL_NULL, ABT_SCHED_NULL), ABT_ERR_UNINITIALIZED);
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     test_order();
     test_three_deep();
     test_steps_aside();
+    test_steps_aside_two_deep(1);
+    test_steps_aside_two_deep(0);
     test_exit_and_again();
     test_run_on_top();
     test_bad_input();
