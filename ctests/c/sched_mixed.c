@@ -1,16 +1,19 @@
 /* Stress: blocking objects under every kind of scheduler and pool at once, as an RPC framework's
- * process mixes them. 25 rounds of ABT_init; each round runs 4 streams:
- *  - the primary with its default scheduler and pool;
- *  - a BASIC_WAIT scheduler over a FIFO_WAIT pool and a user-defined FIFO pool (a mutex-guarded
- *    list, as users write them);
- *  - a user scheduler (pop and ABT_self_schedule, check_events and has_to_stop every 8 rounds)
- *    over that same user pool and a FIFO pool;
- *  - a PRIO scheduler over two FIFO pools;
- * 48 worker ULTs spread over the six pools, 2 external pthreads, and a pthread that resumes
- * suspended ULTs. Every worker does 60 steps chosen by its own PRNG: lock a mutex around a read,
- * a yield and a write of a counter; take and give back one of 5 tokens (a mutex and a condition
- * variable); read (checking) or write (yielding halfway) an array under a readers-writer lock;
- * migrate itself to a random pool; wait on an eventual that a child ULT in a random pool sets;
+ * process mixes them. 25 rounds of ABT_init, each on 4 streams laid out one of two ways:
+ *  - flat (4 rounds of 5): the primary with its default scheduler and pool; a BASIC_WAIT
+ *    scheduler over a FIFO_WAIT pool and a user-defined FIFO pool (a mutex-guarded list, as
+ *    users write them); a user scheduler (pop and ABT_self_schedule, check_events and
+ *    has_to_stop every 8 rounds) over that same user pool and a FIFO pool; a PRIO scheduler
+ *    over two FIFO pools. Workers start in the six pools and move among them;
+ *  - stacked (every 5th round): every stream runs a basic scheduler over its pool, with that
+ *    user scheduler stacked on it and a basic one stacked on the user one. Workers start in the
+ *    two stacked schedulers' pools (where they block, and the stacked schedulers step aside
+ *    through each other) and move to the streams' pools;
+ * 48 worker ULTs, 2 external pthreads, and a pthread that resumes suspended ULTs. Every worker
+ * does 60 steps chosen by its own PRNG: lock a mutex around a read, a yield and a write of a
+ * counter; take and give back one of 5 tokens (a mutex and a condition variable); read
+ * (checking) or write (yielding halfway) an array under a readers-writer lock; migrate itself
+ * to a random pool; wait on an eventual that a child ULT in a random pool sets;
  * a 200 us ABT_cond_timedwait on the tokens' condition variable (a signal it takes is passed
  * on); suspend until the resumer pthread resumes it; yield. Halfway, all 48 pass a barrier. The
  * pthreads lock the mutex and take tokens meanwhile. Checked each round: the counter equals the
@@ -36,6 +39,7 @@
 #define TOKENS 5
 #define NARR 4
 #define MAXPOOLS 6
+#define STACKED_EVERY 5 /* every 5th round: the stacked layout */
 
 static int bad; /* failed calls, anywhere (atomic) */
 #define GOOD(call)                                                                            \
@@ -367,15 +371,27 @@ static void *external(void *arg)
     return NULL;
 }
 
-/* ---- A round -------------------------------------------------------------------------------- */
+/* ---- The round's layouts ------------------------------------------------------------------- */
 
-static void run_round(int r)
-{
-    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+/* Its streams and what is freed after them; homes: where workers start. */
+typedef struct {
     ABT_xstream xs[4];
+    ABT_sched user_sched;          /* flat: the third stream's scheduler */
+    ABT_sched stacked[8];          /* stacked: added once the workers are made, freed once stopped */
+    int nstacked;
+    ABT_pool stacked_pools[8];     /* stacked: their pools */
+    ABT_sched_config not_automatic;
+    ABT_pool homes[8];
+    int nhomes;
+} layout;
+
+/* Flat: one scheduler per stream, of each kind (top of file); workers migrate among all six
+ * pools. */
+static void flat_layout(layout *l)
+{
     ABT_pool wait_pool, user_pool, plain, high, low;
-    CHECK_INT(ABT_xstream_self(&xs[0]), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_get_main_pools(xs[0], 1, &pools[0]), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_self(&l->xs[0]), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(l->xs[0], 1, &pools[0]), ABT_SUCCESS);
     CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO_WAIT, ABT_POOL_ACCESS_MPMC, ABT_FALSE,
                                     &wait_pool),
               ABT_SUCCESS);
@@ -388,13 +404,12 @@ static void run_round(int r)
               ABT_SUCCESS);
     ABT_pool waits[2] = {wait_pool, user_pool}, users[2] = {user_pool, plain}, prio[2] = {high, low};
     CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC_WAIT, 2, waits, ABT_SCHED_CONFIG_NULL,
-                                       &xs[1]),
+                                       &l->xs[1]),
               ABT_SUCCESS);
-    ABT_sched user_sched = ABT_SCHED_NULL;
-    CHECK_INT(ABT_sched_create(&user_def, 2, users, ABT_SCHED_CONFIG_NULL, &user_sched),
+    CHECK_INT(ABT_sched_create(&user_def, 2, users, ABT_SCHED_CONFIG_NULL, &l->user_sched),
               ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_create(user_sched, &xs[2]), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_PRIO, 2, prio, ABT_SCHED_CONFIG_NULL, &xs[3]),
+    CHECK_INT(ABT_xstream_create(l->user_sched, &l->xs[2]), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_PRIO, 2, prio, ABT_SCHED_CONFIG_NULL, &l->xs[3]),
               ABT_SUCCESS);
     npools = 0;
     pools[npools++] = pools[0];
@@ -403,7 +418,98 @@ static void run_round(int r)
     pools[npools++] = plain;
     pools[npools++] = high;
     pools[npools++] = low;
+    for (int i = 0; i < npools; i++) l->homes[i] = pools[i];
+    l->nhomes = npools;
+}
 
+/* Stacked: on each stream a user scheduler stacked on the stream's pool, and a predefined one
+ * stacked on the user one's pool; workers start in those two pools and migrate among the
+ * streams' pools (a stacked scheduler stops once its pools are empty: a worker moved into one
+ * later would wait there for good). */
+static void stacked_layout(layout *l)
+{
+    CHECK_INT(ABT_sched_config_create(&l->not_automatic, ABT_sched_config_automatic, 0,
+                                      ABT_sched_config_var_end),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_self(&l->xs[0]), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(l->xs[0], 1, &pools[0]), ABT_SUCCESS);
+    for (int i = 1; i < 4; i++) {
+        CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_TRUE, &pools[i]),
+                  ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &pools[i], ABT_SCHED_CONFIG_NULL,
+                                           &l->xs[i]),
+                  ABT_SUCCESS);
+    }
+    npools = 4;
+    l->nstacked = l->nhomes = 0;
+    for (int i = 0; i < 4; i++) {
+        ABT_pool mid, inner;
+        CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &mid),
+                  ABT_SUCCESS);
+        CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &inner),
+                  ABT_SUCCESS);
+        CHECK_INT(ABT_sched_create(&user_def, 1, &mid, l->not_automatic, &l->stacked[l->nstacked]),
+                  ABT_SUCCESS);
+        l->stacked_pools[l->nstacked++] = mid;
+        CHECK_INT(ABT_sched_create_basic(ABT_SCHED_BASIC, 1, &inner, l->not_automatic,
+                                         &l->stacked[l->nstacked]),
+                  ABT_SUCCESS);
+        l->stacked_pools[l->nstacked++] = inner;
+        l->homes[l->nhomes++] = mid;
+        l->homes[l->nhomes++] = inner;
+    }
+}
+
+/* Stacked: the schedulers go into their parents' pools, now that their own hold workers. */
+static void stacked_start(layout *l)
+{
+    for (int i = 0; i < l->nstacked; i += 2) {
+        CHECK_INT(ABT_pool_add_sched(l->stacked_pools[i], l->stacked[i + 1]), ABT_SUCCESS);
+        CHECK_INT(ABT_pool_add_sched(pools[i / 2], l->stacked[i]), ABT_SUCCESS);
+    }
+}
+
+/* Frees a stopped stacked scheduler (ABT_ERR_SCHED while it still runs). */
+static int free_stopped(ABT_sched *sched)
+{
+    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
+    int rc;
+    while ((rc = ABT_sched_free(sched)) == ABT_ERR_SCHED && ABT_get_wtime() < end) {
+        ABT_thread_yield();
+    }
+    return rc;
+}
+
+static void free_layout(layout *l, int stacked)
+{
+    for (int i = 0; i < l->nstacked; i++) {
+        CHECK_INT(free_stopped(&l->stacked[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_pool_free(&l->stacked_pools[i]), ABT_SUCCESS);
+    }
+    for (int i = 1; i < 4; i++) {
+        CHECK_INT(ABT_xstream_join(l->xs[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_free(&l->xs[i]), ABT_SUCCESS);
+    }
+    if (stacked) {
+        CHECK_INT(ABT_sched_config_free(&l->not_automatic), ABT_SUCCESS);
+    } else {
+        CHECK_INT(ABT_sched_free(&l->user_sched), ABT_SUCCESS);
+        for (int i = 1; i < npools; i++) CHECK_INT(ABT_pool_free(&pools[i]), ABT_SUCCESS);
+    }
+}
+
+/* ---- A round -------------------------------------------------------------------------------- */
+
+static void run_round(int r)
+{
+    int stacked = r % STACKED_EVERY == STACKED_EVERY - 1;
+    layout l = {.nstacked = 0};
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    if (stacked) {
+        stacked_layout(&l);
+    } else {
+        flat_layout(&l);
+    }
     CHECK_INT(ABT_mutex_create(&mutex), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_create(&tokens_mutex), ABT_SUCCESS);
     CHECK_INT(ABT_cond_create(&tokens_cond), ABT_SUCCESS);
@@ -422,10 +528,11 @@ static void run_round(int r)
 
     ABT_thread w[NW];
     for (int i = 0; i < NW; i++) {
-        CHECK_INT(ABT_thread_create(pools[i % npools], worker, (void *)(intptr_t)(i + NW * r),
+        CHECK_INT(ABT_thread_create(l.homes[i % l.nhomes], worker, (void *)(intptr_t)(i + NW * r),
                                     ABT_THREAD_ATTR_NULL, &w[i]),
                   ABT_SUCCESS);
     }
+    if (stacked) stacked_start(&l);
     for (int i = 0; i < NW; i++) CHECK_INT(ABT_thread_free(&w[i]), ABT_SUCCESS);
     __atomic_store_n(&external_stop, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < NEXT; i++) pthread_join(ext[i], NULL);
@@ -439,17 +546,12 @@ static void run_round(int r)
     CHECK_INT(steps, NW * STEPS);
     CHECK_INT(bad, 0);
 
-    for (int i = 1; i < 4; i++) {
-        CHECK_INT(ABT_xstream_join(xs[i]), ABT_SUCCESS);
-        CHECK_INT(ABT_xstream_free(&xs[i]), ABT_SUCCESS);
-    }
-    CHECK_INT(ABT_sched_free(&user_sched), ABT_SUCCESS);
+    free_layout(&l, stacked);
     CHECK_INT(ABT_barrier_free(&barrier), ABT_SUCCESS);
     CHECK_INT(ABT_rwlock_free(&rwlock), ABT_SUCCESS);
     CHECK_INT(ABT_cond_free(&tokens_cond), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_free(&tokens_mutex), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_free(&mutex), ABT_SUCCESS);
-    for (int i = 1; i < npools; i++) CHECK_INT(ABT_pool_free(&pools[i]), ABT_SUCCESS);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
 }
 
