@@ -30,6 +30,19 @@ static inline int wait_state(ABT_thread t, ABT_thread_state want)
     return 1;
 }
 
+/* Frees *sched, a scheduler stacked with ABT_pool_add_sched and not automatic, once it has stopped
+ * (ABT_sched_free refuses it with ABT_ERR_SCHED until then), yielding meanwhile; gives up after
+ * 10 s (CTEST_SLOW times that under valgrind). ABT_sched_free's last result. */
+static inline int free_when_stopped(ABT_sched *sched)
+{
+    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
+    int rc;
+    while ((rc = ABT_sched_free(sched)) == ABT_ERR_SCHED && ABT_get_wtime() < end) {
+        ABT_thread_yield();
+    }
+    return rc;
+}
+
 /* Takes the primary stream as streams[0], creates n - 1 more with the default scheduler, and
  * fills pools[i] with each one's main pool; ABT_SUCCESS, or some failed call's error bits. */
 static inline int start_streams(int n, ABT_xstream *streams, ABT_pool *pools)

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <abt.h>
 #include "check.h"
+#include "abt_wait.h"
 
 #define ROUNDS 25
 #define NW 48
@@ -469,21 +470,10 @@ static void stacked_start(layout *l)
     }
 }
 
-/* Frees a stopped stacked scheduler (ABT_ERR_SCHED while it still runs). */
-static int free_stopped(ABT_sched *sched)
-{
-    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
-    int rc;
-    while ((rc = ABT_sched_free(sched)) == ABT_ERR_SCHED && ABT_get_wtime() < end) {
-        ABT_thread_yield();
-    }
-    return rc;
-}
-
 static void free_layout(layout *l, int stacked)
 {
     for (int i = 0; i < l->nstacked; i++) {
-        CHECK_INT(free_stopped(&l->stacked[i]), ABT_SUCCESS);
+        CHECK_INT(free_when_stopped(&l->stacked[i]), ABT_SUCCESS);
         CHECK_INT(ABT_pool_free(&l->stacked_pools[i]), ABT_SUCCESS);
     }
     for (int i = 1; i < 4; i++) {

@@ -45,17 +45,6 @@ static ABT_sched_config not_automatic(void)
     return cfg;
 }
 
-/* Frees a non-automatic stacked scheduler once it has stopped (ABT_ERR_SCHED until then). */
-static int free_when_stopped(ABT_sched *sched)
-{
-    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
-    int rc;
-    while ((rc = ABT_sched_free(sched)) == ABT_ERR_SCHED && ABT_get_wtime() < end) {
-        ABT_thread_yield();
-    }
-    return rc;
-}
-
 /* ---- Order ---------------------------------------------------------------------------------- */
 
 static long order_next;
@@ -318,24 +307,7 @@ static void test_steps_aside(void)
  * blocks in the innermost pool and the setter sits in the stream's pool, behind the stacked
  * schedulers: the inner one steps aside into the middle one's pool, where the middle one finds
  * it again at once; only if the middle one steps aside in turn does the setter run. */
-static void aside_run(ABT_sched sched)
-{
-    ABT_pool pool;
-    ABT_sched_get_pools(sched, 1, 0, &pool);
-    for (unsigned n = 1;; n++) {
-        ABT_thread t = ABT_THREAD_NULL;
-        ABT_pool_pop_thread(pool, &t);
-        if (t != ABT_THREAD_NULL) ABT_self_schedule(t, ABT_POOL_NULL);
-        if (n % 8 == 0) {
-            ABT_bool stop = ABT_FALSE;
-            ABT_sched_has_to_stop(sched, &stop);
-            if (stop) break;
-            ABT_xstream_check_events(sched);
-        }
-    }
-}
-
-static ABT_sched_def aside_def = {.type = ABT_SCHED_TYPE_ULT, .run = aside_run};
+static ABT_sched_def aside_def = {.type = ABT_SCHED_TYPE_ULT, .run = user_run}; /* no init, free */
 
 static void test_steps_aside_two_deep(int user_middle)
 {
