@@ -433,7 +433,8 @@ ABT_API_PUBLIC int ABT_xstream_run_unit(ABT_unit unit, ABT_pool pool);
  * main ULT handed over to the primary stream, which may resume it from here); run functions
  * call it periodically. Called on a ULT (a stacked scheduler's run), it yields the ULT when the
  * scheduler below must run: the main ULT was handed back to the primary, or sched is stacked
- * and its pools hold only blocked ULTs (what wakes them may need that scheduler). From a
+ * and its pools hold only blocked ULTs, or only a stacked scheduler that just yielded for that
+ * reason (what wakes them may need that scheduler). From a
  * tasklet it only fires due timed waits. ABT_ERR_INV_SCHED for an invalid handle,
  * ABT_ERR_INV_XSTREAM from an external thread. */
 ABT_API_PUBLIC int ABT_xstream_check_events(ABT_sched sched);
@@ -892,8 +893,10 @@ ABT_API_PUBLIC int ABT_pool_get_data(ABT_pool pool, void **data);
 /* Push the scheduler sched into pool as a work unit (a ULT with a 4 MiB stack), so that the
  * scheduler popping it runs sched stacked: sched's run function (goabt's loop for a predefined
  * one) runs on that ULT and runs sched's units on top of it, until sched has nothing left to
- * run (no queued or blocked units; while only blocked ones remain it yields between looks) or
- * ABT_sched_exit stops it; control then goes back to the scheduler below, and sched is unused
+ * run (no queued or blocked units; while only blocked ones remain it yields between looks, and
+ * a stacked scheduler below it yields in turn: goabt's loop at once, a user scheduler at its
+ * next ABT_xstream_check_events) or ABT_sched_exit stops it; control then goes back to the
+ * scheduler below, and sched is unused
  * again (the user may free it or add it again), or freed if it is automatic. ABT_sched_free
  * refuses it (ABT_ERR_SCHED) meanwhile. ABT_ERR_INV_POOL, ABT_ERR_INV_SCHED for invalid handles
  * and for a scheduler in use (a stream's main scheduler, or added already), ABT_ERR_MEM. */
