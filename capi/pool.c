@@ -141,6 +141,7 @@ static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, go
 static inline void link_tail(goabt_pool *p, goabt_unit *u)
 {
     u->pool = p;
+    u->popped_by = NULL;
     u->next = NULL;
     u->prev = p->tail;
     if (p->tail) {

@@ -150,13 +150,21 @@ int ABT_pool_push_threads(ABT_pool pool, const ABT_thread *threads, size_t num)
     return ABT_pool_push_threads_ex(pool, threads, num, ABT_POOL_CONTEXT_OP_POOL_OTHER);
 }
 
+/* u, taken out of a pool through this API, is the caller's now: the one whose *_to calls may
+ * switch to it (unit.c). Returns u. */
+static goabt_unit *claimed(goabt_unit *u)
+{
+    if (u != NULL) u->popped_by = goabt_self_unit();
+    return u;
+}
+
 int ABT_pool_pop_thread_ex(ABT_pool pool, ABT_thread *thread, ABT_pool_context pool_ctx)
 {
     GOABT_CHECK_INIT();
     if (thread != NULL) *thread = ABT_THREAD_NULL;
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(thread);
-    goabt_unit *u = p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p);
+    goabt_unit *u = claimed(p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p));
     *thread = u != NULL ? u : ABT_THREAD_NULL;
     return ABT_SUCCESS;
 }
@@ -174,10 +182,11 @@ int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len, size
     if ((len > 0 && threads == NULL) || num == NULL) return ABT_ERR_INV_ARG;
     size_t n = 0;
     if (p->user != NULL && goabt_user_pool_pop_many(p, (goabt_unit **)threads, len, num, pool_ctx)) {
+        for (size_t i = 0; i < *num; i++) claimed(threads[i]);
         return ABT_SUCCESS;
     }
     while (n < len) {
-        goabt_unit *u = p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p);
+        goabt_unit *u = claimed(p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p));
         if (u == NULL) break;
         threads[n++] = u;
     }
@@ -204,7 +213,7 @@ int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_s
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(thread);
     int rc = ABT_SUCCESS;
-    goabt_unit *u = pop_until(p, time_secs > 0 ? time_secs : 0.0, -1.0, pool_ctx, &rc);
+    goabt_unit *u = claimed(pop_until(p, time_secs > 0 ? time_secs : 0.0, -1.0, pool_ctx, &rc));
     if (u != NULL) *thread = u;
     return rc;
 }
@@ -256,7 +265,7 @@ int ABT_pool_pop(ABT_pool pool, ABT_unit *unit)
     if (unit != NULL) *unit = ABT_UNIT_NULL;
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(unit);
-    goabt_unit *u = goabt_pool_pop(p);
+    goabt_unit *u = claimed(goabt_pool_pop(p));
     if (u != NULL) *unit = p->user != NULL ? u->pool_unit : (ABT_unit)u;
     return ABT_SUCCESS;
 }
@@ -268,7 +277,7 @@ static int pop_unit_until(ABT_pool pool, ABT_unit *unit, double secs, double abs
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(unit);
     int rc = ABT_SUCCESS;
-    goabt_unit *u = pop_until(p, secs, abstime, ABT_POOL_CONTEXT_OP_POOL_OTHER, &rc);
+    goabt_unit *u = claimed(pop_until(p, secs, abstime, ABT_POOL_CONTEXT_OP_POOL_OTHER, &rc));
     if (u != NULL) *unit = p->user != NULL ? u->pool_unit : (ABT_unit)u;
     return rc;
 }
@@ -299,7 +308,9 @@ int ABT_pool_remove(ABT_pool pool, ABT_unit unit)
     GOABT_POOL_UNIT(u, unit);
     if (p->user != NULL && !goabt_user_pool_can_remove(p)) return ABT_ERR_POOL;
     /* Argobots ignores what the pool's remove says; goabt tells a unit that was not there. */
-    return goabt_pool_remove(p, u) ? ABT_SUCCESS : ABT_ERR_INV_UNIT;
+    if (!goabt_pool_remove(p, u)) return ABT_ERR_INV_UNIT;
+    claimed(u);
+    return ABT_SUCCESS;
 }
 
 int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_unit))

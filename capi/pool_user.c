@@ -272,6 +272,7 @@ void goabt_user_pool_push(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
         goabt_die("a user-defined pool's create_unit returned no unit for a ready work unit");
     }
     struct goabt_pool_user *pu = p->user;
+    u->popped_by = NULL;
     __atomic_store_n(&u->user_queued, 1, __ATOMIC_RELAXED);
     if (pu->old_style) {
         pu->old.p_push(p, u->pool_unit);

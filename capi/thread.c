@@ -65,6 +65,10 @@ int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool)
     GOABT_CHECK_INIT();
     GOABT_UNIT(u, thread);
     GOABT_POOL(p, pool);
+    /* Still in a pool (Argobots leaves that undefined; ABT_thread_migrate_to_pool moves such a
+     * unit): the pool unit a user pool holds for it would be freed under that pool. */
+    goabt_pool *in = u->pool;
+    if (in != NULL && goabt_pool_is_queued(in, u)) return ABT_ERR_THREAD;
     /* Takes effect when the unit is next pushed (it yields, is woken or resumed). */
     int rc = goabt_pool_associate(p, u);
     if (rc == ABT_SUCCESS) u->pool = p;

@@ -401,6 +401,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     u->state = ABT_THREAD_STATE_READY;
     u->request = 0;
     u->waiting = NULL;
+    u->popped_by = NULL;
     u->func = func;
     u->arg = arg;
     u->id = 0;
@@ -462,6 +463,7 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
     u->joiners = NULL;
     u->request = 0;
     u->waiting = NULL;
+    u->popped_by = NULL;
     u->suspend = 0;
     u->next = u->prev = NULL;
     /* Its context is made afresh from the stack's top when it first runs again. Keys stay:
@@ -729,7 +731,9 @@ static int take_target(goabt_unit *target)
 {
     if (__atomic_load_n(&target->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY) return 0;
     if (goabt_pool_remove(target->pool, target)) return 1;
-    return !goabt_pool_is_queued(target->pool, target);
+    /* In no pool and ready: the caller popped it, as Argobots asks, or a scheduler did and is
+     * about to run it (then it is not the caller's to run: it would run on two streams). */
+    return !goabt_pool_is_queued(target->pool, target) && target->popped_by == goabt_self_unit();
 }
 
 /* A taken target that cannot be switched to straight (the main ULT is one side) goes back to

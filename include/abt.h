@@ -1146,7 +1146,9 @@ ABT_API_PUBLIC int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit);
 
 /* Make pool the pool that the work unit thread goes back to when it yields, is woken or
  * resumed (for a user pool, its pool unit is made now). ABT_ERR_INV_THREAD, ABT_ERR_INV_POOL for
- * invalid handles, ABT_ERR_MEM when a user pool's create_unit makes no unit. */
+ * invalid handles, ABT_ERR_MEM when a user pool's create_unit makes no unit, ABT_ERR_THREAD when
+ * thread is in a pool now (undefined in Argobots, which asks that it be popped first;
+ * ABT_thread_migrate_to_pool moves a queued unit). */
 ABT_API_PUBLIC int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool);
 
 /* As ABT_self_yield_to, for the calling ULT. ABT_ERR_INV_THREAD when thread is invalid, a tasklet
@@ -1481,8 +1483,9 @@ ABT_API_PUBLIC int ABT_self_yield(void);
 
 /* Switch straight to thread, a ready ULT popped from its pool by the caller as Argobots 1.2 asks
  * (or still queued there: goabt takes it out); the caller goes back into its pool. A thread that
- * is not ready leaves the caller running; with the main ULT on either side thread runs in its
- * pool's turn and the caller yields. ABT_ERR_INV_THREAD from a tasklet or a scheduler's context,
+ * is not ready, or was taken out of its pool by another (a scheduler about to run it, another
+ * ULT's ABT_pool_pop*), leaves the caller running; with the main ULT on either side thread runs
+ * in its pool's turn and the caller yields. ABT_ERR_INV_THREAD from a tasklet or a scheduler's context,
  * or when thread is invalid, a tasklet or the caller; ABT_ERR_INV_XSTREAM from an external
  * thread. */
 ABT_API_PUBLIC int ABT_self_yield_to(ABT_thread thread);

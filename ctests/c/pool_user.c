@@ -13,7 +13,8 @@
  *  - by hand, on a built-in pool no scheduler serves and on the user pools: ULTs created into it
  *    wait there; get_size, print_all_threads and print_all see them; pop_thread / pop take them
  *    out (ABT_unit_get_thread maps a pool unit back), push_thread / push put them into a served
- *    pool where they run; pushing a unit that is still queued or running is refused; remove;
+ *    pool where they run; pushing a unit that is still queued or running, or giving it another
+ *    associated pool, is refused; remove;
  *    pop_threads and push_threads; pop_wait on an empty pool returns nothing after its time, and
  *    a unit pushed by another thread meanwhile;
  *  - a pool whose units are the threads' own handles (create_unit returns the handle):
@@ -373,8 +374,10 @@ static void by_hand(const char *what, ABT_pool pool, ABT_pool served, int can_re
     CHECK_INT(ABT_pool_print_all(pool, NULL, count_unit), ABT_SUCCESS);
     CHECK_INT(visited, N);
 
-    /* A queued unit cannot be pushed again; a unit's pool unit maps back to it. */
+    /* A queued unit cannot be pushed again, nor given another pool (its pool unit, which pool
+     * holds, stays); a unit's pool unit maps back to it. */
     CHECK_INT(ABT_pool_push_thread(served, t[0]), ABT_ERR_INV_THREAD);
+    CHECK_INT(ABT_thread_set_associated_pool(t[0], served), ABT_ERR_THREAD);
     ABT_unit unit = ABT_UNIT_NULL;
     ABT_thread back = ABT_THREAD_NULL;
     CHECK_INT(ABT_thread_get_unit(t[1], &unit), ABT_SUCCESS);

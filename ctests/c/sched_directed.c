@@ -12,7 +12,10 @@
  *  - a resume racing with the suspend it answers (a flag set just before suspending, resumed by
  *    another stream as soon as it sees it), 2,000 times: none is lost;
  *  - a ULT's associated pool changed by itself or by another is where it goes when it yields or
- *    is resumed;
+ *    is resumed; changing it while the ULT is still queued is refused (ABT_ERR_THREAD);
+ *  - 32 ULTs on both streams yield_to one another at random, 300 times each (targets queued,
+ *    running elsewhere, just popped by a scheduler, done): each counts exactly its own rounds,
+ *    and none runs on two streams at once;
  *  - bad input: suspend from an external thread or a tasklet, exit_to from the main ULT, invalid
  *    and self targets.
  * Every wait is bounded. */
@@ -307,6 +310,13 @@ static void test_associated(void)
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK_STR(order, "m");
 
+    /* Set by another while it is still queued: refused (it stays where it is, and runs there). */
+    CHECK_INT(ABT_thread_create(pool0, mark_x, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_set_associated_pool(t, own), ABT_ERR_THREAD);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_get_size(own, &size), ABT_SUCCESS);
+    CHECK_INT(size, 0);
+
     /* Set by another while it is suspended: resumed into that pool. */
     suspended_once = 0;
     CHECK_INT(ABT_thread_create(pool0, suspend_once, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
@@ -320,6 +330,48 @@ static void test_associated(void)
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK_INT(suspended_once, 1);
     CHECK_INT(ABT_pool_free(&own), ABT_SUCCESS);
+}
+
+/* ---- Yield_to any ULT, wherever it is ------------------------------------------------------ */
+
+/* ULTs on both streams yield_to one another at random: the target may be queued here or on the
+ * other stream, running there, just popped by a scheduler that is about to run it, or done.
+ * Only a ULT that is the caller's to run (queued, taken out of its pool, or popped by the
+ * caller itself) is switched to; any other leaves the caller running. A ULT switched to while
+ * another stream runs it would run on two stacks at once: its count and its stack show it. */
+#define ANY_ULTS 32
+#define ANY_ROUNDS 300
+static ABT_thread any_ults[ANY_ULTS];
+static int any_ready, any_counts[ANY_ULTS];
+
+static void yield_to_anyone(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    uint32_t seed = (uint32_t)me * 2654435761u + 1;
+    while (!__atomic_load_n(&any_ready, __ATOMIC_ACQUIRE)) ABT_thread_yield();
+    for (int i = 0; i < ANY_ROUNDS; i++) {
+        seed = seed * 1103515245u + 12345u;
+        ABT_thread_yield_to(any_ults[(seed >> 8) % ANY_ULTS]);
+        volatile int before = any_counts[me]; /* only this ULT writes its count */
+        any_counts[me] = before + 1;
+    }
+}
+
+static void test_yield_to_anyone(ABT_pool pool1)
+{
+    any_ready = 0;
+    for (int i = 0; i < ANY_ULTS; i++) {
+        any_counts[i] = 0;
+        CHECK_INT(ABT_thread_create(i % 2 ? pool1 : pool0, yield_to_anyone, (void *)(intptr_t)i,
+                                    ABT_THREAD_ATTR_NULL, &any_ults[i]),
+                  ABT_SUCCESS);
+    }
+    __atomic_store_n(&any_ready, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < ANY_ULTS; i++) CHECK_INT(ABT_thread_join(any_ults[i]), ABT_SUCCESS);
+    int wrong = 0;
+    for (int i = 0; i < ANY_ULTS; i++) wrong += any_counts[i] != ANY_ROUNDS;
+    CHECK_INT(wrong, 0);
+    for (int i = 0; i < ANY_ULTS; i++) CHECK_INT(ABT_thread_free(&any_ults[i]), ABT_SUCCESS);
 }
 
 /* ---- Bad input -------------------------------------------------------------------------- */
@@ -372,6 +424,7 @@ int main(void)
     test_directed();
     test_elsewhere(pools[1]);
     test_associated();
+    test_yield_to_anyone(pools[1]);
     test_bad_input();
     CHECK_INT(ABT_xstream_free(&xs[1]), ABT_SUCCESS);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
