@@ -179,7 +179,8 @@ struct ABT_thread_opaque {
     goabt_pool *parked_in;  /* the pool it was counted in when it last parked */
     goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c) or mutex.c's yields */
     /* The ULT that took it out of a pool through the pool API (ABT_pool_pop*, ABT_pool_remove),
-     * NULL once it is pushed again: whom the *_to calls let switch to it (unit.c, take_target). */
+     * NULL once it is pushed again or run: whom the *_to calls let switch to it (unit.c,
+     * take_target). */
     goabt_unit *popped_by;
     /* The pool unit a user-defined pool made for it (pool_user.c), and for which pool; last,
      * away from the lines every create, run and free touches. */

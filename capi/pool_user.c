@@ -669,6 +669,7 @@ int goabt_user_pool_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_p
     for (size_t i = 0; i < n; i++) {
         handles[i] = units[i]->pool_unit;
         units[i]->pool = p;
+        units[i]->popped_by = NULL;
         __atomic_store_n(&units[i]->user_queued, 1, __ATOMIC_RELAXED);
     }
     pu->def.push_many(p, handles, n, ctx);

@@ -122,6 +122,7 @@ int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
         return ABT_SUCCESS;
     }
     s->aside = 0; /* set again if u is a stacked scheduler that steps aside (sched_stacked.c) */
+    u->popped_by = NULL; /* run: no longer its popper's to switch to (unit.c, take_target) */
     goabt_unit_run_child(u);
     return ABT_SUCCESS;
 }

@@ -732,8 +732,13 @@ static int take_target(goabt_unit *target)
     if (__atomic_load_n(&target->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_READY) return 0;
     if (goabt_pool_remove(target->pool, target)) return 1;
     /* In no pool and ready: the caller popped it, as Argobots asks, or a scheduler did and is
-     * about to run it (then it is not the caller's to run: it would run on two streams). */
-    return !goabt_pool_is_queued(target->pool, target) && target->popped_by == goabt_self_unit();
+     * about to run it (then it is not the caller's to run: it would run on two streams). Taken,
+     * it is the caller's no more: once it runs, a wake-up may make it ready, in no pool yet. */
+    if (goabt_pool_is_queued(target->pool, target) || target->popped_by != goabt_self_unit()) {
+        return 0;
+    }
+    target->popped_by = NULL;
+    return 1;
 }
 
 /* A taken target that cannot be switched to straight (the main ULT is one side) goes back to
