@@ -167,7 +167,10 @@ struct ABT_thread_opaque {
     size_t mapping_size;
     goabt_pool *pool;       /* the pool it was pushed to last (its associated pool) */
     goabt_stream *last_stream;
-    uint64_t id;            /* assigned on first query; 0 means not yet */
+    /* The ULT that took it out of a pool through the pool API (ABT_pool_pop*, ABT_pool_remove),
+     * NULL once it is pushed again or run: whom the *_to calls let switch to it (unit.c,
+     * take_target). Beside the links: every push clears it, and touches no other line for it. */
+    goabt_unit *popped_by;
     goabt_unit *next, *prev; /* links while queued in a pool */
     goabt_waiter *joiners;  /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended */
     goabt_keytable *keys_spare; /* an emptied table kept with the cached descriptor, or NULL */
@@ -178,10 +181,7 @@ struct ABT_thread_opaque {
     int suspend;            /* ABT_self_suspend's state (unit.c), atomic */
     goabt_pool *parked_in;  /* the pool it was counted in when it last parked */
     goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c) or mutex.c's yields */
-    /* The ULT that took it out of a pool through the pool API (ABT_pool_pop*, ABT_pool_remove),
-     * NULL once it is pushed again or run: whom the *_to calls let switch to it (unit.c,
-     * take_target). */
-    goabt_unit *popped_by;
+    uint64_t id;            /* assigned on first query; 0 means not yet */
     /* The pool unit a user-defined pool made for it (pool_user.c), and for which pool; last,
      * away from the lines every create, run and free touches. */
     ABT_unit pool_unit;
