@@ -25,6 +25,7 @@ func TestASan(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	require.NoError(t, cmd.Run(), "building the ASan library")
 	asan := library{
+		name:   "ASan",
 		dir:    filepath.Join("build", "asan"),
 		suffix: ".asan",
 		flags:  []string{"-fsanitize=address", "-fno-omit-frame-pointer", "-DGOABT_CTEST_ASAN=1"},

@@ -39,6 +39,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	code := runMain(m)
+	// One line that sums up each way of running, after go test's own lines for the tests.
+	if line := tally.summary(); line != "" {
+		fmt.Println(line)
+	}
+	os.Exit(code)
+}
+
+func runMain(m *testing.M) int {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -51,14 +60,72 @@ func TestMain(m *testing.M) {
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building libgoabt.so:", err)
-		os.Exit(1)
+		return 1
 	}
 	binDir = filepath.Join(repoRoot, "build", "ctests")
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
-	os.Exit(m.Run())
+	return m.Run()
+}
+
+// counts are the programs of one way of running (plain, ASan, valgrind) that passed, failed
+// and were skipped, with the failed ones' names.
+type counts struct {
+	passed, failed, skipped int
+	failedNames             []string
+}
+
+// programTally counts each way of running's programs, for the summary line.
+type programTally struct {
+	mu    sync.Mutex
+	order []string
+	ways  map[string]*counts
+}
+
+var tally = &programTally{ways: map[string]*counts{}}
+
+// record counts t, a program's subtest under the way `way`, once it has ended.
+func (p *programTally) record(way string, t *testing.T) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.ways[way]
+	if c == nil {
+		c = &counts{}
+		p.ways[way] = c
+		p.order = append(p.order, way)
+	}
+	switch {
+	case t.Failed():
+		c.failed++
+		c.failedNames = append(c.failedNames, t.Name())
+	case t.Skipped():
+		c.skipped++
+	default:
+		c.passed++
+	}
+}
+
+// summary is one line: each way's counts, then the failed programs by name; "" if no program
+// ran.
+func (p *programTally) summary() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.order) == 0 {
+		return ""
+	}
+	var parts, failed []string
+	for _, way := range p.order {
+		c := p.ways[way]
+		parts = append(parts, fmt.Sprintf("%s %d passed, %d failed, %d skipped", way, c.passed, c.failed, c.skipped))
+		failed = append(failed, c.failedNames...)
+	}
+	line := "C test programs: " + strings.Join(parts, "; ")
+	if len(failed) > 0 {
+		line += "; failed: " + strings.Join(failed, " ")
+	}
+	return line
 }
 
 // variant is one way of building (and running) a C test program.
@@ -110,6 +177,7 @@ func readProgram(t *testing.T, path string) program {
 
 // library is a build of libgoabt.so the C tests link: the plain one, or a checking build.
 type library struct {
+	name   string   // the way of running, in the summary line: plain, ASan, valgrind
 	dir    string   // holds libgoabt.so
 	suffix string   // added to executable names
 	flags  []string // extra compiler flags
@@ -123,7 +191,7 @@ type library struct {
 	serial *sync.Mutex
 }
 
-var plainLibrary = library{dir: filepath.Join("build", "lib")}
+var plainLibrary = library{name: "plain", dir: filepath.Join("build", "lib")}
 
 // compile builds one variant of a C test against lib and returns the executable's path.
 func compile(t *testing.T, p program, v variant, lib library) string {
@@ -162,14 +230,14 @@ func run(t *testing.T, lib library, exe string, env []string) {
 	cmd.Env = append(append(os.Environ(), "GOABT_SAFETY_WAKEUP_MS=off"), env...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		t.Fatalf("%s timed out after %v\n%s", exe, programTimeout, out)
+		t.Fatalf("%s timed out after %v\n%s", exe, programTimeout, failedLines(out))
 	}
 	if found := findings(); found != "" {
-		t.Fatalf("%s: %s\nprogram output:\n%s", exe, found, failedLines(out))
+		t.Fatalf("%s: %s\n%s", exe, failedLines(out), found)
 	}
 	all := summaryLine.FindAllStringSubmatch(string(out), -1)
 	if len(all) == 0 {
-		t.Fatalf("%s printed no \"N passed, N failed\" line (%v)\n%s", exe, err, out)
+		t.Fatalf("%s printed no \"N passed, N failed\" line (%v)\n%s", exe, err, failedLines(out))
 	}
 	last := all[len(all)-1]
 	passed, _ := strconv.Atoi(last[1])
@@ -180,25 +248,33 @@ func run(t *testing.T, lib library, exe string, env []string) {
 	t.Logf("%d passed", passed)
 }
 
-// failedLines keeps the FAIL lines and the tail of a long output, so a failure reads quickly.
+// failedLines is what a reader of a failed program needs first: its FAIL lines, then its other
+// output without the passed checks ("ok" lines), the last 60 lines of it at most.
 func failedLines(out []byte) string {
-	var b strings.Builder
+	var fails, rest []string
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	var lines []string
 	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	if len(lines) <= 200 {
-		return string(out)
-	}
-	for _, l := range lines {
-		if strings.HasPrefix(l, "FAIL") {
-			b.WriteString(l + "\n")
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "FAIL"):
+			fails = append(fails, l)
+		case strings.HasPrefix(l, "ok "):
+		default:
+			rest = append(rest, l)
 		}
 	}
-	b.WriteString("... last lines:\n")
-	b.WriteString(strings.Join(lines[len(lines)-50:], "\n"))
+	var b strings.Builder
+	if len(fails) > 0 {
+		b.WriteString("the program's failed checks:\n" + strings.Join(fails, "\n") + "\n")
+	}
+	if len(rest) > 60 {
+		fmt.Fprintf(&b, "its other output, the last 60 of %d lines:\n", len(rest))
+		rest = rest[len(rest)-60:]
+	} else {
+		b.WriteString("its other output:\n")
+	}
+	b.WriteString(strings.Join(rest, "\n"))
 	return b.String()
 }
 
@@ -216,6 +292,7 @@ func runAll(t *testing.T, lib library, env []string) {
 		base := strings.TrimSuffix(filepath.Base(src), ".c")
 		for _, v := range p.variants {
 			t.Run(base+"/"+v.name, func(t *testing.T) {
+				t.Cleanup(func() { tally.record(lib.name, t) })
 				if why, ok := lib.skip[base]; ok {
 					t.Skip(why)
 				}

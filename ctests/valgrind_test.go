@@ -89,6 +89,7 @@ func TestValgrind(t *testing.T) {
 	}
 
 	vg := library{
+		name:   "valgrind",
 		dir:    filepath.Join("build", "valgrind"),
 		suffix: ".vg",
 		flags:  []string{"-DGOABT_CTEST_VALGRIND=1"},
@@ -105,6 +106,8 @@ func TestValgrind(t *testing.T) {
 	}
 	runAll(t, vg, []string{"GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1"})
 }
+
+var valgrindBanner = regexp.MustCompile(`^==\d+== (Memcheck, |Copyright |Using Valgrind|Command: |Parent PID: )`)
 
 var errorSummary = regexp.MustCompile(`(?m)^==\d+== ERROR SUMMARY: (\d+) errors`)
 
@@ -126,13 +129,21 @@ func valgrindFindings(log string) string {
 	if len(summaries) > 0 && errors == 0 {
 		return ""
 	}
-	lines := strings.Split(text, "\n")
-	if len(lines) > 400 {
-		lines = append(lines[:400], fmt.Sprintf("... %d more lines in %s", len(lines)-400, log))
+	// valgrind's banner and its own warnings (about the Go library's debug information) say
+	// nothing about the program: the reader gets the error records, 80 lines at most.
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "--") || valgrindBanner.MatchString(l) {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) > 80 {
+		lines = append(lines[:80], fmt.Sprintf("... %d more lines in %s", len(lines)-80, log))
 	}
 	what := fmt.Sprintf("valgrind found %d errors", errors)
 	if len(summaries) == 0 {
 		what = "valgrind printed no error summary (did the program die?)"
 	}
-	return what + ":\n" + strings.Join(lines, "\n")
+	return what + " (log " + log + "):\n" + strings.Join(lines, "\n")
 }
