@@ -104,7 +104,9 @@ test: lib test-deps
 	  if [ -n "$$unformatted" ]; then echo "not gofmt'ed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./core/...
-	$(GO) test -count=1 -timeout 14m ./ctests/...
+	@echo "$(GO) test -count=1 -timeout 14m ./ctests/..."; \
+	  $(GO) test -count=1 -timeout 14m ./ctests/...; status=$$?; \
+	  cat $(BUILD)/ctests/summary.txt 2>/dev/null; exit $$status
 
 # Debian's Open MPI, to measure our OPAL object system against its own.
 bench-deps:

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,9 +41,13 @@ var (
 
 func TestMain(m *testing.M) {
 	code := runMain(m)
-	// One line that sums up each way of running, after go test's own lines for the tests.
+	// One line that sums up each way of running. go test shows a package's output only when it
+	// fails or with -v, so the line goes to a file, which make test prints after go test's lines.
 	if line := tally.summary(); line != "" {
-		fmt.Println(line)
+		if testing.Verbose() {
+			fmt.Println(line)
+		}
+		_ = os.WriteFile(filepath.Join(binDir, "summary.txt"), []byte(line+"\n"), 0o644)
 	}
 	os.Exit(code)
 }
@@ -54,6 +59,8 @@ func runMain(m *testing.M) int {
 		os.Exit(1)
 	}
 	repoRoot = root
+	binDir = filepath.Join(repoRoot, "build", "ctests")
+	_ = os.Remove(filepath.Join(binDir, "summary.txt"))
 	// make decides what is stale; go build's cache makes an up-to-date library quick.
 	cmd := exec.Command("make", "-s", "lib")
 	cmd.Dir = repoRoot
@@ -62,7 +69,6 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "building libgoabt.so:", err)
 		return 1
 	}
-	binDir = filepath.Join(repoRoot, "build", "ctests")
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -84,7 +90,7 @@ type programTally struct {
 	ways  map[string]*counts
 }
 
-var tally = &programTally{ways: map[string]*counts{}}
+var tally = &programTally{order: []string{"plain", "ASan", "valgrind"}, ways: map[string]*counts{}}
 
 // record counts t, a program's subtest under the way `way`, once it has ended.
 func (p *programTally) record(way string, t *testing.T) {
@@ -94,7 +100,9 @@ func (p *programTally) record(way string, t *testing.T) {
 	if c == nil {
 		c = &counts{}
 		p.ways[way] = c
-		p.order = append(p.order, way)
+		if !slices.Contains(p.order, way) {
+			p.order = append(p.order, way)
+		}
 	}
 	switch {
 	case t.Failed():
@@ -112,12 +120,15 @@ func (p *programTally) record(way string, t *testing.T) {
 func (p *programTally) summary() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.order) == 0 {
+	if len(p.ways) == 0 {
 		return ""
 	}
 	var parts, failed []string
 	for _, way := range p.order {
 		c := p.ways[way]
+		if c == nil {
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s %d passed, %d failed, %d skipped", way, c.passed, c.failed, c.skipped))
 		failed = append(failed, c.failedNames...)
 	}
