@@ -25,7 +25,6 @@ typedef struct ABT_barrier_opaque goabt_barrier;
 int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
 {
     if (newbarrier != NULL) *newbarrier = ABT_BARRIER_NULL; /* Argobots 1.x does so on error */
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(newbarrier);
     if (num_waiters == 0) return ABT_ERR_INV_ARG;
     goabt_barrier *b = goabt_object_new(sizeof *b, GOABT_MAGIC_BARRIER);
@@ -37,7 +36,6 @@ int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
 
 int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters)
 {
-    GOABT_CHECK_INIT();
     RESOLVE_BARRIER(b, barrier);
     if (num_waiters == 0) return ABT_ERR_INV_ARG;
     goabt_spin_lock(&b->round.lock);
@@ -51,7 +49,6 @@ int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters)
 
 int ABT_barrier_free(ABT_barrier *barrier)
 {
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(barrier);
     RESOLVE_BARRIER(b, *barrier);
     if (goabt_barrier_round_busy(&b->round)) return ABT_ERR_BARRIER;
@@ -62,7 +59,6 @@ int ABT_barrier_free(ABT_barrier *barrier)
 
 int ABT_barrier_wait(ABT_barrier barrier)
 {
-    GOABT_CHECK_INIT();
     RESOLVE_BARRIER(b, barrier);
     /* Argobots 1.x refuses tasklets (they cannot be suspended); the call does not arrive. */
     if (goabt_caller_is_tasklet()) return ABT_ERR_BARRIER;
@@ -72,7 +68,6 @@ int ABT_barrier_wait(ABT_barrier barrier)
 
 int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters)
 {
-    GOABT_CHECK_INIT();
     RESOLVE_BARRIER(b, barrier);
     GOABT_CHECK_OUT(num_waiters);
     *num_waiters = __atomic_load_n(&b->round.num_waiters, __ATOMIC_RELAXED);

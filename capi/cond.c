@@ -33,7 +33,6 @@ typedef struct ABT_cond_opaque goabt_cond;
 int ABT_cond_create(ABT_cond *newcond)
 {
     if (newcond != NULL) *newcond = ABT_COND_NULL;
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(newcond);
     goabt_cond *c = goabt_object_new(sizeof *c, GOABT_MAGIC_COND);
     if (c == NULL) return ABT_ERR_MEM;

@@ -53,7 +53,6 @@ static size_t object_size(uint32_t num)
 
 int ABT_future_create(uint32_t num_compartments, void (*cb_func)(void **), ABT_future *newfuture)
 {
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(newfuture);
     goabt_future *f = goabt_object_new(object_size(num_compartments), GOABT_MAGIC_FUTURE);
     if (f == NULL) return ABT_ERR_MEM;
@@ -75,7 +74,6 @@ int ABT_future_create(uint32_t num_compartments, void (*cb_func)(void **), ABT_f
 
 int ABT_future_free(ABT_future *future)
 {
-    GOABT_CHECK_INIT();
     if (future == NULL) return ABT_ERR_INV_FUTURE;
     RESOLVE_FUTURE(f, *future);
     goabt_spin_lock(&f->lock);
@@ -93,7 +91,6 @@ int ABT_future_free(ABT_future *future)
 
 int ABT_future_wait(ABT_future future)
 {
-    GOABT_CHECK_INIT();
     RESOLVE_FUTURE(f, future);
     /* Argobots 1.x refuses tasklets (they cannot be suspended), ready or not. */
     if (goabt_caller_is_tasklet()) return ABT_ERR_FUTURE;
@@ -112,7 +109,6 @@ int ABT_future_wait(ABT_future future)
 
 int ABT_future_test(ABT_future future, ABT_bool *is_ready)
 {
-    GOABT_CHECK_INIT();
     RESOLVE_FUTURE(f, future);
     GOABT_CHECK_OUT(is_ready);
     *is_ready = __atomic_load_n(&f->ready, __ATOMIC_ACQUIRE) ? ABT_TRUE : ABT_FALSE;
@@ -135,7 +131,6 @@ static void future_complete(goabt_future *f)
 
 int ABT_future_set(ABT_future future, void *value)
 {
-    GOABT_CHECK_INIT();
     RESOLVE_FUTURE(f, future);
     goabt_spin_lock(&f->lock);
     if (f->count >= f->num) { /* ready, completing, or no compartment at all */
@@ -161,7 +156,6 @@ int ABT_future_set(ABT_future future, void *value)
 
 int ABT_future_reset(ABT_future future)
 {
-    GOABT_CHECK_INIT();
     RESOLVE_FUTURE(f, future);
     goabt_spin_lock(&f->lock);
     if (f->completing) {

@@ -344,7 +344,6 @@ void goabt_mutex_retake(goabt_mutex *m, int nesting)
 int ABT_mutex_create(ABT_mutex *newmutex)
 {
     if (newmutex != NULL) *newmutex = ABT_MUTEX_NULL;
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(newmutex);
     goabt_mutex *m = goabt_object_new(sizeof *m, GOABT_MAGIC_MUTEX);
     if (m == NULL) return ABT_ERR_MEM;
@@ -355,7 +354,6 @@ int ABT_mutex_create(ABT_mutex *newmutex)
 int ABT_mutex_create_with_attr(ABT_mutex_attr attr, ABT_mutex *newmutex)
 {
     if (newmutex != NULL) *newmutex = ABT_MUTEX_NULL;
-    GOABT_CHECK_INIT();
     uint32_t flags = 0;
     if (attr != ABT_MUTEX_ATTR_NULL) {
         RESOLVE_ATTR(a, attr);
@@ -483,7 +481,6 @@ int ABT_mutex_get_attr(ABT_mutex mutex, ABT_mutex_attr *attr)
 
 int ABT_mutex_attr_create(ABT_mutex_attr *newattr)
 {
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(newattr);
     struct ABT_mutex_attr_opaque *a = goabt_object_new(sizeof *a, GOABT_MAGIC_MUTEX_ATTR);
     if (a == NULL) return ABT_ERR_MEM;

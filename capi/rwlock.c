@@ -79,7 +79,6 @@ static void rwlock_waiter_cancelled(goabt_waiter *w)
 
 static int rwlock_acquire(ABT_rwlock rwlock, int writer)
 {
-    GOABT_CHECK_INIT();
     GOABT_RESOLVE_OBJECT(goabt_rwlock, l, rwlock, GOABT_MAGIC_RWLOCK, 0, ABT_ERR_INV_RWLOCK);
     if (goabt_caller_is_tasklet()) return ABT_ERR_RWLOCK;
     goabt_spin_lock(&l->lock);
@@ -104,7 +103,6 @@ static int rwlock_acquire(ABT_rwlock rwlock, int writer)
 int ABT_rwlock_create(ABT_rwlock *newrwlock)
 {
     if (newrwlock != NULL) *newrwlock = ABT_RWLOCK_NULL; /* Argobots 1.x does so on error */
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(newrwlock);
     goabt_rwlock *l = goabt_object_new(sizeof *l, GOABT_MAGIC_RWLOCK);
     if (l == NULL) return ABT_ERR_MEM;
@@ -114,7 +112,6 @@ int ABT_rwlock_create(ABT_rwlock *newrwlock)
 
 int ABT_rwlock_free(ABT_rwlock *rwlock)
 {
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(rwlock);
     GOABT_RESOLVE_OBJECT(goabt_rwlock, l, *rwlock, GOABT_MAGIC_RWLOCK, 0, ABT_ERR_INV_RWLOCK);
     goabt_spin_lock(&l->lock);
@@ -134,7 +131,6 @@ int ABT_rwlock_wrlock(ABT_rwlock rwlock) { return rwlock_acquire(rwlock, 1); }
 
 int ABT_rwlock_unlock(ABT_rwlock rwlock)
 {
-    GOABT_CHECK_INIT();
     GOABT_RESOLVE_OBJECT(goabt_rwlock, l, rwlock, GOABT_MAGIC_RWLOCK, 0, ABT_ERR_INV_RWLOCK);
     goabt_spin_lock(&l->lock);
     int rc = rwlock_release(l);

@@ -27,7 +27,6 @@ typedef struct ABT_xstream_barrier_opaque goabt_xbarrier;
 int ABT_xstream_barrier_create(uint32_t num_waiters, ABT_xstream_barrier *newbarrier)
 {
     if (newbarrier != NULL) *newbarrier = ABT_XSTREAM_BARRIER_NULL; /* as Argobots 1.x on error */
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(newbarrier);
     if (num_waiters == 0) return ABT_ERR_INV_ARG;
     goabt_xbarrier *b = goabt_object_new(sizeof *b, GOABT_MAGIC_XSTREAM_BARRIER);
@@ -39,7 +38,6 @@ int ABT_xstream_barrier_create(uint32_t num_waiters, ABT_xstream_barrier *newbar
 
 int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier)
 {
-    GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(barrier);
     RESOLVE_XBARRIER(b, *barrier);
     /* Its waiters would never wake (undefined in Argobots). */
@@ -51,7 +49,6 @@ int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier)
 
 int ABT_xstream_barrier_wait(ABT_xstream_barrier barrier)
 {
-    GOABT_CHECK_INIT();
     RESOLVE_XBARRIER(b, barrier);
     goabt_barrier_round_wait(&b->round, 1); /* the stream must not run others meanwhile */
     return ABT_SUCCESS;

@@ -12,6 +12,12 @@
  * function returns ABT_SUCCESS or an error code, and results go to its pointer arguments. Most
  * functions that create objects, wait, or act on the caller return ABT_ERR_UNINITIALIZED outside
  * ABT_init ... ABT_finalize; invalid handles give the ABT_ERR_INV_<KIND> code of their kind.
+ * Synchronization objects are the exception, as in Argobots: mutexes and their attributes,
+ * condition variables, readers-writer locks, eventuals, futures, barriers and barriers of
+ * execution streams may be created and used before ABT_init, used and freed after
+ * ABT_finalize, and kept across ABT_finalize and a later ABT_init. Made before the runtime
+ * starts, they work for the work units that run once it has; outside it, their callers are
+ * plain threads, which sleep when they wait. Keys and timers need no runtime either.
  */
 #ifndef ABT_H_INCLUDED
 #define ABT_H_INCLUDED
@@ -477,8 +483,8 @@ ABT_API_PUBLIC int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids,
 
 /* --- Barriers of execution streams. */
 
-/* Create in *newbarrier a barrier that opens each time num_waiters callers wait on it; *newbarrier
- * is ABT_XSTREAM_BARRIER_NULL on error. ABT_ERR_INV_ARG when num_waiters is 0 or newbarrier
+/* Create in *newbarrier a barrier that opens each time num_waiters callers wait on it, before
+ * ABT_init too; *newbarrier is ABT_XSTREAM_BARRIER_NULL on error. ABT_ERR_INV_ARG when num_waiters is 0 or newbarrier
  * NULL, ABT_ERR_MEM when out of memory. */
 ABT_API_PUBLIC int ABT_xstream_barrier_create(uint32_t num_waiters,
                                               ABT_xstream_barrier *newbarrier);
@@ -1607,7 +1613,7 @@ typedef struct {
 #define ABT_RECURSIVE_MUTEX_INITIALIZER { { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
 #define ABT_MUTEX_MEMORY_GET_HANDLE(p_mutex_memory) ((ABT_mutex)p_mutex_memory)
 
-/* Create a non-recursive mutex in *newmutex. ABT_ERR_UNINITIALIZED outside ABT_init, then
+/* Create a non-recursive mutex in *newmutex, before ABT_init too (see the top of this file).
  * ABT_ERR_INV_ARG when newmutex is NULL, ABT_ERR_MEM; *newmutex is ABT_MUTEX_NULL on error. */
 ABT_API_PUBLIC int ABT_mutex_create(ABT_mutex *newmutex);
 
@@ -1667,8 +1673,8 @@ ABT_API_PUBLIC int ABT_mutex_get_attr(ABT_mutex mutex, ABT_mutex_attr *attr);
 
 /* --- Mutex attributes. Invalid handles give ABT_ERR_INV_MUTEX_ATTR. */
 
-/* Create a mutex attribute object with default values (not recursive). ABT_ERR_UNINITIALIZED
- * outside ABT_init, then ABT_ERR_INV_ARG when newattr is NULL, ABT_ERR_MEM. */
+/* Create a mutex attribute object with default values (not recursive), before ABT_init too.
+ * ABT_ERR_INV_ARG when newattr is NULL, ABT_ERR_MEM. */
 ABT_API_PUBLIC int ABT_mutex_attr_create(ABT_mutex_attr *newattr);
 
 /* Free the attribute object *attr and set *attr to ABT_MUTEX_ATTR_NULL. ABT_ERR_INV_ARG when
@@ -1700,7 +1706,7 @@ typedef struct {
 #define ABT_COND_INITIALIZER { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
 #define ABT_COND_MEMORY_GET_HANDLE(p_cond_memory) ((ABT_cond)p_cond_memory)
 
-/* Create a condition variable in *newcond. ABT_ERR_UNINITIALIZED outside ABT_init, then
+/* Create a condition variable in *newcond, before ABT_init too (see the top of this file).
  * ABT_ERR_INV_ARG when newcond is NULL, ABT_ERR_MEM; *newcond is ABT_COND_NULL on error. */
 ABT_API_PUBLIC int ABT_cond_create(ABT_cond *newcond);
 
@@ -1734,8 +1740,8 @@ ABT_API_PUBLIC int ABT_cond_broadcast(ABT_cond cond);
  * Any number of readers or one writer at a time.
  * ------------------------------------------------------------------------------------------- */
 
-/* Create an unlocked readers-writer lock in *newrwlock (ABT_RWLOCK_NULL on error).
- * ABT_ERR_INV_ARG when newrwlock is NULL, ABT_ERR_MEM when out of memory. */
+/* Create an unlocked readers-writer lock in *newrwlock (ABT_RWLOCK_NULL on error), before
+ * ABT_init too. ABT_ERR_INV_ARG when newrwlock is NULL, ABT_ERR_MEM when out of memory. */
 ABT_API_PUBLIC int ABT_rwlock_create(ABT_rwlock *newrwlock);
 
 /* Free the readers-writer lock *rwlock, locked or not, and set *rwlock to ABT_RWLOCK_NULL.
@@ -1765,9 +1771,8 @@ ABT_API_PUBLIC int ABT_rwlock_unlock(ABT_rwlock rwlock);
  *
  * An eventual is a value set once and awaited by any number of work units. A statically
  * allocated one (ABT_eventual_memory, ABT_EVENTUAL_INITIALIZER, ABT_EVENTUAL_MEMORY_GET_HANDLE)
- * carries no value, only readiness, and is not freed. In goabt it also works from plain threads
- * before ABT_init and after ABT_finalize (undefined in Argobots), as do created eventuals until
- * they are freed.
+ * carries no value, only readiness, and is not freed. Created and static eventuals work before
+ * ABT_init and after ABT_finalize too (see the top of this file).
  * ------------------------------------------------------------------------------------------- */
 
 /* Storage for a statically allocated eventual; its content is private. */
@@ -1778,8 +1783,8 @@ typedef struct {
 #define ABT_EVENTUAL_INITIALIZER { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
 #define ABT_EVENTUAL_MEMORY_GET_HANDLE(p_eventual_memory) ((ABT_eventual)p_eventual_memory)
 
-/* Create an unready eventual with a buffer of nbytes bytes (0: no buffer, readiness only).
- * Errors: ABT_ERR_INV_ARG (nbytes < 0, neweventual NULL), ABT_ERR_MEM, ABT_ERR_UNINITIALIZED. */
+/* Create an unready eventual with a buffer of nbytes bytes (0: no buffer, readiness only), before
+ * ABT_init too. Errors: ABT_ERR_INV_ARG (nbytes < 0, neweventual NULL), ABT_ERR_MEM. */
 ABT_API_PUBLIC int ABT_eventual_create(int nbytes, ABT_eventual *neweventual);
 
 /* Free the eventual *eventual, ready or not, with its buffer, and set *eventual to
@@ -1825,8 +1830,8 @@ ABT_API_PUBLIC int ABT_eventual_reset(ABT_eventual eventual);
 /* Create an unready future of num_compartments compartments (0: ready from the start). When a
  * set fills the last compartment, cb_func (if not NULL) runs on that setter with the array of
  * the values in set order, before the future becomes ready; goabt runs it without holding any
- * lock, so it may block or call other functions. Errors: ABT_ERR_INV_ARG (newfuture NULL),
- * ABT_ERR_MEM, ABT_ERR_UNINITIALIZED. */
+ * lock, so it may block or call other functions. Before ABT_init too. Errors: ABT_ERR_INV_ARG
+ * (newfuture NULL), ABT_ERR_MEM. */
 ABT_API_PUBLIC int ABT_future_create(uint32_t num_compartments, void (*cb_func)(void **),
                                      ABT_future *newfuture);
 
@@ -1863,8 +1868,8 @@ ABT_API_PUBLIC int ABT_future_reset(ABT_future future);
  * ------------------------------------------------------------------------------------------- */
 
 /* Create in *newbarrier a barrier that opens each time num_waiters work units or external
- * threads wait on it; *newbarrier is ABT_BARRIER_NULL on error. ABT_ERR_INV_ARG when
- * num_waiters is 0 or newbarrier NULL, ABT_ERR_MEM when out of memory. */
+ * threads wait on it, before ABT_init too; *newbarrier is ABT_BARRIER_NULL on error.
+ * ABT_ERR_INV_ARG when num_waiters is 0 or newbarrier NULL, ABT_ERR_MEM when out of memory. */
 ABT_API_PUBLIC int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier);
 
 /* Change the number of waiters of barrier to num_waiters. ABT_ERR_INV_BARRIER for an invalid
