@@ -399,6 +399,9 @@ struct goabt_runtime {
      * the other modes add no instruction to a ULT's life. */
     int stack_check;
     void (*ult_entry)(void *);
+    /* The tool interface is on (GOABT_TOOL at ABT_init; tool.c): off, ABT_tool_* answer
+     * ABT_ERR_FEATURE_NA, as a default native build does. */
+    int tool;
 };
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;

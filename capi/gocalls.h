@@ -12,7 +12,8 @@
  * pointer type: Go then never stores a pointer into C memory (core.Addr, engine.md rule 11). */
 struct goabt_go_entries {
     int (*runtime_init)(size_t unit_size, size_t *stacksize, int *max_xstreams, int *affinity,
-                        long long *safety_ns, int *go_pool, int *go_sched, int *stack_check);
+                        long long *safety_ns, int *go_pool, int *go_sched, int *stack_check,
+                        int *tool);
     void (*runtime_finalize)(void);
     int (*affinity_sets)(const int *allowed, int n, uint64_t *out, int max);
     uintptr_t (*unit_get)(void);

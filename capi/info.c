@@ -61,8 +61,10 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
     case ABT_INFO_QUERY_KIND_ENABLED_TASK_CANCEL:
     case ABT_INFO_QUERY_KIND_ENABLED_MIGRATION:
     case ABT_INFO_QUERY_KIND_ENABLED_STACKABLE_SCHED:
-    case ABT_INFO_QUERY_KIND_ENABLED_TOOL:
         *(ABT_bool *)val = ABT_TRUE;
+        break;
+    case ABT_INFO_QUERY_KIND_ENABLED_TOOL:
+        *(ABT_bool *)val = goabt_rt.tool ? ABT_TRUE : ABT_FALSE;
         break;
     case ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS:
         *(unsigned int *)val = (unsigned int)goabt_rt.max_xstreams;

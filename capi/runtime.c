@@ -121,7 +121,8 @@ int goabt_engine_init(void)
     if (!goabt_go_available()) return ABT_ERR_OTHER;
     int rc = goabt_go.runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
                                    &goabt_rt.max_xstreams, &goabt_rt.affinity, &goabt_rt.safety_ns,
-                                   &goabt_rt.go_pool, &goabt_rt.go_sched, &goabt_rt.stack_check);
+                                   &goabt_rt.go_pool, &goabt_rt.go_sched, &goabt_rt.stack_check,
+                                   &goabt_rt.tool);
     if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
     goabt_info_at_init();
     goabt_leaks_at_init();

@@ -22,14 +22,15 @@ var rt core.Runtime
 // size, the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports, whether streams
 // are bound to CPUs, the safety timeout of sleeping streams and threads (0: none), and whether
 // a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones, and the
-// stack-overflow check mode (ABT_STACK_OVERFLOW_CHECK, a core.StackCheck). It returns 0,
+// stack-overflow check mode (ABT_STACK_OVERFLOW_CHECK, a core.StackCheck), and whether the tool
+// interface is on (GOABT_TOOL). It returns 0,
 // 1 if unit memory cannot be set up, or 2 if a Go pool or scheduler the environment names is
 // not registered (said on stderr). Variables with values it cannot use are said on stderr,
 // one line each, once per process (core.Config.Warnings).
 //
 //export goabt_go_runtime_init
 func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong,
-	goPool, goSched, stackCheck *C.int) C.int {
+	goPool, goSched, stackCheck, tool *C.int) C.int {
 	if rt.Units.SetSize(uintptr(unitSize)) != nil {
 		return 1
 	}
@@ -60,6 +61,10 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 	}
 	*safetyNs = C.longlong(c.SafetyWakeup.Nanoseconds())
 	*stackCheck = C.int(c.StackCheck)
+	*tool = 0
+	if c.Tool {
+		*tool = 1
+	}
 	return 0
 }
 

@@ -1,6 +1,7 @@
 //go:build goabt_c_engine
 /* tool.c: the tool interface (ABT_tool_*): a tool's callback sees work-unit events, and asks
- * about each one through its context.
+ * about each one through its context. It is off unless GOABT_TOOL says yes at ABT_init
+ * (goabt_rt.tool): a default native build has none, and clients that see one start profilers.
  *
  * Every event site tests one word, goabt_tool_mask, the events a tool asked for (engine.h,
  * GOABT_TOOL_EVENT): 0 when no tool is registered, so that a program without a tool pays one
@@ -80,6 +81,7 @@ int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint6
                                       void *user_arg)
 {
     GOABT_CHECK_INIT();
+    if (!goabt_rt.tool) return ABT_ERR_FEATURE_NA;
     goabt_spin_lock(&tool_lock);
     if (cb_func == NULL) {
         __atomic_store_n(&tool_bits, 0, __ATOMIC_RELAXED);
@@ -103,6 +105,7 @@ int ABT_tool_query_thread(ABT_tool_context context, uint64_t event, ABT_tool_que
                           void *val)
 {
     (void)event;
+    if (!goabt_rt.tool) return ABT_ERR_FEATURE_NA;
     if ((uintptr_t)context < 4096) return ABT_ERR_INV_TOOL_CONTEXT;
     if (val == NULL) return ABT_ERR_INV_ARG;
     struct ABT_tool_context_opaque *c = context;

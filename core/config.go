@@ -62,6 +62,11 @@ type Config struct {
 	// StackCheck is how ULT stack overflows are caught (ABT_STACK_OVERFLOW_CHECK, read as
 	// Argobots reads it): StackCheckMprotect unless the environment says otherwise.
 	StackCheck StackCheck
+	// Tool turns on the tool interface (GOABT_TOOL: 1, y, yes, true or on). Off, as in an
+	// Argobots built without --enable-tool (its default), ABT_info_query_config says
+	// ENABLED_TOOL is false and ABT_tool_* return ABT_ERR_FEATURE_NA: clients such as Margo
+	// start a profiler when they see a tool interface.
+	Tool bool
 	// Trace, when not empty, is the file the last ABT_finalize writes a timeline trace of the
 	// run to (GOABT_TRACE=path): the Chrome JSON trace event format that Perfetto and
 	// chrome://tracing open (trace.go). Empty: no trace, and the engine's event sites cost what
@@ -226,6 +231,13 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 			warn("%s=%s is neither yes nor no; using no", envName(getenv, "PRINT_CONFIG"), v)
 		}
 		c.PrintConfig = on
+	}
+	if v := getenv("GOABT_TOOL"); v != "" {
+		on, ok := parseSwitch(v)
+		if !ok {
+			warn("GOABT_TOOL=%s is neither yes nor no; using no", v)
+		}
+		c.Tool = on
 	}
 	leaks, warning := LeakCheckFromEnv(getenv)
 	c.CheckLeaks, c.CheckLeaksFatal = leaks != LeakCheckOff, leaks == LeakCheckFatal

@@ -163,6 +163,8 @@ func TestConfigWarnings(t *testing.T) {
 			[]string{"ABT_MAX_NUM_XSTREAMS=0 is not a positive number; using 2"}},
 		{map[string]string{"ABT_PRINT_CONFIG": "maybe"},
 			[]string{"ABT_PRINT_CONFIG=maybe is neither yes nor no; using no"}},
+		{map[string]string{"GOABT_TOOL": "maybe"},
+			[]string{"GOABT_TOOL=maybe is neither yes nor no; using no"}},
 		{map[string]string{"GOABT_SAFETY_WAKEUP_MS": "soon"},
 			[]string{"GOABT_SAFETY_WAKEUP_MS=soon is neither a number of milliseconds nor off; using 50"}},
 		{map[string]string{"ABT_THREAD_STACKSIZE": "lots", "ABT_SET_AFFINITY": "garbage"},
@@ -183,6 +185,15 @@ func TestConfigPrintConfig(t *testing.T) {
 	}
 	env := map[string]string{"ABT_ENV_PRINT_CONFIG": "yes"}
 	require.True(t, ConfigFromEnv(func(k string) string { return env[k] }, 1).PrintConfig, "ABT_ENV_ prefix")
+}
+
+// TestConfigTool checks GOABT_TOOL: the tool interface is off unless it says yes.
+func TestConfigTool(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "1": true, "yes": true, "on": true, "0": false,
+		"no": false, "maybe": false} {
+		env := map[string]string{"GOABT_TOOL": v}
+		require.Equal(t, want, ConfigFromEnv(func(k string) string { return env[k] }, 1).Tool, v)
+	}
 }
 
 // TestNewWarningsOnce checks that a warning is handed out once per process, however many

@@ -34,7 +34,7 @@ func TestTrace(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOABT_SAFETY_WAKEUP_MS=off", "GOABT_TRACE="+path)
+	cmd.Env = append(append(os.Environ(), "GOABT_SAFETY_WAKEUP_MS=off", "GOABT_TRACE="+path), p.env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Regexp(t, `(?m)^\d+ passed, 0 failed$`, string(out))

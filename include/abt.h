@@ -2085,6 +2085,10 @@ ABT_API_PUBLIC int ABT_info_trigger_print_all_thread_stacks(FILE *fp, double tim
  *
  * A tool registers a callback for work-unit events (creation, run, yield, join ...) and, inside
  * it, queries details of the event through its ABT_tool_context.
+ * goabt: the interface is off unless the environment variable GOABT_TOOL is 1 (or y, yes, true,
+ * on) at ABT_init, as Argobots' default build has none: off, ABT_info_query_config answers
+ * ABT_FALSE for ABT_INFO_QUERY_KIND_ENABLED_TOOL, and both functions below return
+ * ABT_ERR_FEATURE_NA. On, the query answers ABT_TRUE and they work as described.
  * ------------------------------------------------------------------------------------------- */
 
 /* What ABT_tool_query_thread reports about an event. */
@@ -2150,7 +2154,8 @@ typedef void (*ABT_tool_task_callback_fn)(ABT_task, ABT_xstream, uint64_t, ABT_t
  * a join, ABT_self_suspend), RESUME (it is made ready again), FINISH, CANCEL (it ends by
  * ABT_thread_cancel), JOIN (a join of it returns), FREE, REVIVE. The callback must not block or
  * switch. Without a tool each event site costs one load and a branch not taken.
- * ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize. */
+ * ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize, then ABT_ERR_FEATURE_NA while the
+ * interface is off (GOABT_TOOL, above). */
 ABT_API_PUBLIC int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func,
                                                      uint64_t event_mask, void *user_arg);
 
@@ -2161,8 +2166,9 @@ ABT_API_PUBLIC int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn
  * CALLER_HANDLE (that unit's ABT_thread, or NULL), SYNC_OBJECT_TYPE (ABT_sync_event_type: USER for
  * ABT_thread_yield and ABT_self_suspend, OTHER for a block in a synchronization object or join,
  * UNKNOWN otherwise), SYNC_OBJECT_HANDLE (goabt: always NULL). The context is valid only during
- * the callback. ABT_ERR_INV_TOOL_CONTEXT for ABT_TOOL_CONTEXT_NULL, ABT_ERR_INV_ARG when val is
- * NULL, ABT_ERR_INV_QUERY_KIND for an unknown kind. */
+ * the callback. ABT_ERR_FEATURE_NA while the interface is off (GOABT_TOOL, above), then
+ * ABT_ERR_INV_TOOL_CONTEXT for ABT_TOOL_CONTEXT_NULL, ABT_ERR_INV_ARG when val is NULL,
+ * ABT_ERR_INV_QUERY_KIND for an unknown kind. */
 ABT_API_PUBLIC int ABT_tool_query_thread(ABT_tool_context context, uint64_t event,
                                          ABT_tool_query_kind query_kind, void *val);
 

@@ -12,6 +12,7 @@
  *  - the same round-robin with a tool listening to RUN events (every hand-over then goes
  *    through the scheduler): same order, and one RUN event per run.
  * Each case is run 3 times (the scheduler takes its own round every 64 hand-overs). */
+// ctest-env: GOABT_TOOL=1
 #include <string.h>
 #include <abt.h>
 #include "check.h"

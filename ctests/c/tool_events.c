@@ -6,7 +6,9 @@
  * limits what is reported; unregistering stops the callback; ABT_info_query_config reports the
  * tool interface. Every unit's events follow its life (created, run, yield or suspend, resume,
  * run again ... finish, join, free), the main ULT's too (running when the tool registers), and
- * unnamed units are reported freed when they end. Every wait is bounded. */
+ * unnamed units are reported freed when they end. Every wait is bounded. The interface is
+ * turned on by GOABT_TOOL (tool_switch checks it off). */
+// ctest-env: GOABT_TOOL=1
 #include <pthread.h>
 #include <stdint.h>
 #include <abt.h>

@@ -15,6 +15,7 @@
  */
 // ctest-variant: plain
 // ctest-variant: traced GOABT_TRACE=trace_run.traced.json
+// ctest-env: GOABT_TOOL=1
 #include <stdint.h>
 #include <abt.h>
 #include "check.h"
