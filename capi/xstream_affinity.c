@@ -14,6 +14,11 @@
  * which the thread takes whenever it starts, and which the getters report while no thread runs
  * s (before its thread starts, after a join).
  *
+ * The four calls work while ABT_SET_AFFINITY binds streams (goabt_rt.affinity, what
+ * ABT_INFO_QUERY_KIND_ENABLED_AFFINITY reports); otherwise they answer ABT_ERR_FEATURE_NA, as a
+ * default native build, which has no affinity support, does: clients report these answers
+ * beside the query's.
+ *
  * The CPUs a stream may be bound to are those the process could use at ABT_init (the main
  * thread's mask then, goabt_rt.cpus: what taskset, numactl or a batch system left it), the set
  * ABT_SET_AFFINITY's ids index too; and the kernel must agree: the mask is read back once set,
@@ -192,6 +197,7 @@ int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid)
     GOABT_CHECK_INIT();
     goabt_stream *s = goabt_stream_of(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
     if (cpuid < 0 || cpuid >= CPU_SETSIZE) return ABT_ERR_CPUID;
     cpu_set_t want;
     CPU_ZERO(&want);
@@ -202,7 +208,10 @@ int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid)
 int ABT_xstream_get_cpubind(ABT_xstream xstream, int *cpuid)
 {
     GOABT_CHECK_INIT();
-    GOABT_RESOLVE_STREAM(s, xstream, cpuid);
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
+    if (cpuid == NULL) return ABT_ERR_INV_ARG;
     cpu_set_t set;
     int rc = stream_cpus(s, &set);
     if (rc != ABT_SUCCESS) return rc;
@@ -221,6 +230,7 @@ int ABT_xstream_set_affinity(ABT_xstream xstream, int num_cpuids, int *cpuids)
     goabt_stream *s = goabt_stream_of(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (num_cpuids < 0 || (num_cpuids > 0 && cpuids == NULL)) return ABT_ERR_INV_ARG;
+    if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
     cpu_set_t want;
     if (num_cpuids == 0) {
         want = goabt_rt.cpus; /* no binding: the CPUs the process could use at ABT_init */
@@ -240,6 +250,7 @@ int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, i
     goabt_stream *s = goabt_stream_of(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (max_cpuids < 0 || (max_cpuids > 0 && cpuids == NULL)) return ABT_ERR_INV_ARG;
+    if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
     cpu_set_t set;
     int rc = stream_cpus(s, &set);
     if (rc != ABT_SUCCESS) return rc;

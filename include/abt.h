@@ -453,7 +453,11 @@ ABT_API_PUBLIC int ABT_xstream_check_events(ABT_sched sched);
  * refused (ABT_ERR_CPUID, the old binding kept) unless the process could use it at ABT_init
  * (the main thread's CPU mask then: what taskset or a batch system left it) and the kernel
  * accepts it now (not offline, inside the process's cpuset). ABT_SET_AFFINITY (README) binds
- * each stream at its start by rank; ABT_xstream_set_rank rebinds by rank then. */
+ * each stream at its start by rank; ABT_xstream_set_rank rebinds by rank then.
+ * The four functions below work only while ABT_SET_AFFINITY binds streams (yes or a CPU list at
+ * ABT_init), which is when ABT_INFO_QUERY_KIND_ENABLED_AFFINITY answers ABT_TRUE; otherwise,
+ * for a valid stream, they return ABT_ERR_FEATURE_NA, as a default Argobots build (built without
+ * affinity support) does; get_affinity and set_affinity check their other arguments first. */
 
 /* Bind xstream to the CPU cpuid alone. ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_CPUID
  * for a CPU that is negative, past CPU_SETSIZE or refused, ABT_ERR_SYS when the system call

@@ -1,4 +1,7 @@
-/* CPU binding of execution streams. Variant "api" (ABT_SET_AFFINITY unset): 4 secondary
+/* CPU binding of execution streams. Variant "off" (ABT_SET_AFFINITY unset): as in a default
+ * native build, ABT_INFO_QUERY_KIND_ENABLED_AFFINITY is false, the four binding functions
+ * return ABT_ERR_FEATURE_NA for a valid stream (after their handle and argument checks) and
+ * nothing is bound. Variant "api" (ABT_SET_AFFINITY=yes, each binding undone first): 4 secondary
  * streams and the primary bound with ABT_xstream_set_cpubind and _set_affinity, by a ULT on
  * the stream itself, from the main ULT, and from a ULT on another stream; each binding checked
  * from inside the stream (a ULT pushed there reads its own thread's mask) and with
@@ -9,9 +12,10 @@
  * variants set ABT_SET_AFFINITY to a boolean or a CPU list and check that each stream of rank
  * r (the primary included) runs on list entry r mod n, ids indexing the allowed CPUs modulo
  * their number as in Argobots, that set_rank rebinds by rank over an explicit binding, and what
- * ABT_info_query_config and _print_config say; "invalid" checks the one-line warning (once)
- * and that nothing is bound. Checks adapt to the CPUs the process may use (2 here); every wait
- * for a ULT is bounded. */
+ * ABT_info_query_config and _print_config say; "invalid" checks the one-line warning (once),
+ * that nothing is bound and that the functions are not available, as in "off". Checks adapt to
+ * the CPUs the process may use (2 here); every wait for a ULT is bounded. */
+// ctest-variant: off AFFINITY_CASE=off
 // ctest-variant: api AFFINITY_CASE=api
 // ctest-variant: yes ABT_SET_AFFINITY=yes AFFINITY_CASE=yes
 // ctest-variant: zero ABT_SET_AFFINITY=0 AFFINITY_CASE=zero
@@ -153,12 +157,16 @@ static void bind_other(void *arg)
 
 static void test_api(void)
 {
-    unsetenv("ABT_SET_AFFINITY"); /* nothing bound by rank here */
+    /* The functions work while ABT_SET_AFFINITY binds streams; each binding by rank is undone
+     * first, so that the checks start from nothing bound. */
+    setenv("ABT_SET_AFFINITY", "yes", 1);
     unsetenv("ABT_ENV_SET_AFFINITY");
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     ABT_xstream primary, xs[NUM_XS];
     CHECK_INT(ABT_xstream_self(&primary), ABT_SUCCESS);
     for (int i = 0; i < NUM_XS; i++) CHECK_INT(ABT_xstream_create(ABT_SCHED_NULL, &xs[i]), ABT_SUCCESS);
+    for (int i = 0; i < NUM_XS; i++) CHECK_INT(ABT_xstream_set_affinity(xs[i], 0, NULL), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_set_affinity(primary, 0, NULL), ABT_SUCCESS);
 
     /* Nothing bound yet: every stream runs where the main thread could. */
     int all = 1;
@@ -282,9 +290,9 @@ static void test_api(void)
     if (cpu_bad >= 0) CHECK_INT(ABT_xstream_set_cpubind(xs[3], cpu_bad), ABT_ERR_CPUID);
     CHECK(reports(xs[3], one(cpu_a)));
 
-    ABT_bool enabled = ABT_TRUE;
+    ABT_bool enabled = ABT_FALSE;
     CHECK_INT(ABT_info_query_config(ABT_INFO_QUERY_KIND_ENABLED_AFFINITY, &enabled), ABT_SUCCESS);
-    CHECK_INT(enabled, ABT_FALSE);
+    CHECK_INT(enabled, ABT_TRUE);
 
     for (int i = 0; i < NUM_XS; i++) CHECK_INT(ABT_xstream_free(&xs[i]), ABT_SUCCESS);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
@@ -292,6 +300,53 @@ static void test_api(void)
     CHECK(CPU_EQUAL(&m, &initial)); /* the main thread gets its CPUs back */
     CHECK_INT(ABT_xstream_set_cpubind(primary, cpu_a), ABT_ERR_UNINITIALIZED);
     CHECK_INT(ABT_xstream_get_affinity(primary, 0, NULL, NULL), ABT_ERR_UNINITIALIZED);
+}
+
+/* ---- Variant off: no affinity support, as a default native build ------------------------ */
+
+/* Every binding function on xs answers ABT_ERR_FEATURE_NA once its arguments pass their
+ * checks; 1 if so. */
+static int not_available(ABT_xstream xs)
+{
+    int cpu = -1, ids[2] = {cpu_a, cpu_b}, n = -1;
+    return ABT_xstream_set_cpubind(xs, cpu_a) == ABT_ERR_FEATURE_NA &&
+           ABT_xstream_get_cpubind(xs, &cpu) == ABT_ERR_FEATURE_NA && cpu == -1 &&
+           ABT_xstream_set_affinity(xs, 2, ids) == ABT_ERR_FEATURE_NA &&
+           ABT_xstream_set_affinity(xs, 0, NULL) == ABT_ERR_FEATURE_NA &&
+           ABT_xstream_get_affinity(xs, 2, ids, &n) == ABT_ERR_FEATURE_NA && n == -1 &&
+           ids[0] == cpu_a && ids[1] == cpu_b;
+}
+
+static void test_off(void)
+{
+    CHECK(getenv("ABT_SET_AFFINITY") == NULL && getenv("ABT_ENV_SET_AFFINITY") == NULL);
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    ABT_bool enabled = ABT_TRUE;
+    CHECK_INT(ABT_info_query_config(ABT_INFO_QUERY_KIND_ENABLED_AFFINITY, &enabled), ABT_SUCCESS);
+    CHECK_INT(enabled, ABT_FALSE);
+    ABT_xstream primary, xs;
+    CHECK_INT(ABT_xstream_self(&primary), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_create(ABT_SCHED_NULL, &xs), ABT_SUCCESS);
+    CHECK(not_available(primary));
+    CHECK(not_available(xs));
+    struct other_bind ob = {primary, cpu_a, -1};
+    run_on(xs, bind_other, &ob); /* from a ULT on another stream too */
+    CHECK_INT(ob.rc, ABT_ERR_FEATURE_NA);
+    /* Invalid handles and arguments are named first, as native does. */
+    int cpu, n, ids[2];
+    CHECK_INT(ABT_xstream_set_cpubind(ABT_XSTREAM_NULL, cpu_a), ABT_ERR_INV_XSTREAM);
+    CHECK_INT(ABT_xstream_get_cpubind(ABT_XSTREAM_NULL, &cpu), ABT_ERR_INV_XSTREAM);
+    CHECK_INT(ABT_xstream_set_affinity(ABT_XSTREAM_NULL, 1, ids), ABT_ERR_INV_XSTREAM);
+    CHECK_INT(ABT_xstream_get_affinity(ABT_XSTREAM_NULL, 2, ids, &n), ABT_ERR_INV_XSTREAM);
+    CHECK_INT(ABT_xstream_set_affinity(xs, -1, ids), ABT_ERR_INV_ARG);
+    CHECK_INT(ABT_xstream_get_affinity(xs, 1, NULL, &n), ABT_ERR_INV_ARG);
+    /* Nothing bound: every stream runs where the main thread could. */
+    cpu_set_t m = mask_of(xs);
+    CHECK(CPU_EQUAL(&m, &initial));
+    m = main_mask();
+    CHECK(CPU_EQUAL(&m, &initial));
+    CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
 }
 
 /* ---- Variants with ABT_SET_AFFINITY --------------------------------------------------------- */
@@ -381,7 +436,7 @@ static void test_env(const struct affinity_case *c)
     CHECK_INT(ABT_xstream_self(&primary), ABT_SUCCESS);
     cpu_set_t m = main_mask(), want = expected(c, 0);
     CHECK(CPU_EQUAL(&m, &want));
-    CHECK(reports(primary, want));
+    CHECK(c->bound ? reports(primary, want) : not_available(primary));
     for (int i = 0; i < NUM_XS; i++) {
         CHECK_INT(ABT_xstream_create_with_rank(ABT_SCHED_NULL, i + 1, &xs[i]), ABT_SUCCESS);
     }
@@ -389,22 +444,28 @@ static void test_env(const struct affinity_case *c)
     for (int i = 0; i < NUM_XS; i++) {
         want = expected(c, i + 1);
         m = mask_of(xs[i]);
-        all &= CPU_EQUAL(&m, &want) && reports(xs[i], want);
+        all &= CPU_EQUAL(&m, &want) && (c->bound ? reports(xs[i], want) : not_available(xs[i]));
         printf("# rank %d: %d CPUs, want %d\n", i + 1, CPU_COUNT(&m), CPU_COUNT(&want));
     }
     CHECK(all);
 
     /* A new rank, new CPUs, over an explicit binding; an explicit binding over the rank's. */
-    CHECK_INT(ABT_xstream_set_cpubind(xs[0], cpu_b), ABT_SUCCESS);
-    CHECK_INT(ABT_xstream_set_rank(xs[0], 7), ABT_SUCCESS);
-    want = c->bound ? expected(c, 7) : one(cpu_b);
-    m = mask_of(xs[0]);
-    CHECK(CPU_EQUAL(&m, &want));
-    CHECK(reports(xs[0], want));
-    CHECK_INT(ABT_xstream_set_cpubind(xs[1], cpu_b), ABT_SUCCESS);
-    m = mask_of(xs[1]);
-    want = one(cpu_b);
-    CHECK(CPU_EQUAL(&m, &want));
+    if (c->bound) {
+        CHECK_INT(ABT_xstream_set_cpubind(xs[0], cpu_b), ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_set_rank(xs[0], 7), ABT_SUCCESS);
+        want = expected(c, 7);
+        m = mask_of(xs[0]);
+        CHECK(CPU_EQUAL(&m, &want));
+        CHECK(reports(xs[0], want));
+        CHECK_INT(ABT_xstream_set_cpubind(xs[1], cpu_b), ABT_SUCCESS);
+        m = mask_of(xs[1]);
+        want = one(cpu_b);
+        CHECK(CPU_EQUAL(&m, &want));
+    } else {
+        CHECK_INT(ABT_xstream_set_rank(xs[0], 7), ABT_SUCCESS);
+        m = mask_of(xs[0]);
+        CHECK(CPU_EQUAL(&m, &initial));
+    }
 
     ABT_bool enabled = !c->bound;
     CHECK_INT(ABT_info_query_config(ABT_INFO_QUERY_KIND_ENABLED_AFFINITY, &enabled), ABT_SUCCESS);
@@ -450,6 +511,8 @@ int main(void)
     CHECK(which != NULL);
     if (which != NULL && strcmp(which, "api") == 0) {
         test_api();
+    } else if (which != NULL && strcmp(which, "off") == 0) {
+        test_off();
     } else if (which != NULL) {
         const struct affinity_case *c = NULL;
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
