@@ -191,6 +191,9 @@ struct ABT_thread_opaque {
     goabt_pool *migrate_to;
     void (*migrate_cb)(ABT_thread, void *);
     void *migrate_cb_arg;
+    /* The page of a program-given stack made read-only while the ULT has it (mprotect modes:
+     * goabt_user_stack_guard), or NULL. */
+    void *user_guard;
 #ifdef GOABT_VALGRIND
     /* Valgrind's ids of its stacks (valgrind_stacks.h), 0 for none: the mapping's, and a user
      * stack's while the unit has one. Only in the valgrind build of the library. */
@@ -761,6 +764,14 @@ void goabt_stackcheck_finalize(void) GOABT_HIDDEN;
  * frees ours. Never taken away from a live thread (stackcheck.c says why). */
 void goabt_sigstack_begin(goabt_sigstack *st) GOABT_HIDDEN;
 void goabt_sigstack_release(goabt_sigstack *st) GOABT_HIDDEN;
+/* In modes mprotect and mprotect_strict, as Argobots does: a stack the program gave gets its
+ * lowest whole page made read-only while the ULT has it (guard), and writable again when the
+ * unit is freed (unguard). Nothing in the other modes, or on a stack too small to spare it. */
+void goabt_user_stack_guard(goabt_unit *u) GOABT_HIDDEN;
+void goabt_user_stack_unguard(goabt_unit *u) GOABT_HIDDEN;
+/* Whether ULT stacks goabt maps hold their guard page, as their lowest page (modes mprotect and
+ * mprotect_strict, as Argobots lays them out), rather than below them. */
+int goabt_stack_guard_inside(void) GOABT_HIDDEN;
 
 /* The context to resume u with: made now (on a stack taken now) if u never ran. Under
  * AddressSanitizer the stack is unpoisoned first: the ULT that used it before ended with its

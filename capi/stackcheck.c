@@ -1,10 +1,12 @@
 //go:build goabt_c_engine
 /* stackcheck.c: stack-overflow detection (ABT_STACK_OVERFLOW_CHECK, read by core.Config).
  *
- * ULT stacks are mappings the Go core hands out (core/stacks.go) with a guard page below each
- * (a lightweight guard region; on kernels before 6.13 a PROT_NONE page, below each of the first
- * 16,384 alive at once, every one in mode mprotect_strict). A ULT that
- * runs off its stack faults there; without help it dies by a bare SIGSEGV, and worse, the
+ * ULT stacks are mappings the Go core hands out (core/stacks.go) with a guard page at the bottom
+ * of each (a lightweight guard region; on kernels before 6.13 a PROT_NONE page, on each of the
+ * first 16,384 alive at once; in mode mprotect_strict always a PROT_NONE page). In the mprotect
+ * modes the stack a ULT reports starts at its guard page, as in Argobots (unit.c,
+ * unit_map_stack), and a stack the program gave gets a read-only page at its bottom
+ * (goabt_user_stack_guard). A ULT that runs off its stack faults there; without help it dies by a bare SIGSEGV, and worse, the
  * kernel cannot even deliver a handler's frame on the exhausted stack. So, outside mode none:
  *
  *   - every stream thread and the primary thread have an alternate signal stack (sigaltstack):
@@ -12,7 +14,8 @@
  *     Go runtime's own on a thread that called Go before, which it sizes for its handler);
  *   - a SIGSEGV and SIGBUS handler (SA_ONSTACK | SA_SIGINFO, every signal blocked while it
  *     runs) looks at the unit the thread's stream runs now (stream->current): a fault in its
- *     guard page, or just below its stack with the stack pointer below it too, is an overflow.
+ *     guard page with the stack pointer at most a little above it, or just below its stack with
+ *     the stack pointer below it too, is an overflow.
  *     It writes one line on stderr naming the ULT (id, function, stack size, how to raise it)
  *     and aborts. Any other fault goes to the handler installed before ours.
  *
@@ -230,26 +233,57 @@ static uintptr_t context_sp(void *ctx)
 #endif
 }
 
-/* Whether this fault is u running off its stack. */
 /* Whether a fault is u's overflow: OVERFLOW_GUARD, in its guard page (where an overflow of a
- * guarded stack faults first, frames under a page); OVERFLOW_BELOW, further below, with the
- * stack pointer below it too (a frame larger than a page, or a stack whose guard is only a
- * place); or 0. */
+ * guarded stack faults first, frames under a page), with the stack pointer at most a little
+ * above the fault (a push, a call, a store into the frame being made: a program that touches
+ * its own guard page on purpose, as Argobots' tests of the guard do with a handler of their
+ * own, is not overflowing, and its fault goes to its handler); OVERFLOW_BELOW, further below,
+ * with the stack pointer below it too (a frame larger than a page, or a stack whose guard is
+ * only a place); or 0. */
 enum { OVERFLOW_GUARD = 1, OVERFLOW_BELOW = 2 };
 static int overflowed(goabt_unit *u, siginfo_t *si, void *ctx)
 {
     if (u->kind != GOABT_ULT || (u->flags & GOABT_UNIT_MAIN) || si->si_code <= 0) return 0;
     size_t page = page_size();
-    /* The lowest byte it may use: above the guard page of a mapping goabt made, or the bottom
-     * of a stack the program gave. */
-    uintptr_t lo = u->mapping != NULL ? (uintptr_t)u->mapping + page : (uintptr_t)u->stack;
+    /* The lowest byte it may use: above the guard page of a mapping goabt made, above the
+     * guard page in a stack the program gave, or that stack's bottom. */
+    uintptr_t lo = u->mapping != NULL      ? (uintptr_t)u->mapping + page
+                   : u->user_guard != NULL ? (uintptr_t)u->user_guard + page
+                                           : (uintptr_t)u->stack;
     if (lo == 0) return 0;
     uintptr_t addr = (uintptr_t)si->si_addr, sp = context_sp(ctx);
-    if (addr < lo && addr >= lo - page) return OVERFLOW_GUARD;
+    if (addr < lo && addr >= lo - page) return addr + 256 >= sp ? OVERFLOW_GUARD : 0;
     /* A frame larger than a page jumps over the guard: the stack pointer is below the stack
      * and the fault between it and the stack. (On the system stack, in a gated Go call, the
      * stack pointer may happen to be below too, but then the fault is not right above it.) */
     return sp < lo && sp >= lo - BELOW_MAX && addr + 256 >= sp && addr < lo ? OVERFLOW_BELOW : 0;
+}
+
+/* ---- Guards in stacks the program gave, and the stack a ULT reports ---------------------- */
+
+static int mprotect_mode(void)
+{
+    return goabt_rt.stack_check == CHECK_MPROTECT || goabt_rt.stack_check == CHECK_STRICT;
+}
+
+int goabt_stack_guard_inside(void) { return mprotect_mode(); }
+
+void goabt_user_stack_guard(goabt_unit *u)
+{
+    u->user_guard = NULL;
+    if (!mprotect_mode() || u->stack == NULL) return;
+    size_t page = page_size();
+    uintptr_t g = ((uintptr_t)u->stack + page - 1) & ~(uintptr_t)(page - 1);
+    /* The guard and at least two usable pages above it, or none. */
+    if (g + 3 * page > (uintptr_t)u->stack + u->stacksize) return;
+    if (mprotect((void *)g, page, PROT_READ) == 0) u->user_guard = (void *)g;
+}
+
+void goabt_user_stack_unguard(goabt_unit *u)
+{
+    if (u->user_guard == NULL) return;
+    mprotect(u->user_guard, page_size(), PROT_READ | PROT_WRITE);
+    u->user_guard = NULL;
 }
 
 /* Passes a fault that is not ours on to the handler installed before ours. */

@@ -303,6 +303,7 @@ static void unit_release(goabt_stream *s, goabt_unit *u)
 {
     u->magic = GOABT_MAGIC_FREED;
     unit_vg_deregister_user_stack(u);
+    goabt_user_stack_unguard(u);
     if (s == NULL) {
         u->free_next = NULL;
         global_put_batch(u, 1);
@@ -348,10 +349,36 @@ void goabt_units_cache_release(goabt_stream *s)
  * create and first run missed it (200 ns per unit instead of 80). 16, not 64: the top stays
  * within 1 KiB of a page end, so a ULT using up to 3 KiB of stack touches one page, not two
  * (4 x 100,000 started ULTs touching 2 KiB each: 1.72 GB peak RSS instead of 2.57, with
- * create, yield and join unchanged). */
+ * create, yield and join unchanged).
+ *
+ * In modes mprotect and mprotect_strict (goabt_stack_guard_inside) the stack is laid out as
+ * Argobots lays it out there, and a program that looks for the guard page finds it: the stack u
+ * reports is the whole mapping, size bytes from its guard page, which is its lowest page, and
+ * the colour comes out of its top (usable: size less the guard page and the colour). Argobots'
+ * default stack size is two pages larger in those modes (core.Config), for the same room. A
+ * size too small for that is raised to the least that has it. */
 static void *unit_map_stack(goabt_stream *s, goabt_unit *u, size_t size)
 {
     size_t page = page_size();
+    size_t colour = ((uintptr_t)u >> 6) & 15;
+    if (goabt_stack_guard_inside()) {
+        size_t least = GOABT_CTX_MIN_STACK + 2 * page;
+        if (size < least) size = least;
+        size_t want = (size + page - 1) & ~(page - 1);
+        if (u->mapping == NULL || u->mapping_size != want) {
+            unit_give_stack(s, u);
+            size_t mapped = want;
+            void *m = stack_get(s, want);
+            if (m == NULL) m = goabt_stack_get(want - page, &mapped);
+            if (m == NULL) return NULL;
+            u->mapping = m;
+            u->mapping_size = mapped;
+            unit_vg_register_mapping(u);
+        }
+        u->stack = u->mapping;
+        u->stacksize = size;
+        return (void *)((((uintptr_t)u->mapping + size) & ~(uintptr_t)63) - colour * 64);
+    }
     size_t usable = size < GOABT_CTX_MIN_STACK ? GOABT_CTX_MIN_STACK : size;
     usable = (usable + page - 1) & ~(page - 1);
     size_t want = usable + 2 * page; /* the guard page, the usable part, the colours' page */
@@ -365,7 +392,6 @@ static void *unit_map_stack(goabt_stream *s, goabt_unit *u, size_t size)
         u->mapping_size = mapped;
         unit_vg_register_mapping(u);
     }
-    size_t colour = ((uintptr_t)u >> 6) & 15;
     void *top = (char *)u->mapping + u->mapping_size - colour * 64;
     /* Report the top `size` bytes, where the ULT actually runs: the mapping may be larger. */
     u->stack = (char *)top - size;
@@ -424,6 +450,7 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
             u->stacksize = attr->stacksize;
             top = (char *)attr->stack + attr->stacksize;
             unit_vg_register_user_stack(u);
+            goabt_user_stack_guard(u);
         } else {
             /* Its stack, and the context on it, are made when it first runs (goabt_unit_context,
              * goabt_unit_take_stack): a million waiting ULTs cost no stack memory. */

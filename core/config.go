@@ -257,6 +257,11 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 		}
 	}
 	c.StackCheck = parseStackCheck(lookupEnv(getenv, "STACK_OVERFLOW_CHECK"))
+	if c.StackCheck == StackCheckMprotect || c.StackCheck == StackCheckStrict {
+		// The guard page is the stack's lowest page in these modes (capi/unit.c), and the
+		// default stack two pages larger, as in Argobots: the room a ULT has stays.
+		c.ThreadStackSize = DefaultThreadStackSize + 2*pageSize()
+	}
 	c.Pool = strings.TrimSpace(getenv("GOABT_POOL"))
 	c.Sched = strings.TrimSpace(getenv("GOABT_SCHED"))
 	c.Trace = strings.TrimSpace(getenv("GOABT_TRACE"))

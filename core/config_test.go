@@ -152,9 +152,9 @@ func TestConfigWarnings(t *testing.T) {
 		{map[string]string{"ABT_SET_AFFINITY": "{0,1},{2:4:1}"}, nil},
 		{map[string]string{"ABT_SET_AFFINITY": "no"}, nil},
 		{map[string]string{"ABT_THREAD_STACKSIZE": "lots"},
-			[]string{"ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 16384"}},
+			[]string{"ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 24576"}},
 		{map[string]string{"ABT_ENV_THREAD_STACKSIZE": "-1"},
-			[]string{"ABT_ENV_THREAD_STACKSIZE=-1 is not a number of bytes; using 16384"}},
+			[]string{"ABT_ENV_THREAD_STACKSIZE=-1 is not a number of bytes; using 24576"}},
 		{map[string]string{"ABT_THREAD_STACKSIZE": "100"},
 			[]string{"ABT_THREAD_STACKSIZE=100 is outside 8192..1073741824 bytes; using 8192"}},
 		{map[string]string{"ABT_SET_AFFINITY": "garbage"},
@@ -169,7 +169,7 @@ func TestConfigWarnings(t *testing.T) {
 			[]string{"GOABT_SAFETY_WAKEUP_MS=soon is neither a number of milliseconds nor off; using 50"}},
 		{map[string]string{"ABT_THREAD_STACKSIZE": "lots", "ABT_SET_AFFINITY": "garbage"},
 			[]string{"ABT_SET_AFFINITY=\"garbage\": a CPU id or \"{\" expected at offset 0; streams are not bound to CPUs",
-				"ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 16384"}},
+				"ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 24576"}},
 	}
 	for _, tc := range cases {
 		c := ConfigFromEnv(func(k string) string { return tc.env[k] }, 2)
@@ -203,7 +203,7 @@ func TestNewWarningsOnce(t *testing.T) {
 	env := map[string]string{"ABT_THREAD_STACKSIZE": "lots"}
 	getenv := func(k string) string { return env[k] }
 	r.Init(getenv)
-	require.Equal(t, []string{"ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 16384"}, r.NewWarnings())
+	require.Equal(t, []string{"ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 24576"}, r.NewWarnings())
 	require.Empty(t, r.NewWarnings(), "said already")
 	r.Finalize()
 	r.Init(getenv)

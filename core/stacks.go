@@ -25,6 +25,11 @@ import (
 //     Strict (ABT_STACK_OVERFLOW_CHECK=mprotect_strict) gives every stack a guard page of its
 //     own, however many: past what the kernel allows, Get fails instead of carving.
 //
+// Strict mode makes every guard a PROT_NONE page of a mapping of its own even where the kernel
+// has lightweight guards, as Argobots makes its guards with mprotect: a program may then
+// mprotect a guard page itself (Argobots' own test of the guard lifts it in its SIGSEGV handler
+// and expects the access to go on), which a lightweight guard would ignore.
+//
 // The geometry is the same every way (the guard page's place is there), so C never needs to
 // know. Slab stacks given back wait for reuse; slabs are unmapped by Drain only.
 type Stacks struct {
@@ -116,7 +121,7 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	if s.guard == guardUnprobed {
 		s.guard = probeLightGuards(page)
 	}
-	if s.guard == guardLight {
+	if s.guard == guardLight && !s.strict {
 		return s.carve(usable, page)
 	}
 	if bases := s.spare[usable]; len(bases) > 0 {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"testing"
 	"unsafe"
 
@@ -193,4 +194,26 @@ func TestStacksStrict(t *testing.T) {
 	s.Drain()
 	_, mapped := s.Kept()
 	require.Zero(t, mapped)
+}
+
+// TestStacksStrictUsesMprotect: in strict mode a guard is a PROT_NONE page of a mapping of its
+// own even where the kernel has lightweight guards, so that a program may lift it with
+// mprotect, as it could under Argobots: lifted, the page takes a write.
+func TestStacksStrictUsesMprotect(t *testing.T) {
+	s := &Stacks{guard: guardLight}
+	s.SetStrict(true)
+	st, err := s.Get(8192)
+	require.NoError(t, err)
+	guarded, carved := s.Out()
+	require.Equal(t, 1, guarded)
+	require.Zero(t, carved)
+	m := s.live[st.Base]
+	require.NotNil(t, m, "a mapping of its own")
+	page := pageSize()
+	require.NoError(t, syscall.Mprotect(m[:page], syscall.PROT_READ|syscall.PROT_WRITE))
+	m[0] = 1
+	require.NoError(t, syscall.Mprotect(m[:page], syscall.PROT_NONE))
+	require.NoError(t, s.Put(st))
+	s.SetStrict(false)
+	s.Drain()
 }

@@ -53,8 +53,15 @@ func TestConfigFromEnv(t *testing.T) {
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
 	c := ConfigFromEnv(getenv, 2)
-	require.Equal(t, uintptr(DefaultThreadStackSize), c.ThreadStackSize)
+	// Mode mprotect (the default) keeps the guard page inside the stack and makes the default
+	// two pages larger, as Argobots does; modes none and canary keep Argobots' 16 KiB.
+	require.Equal(t, uintptr(DefaultThreadStackSize)+2*pageSize(), c.ThreadStackSize)
 	require.Equal(t, 2, c.MaxXstreams)
+	for mode, want := range map[string]uintptr{"none": DefaultThreadStackSize, "canary": DefaultThreadStackSize,
+		"mprotect": DefaultThreadStackSize + 2*pageSize(), "mprotect_strict": DefaultThreadStackSize + 2*pageSize()} {
+		m := map[string]string{"ABT_STACK_OVERFLOW_CHECK": mode}
+		require.Equal(t, want, ConfigFromEnv(func(k string) string { return m[k] }, 2).ThreadStackSize, mode)
+	}
 
 	env["ABT_THREAD_STACKSIZE"] = "65536"
 	require.Equal(t, uintptr(65536), ConfigFromEnv(getenv, 2).ThreadStackSize)
@@ -63,7 +70,7 @@ func TestConfigFromEnv(t *testing.T) {
 	env["ABT_THREAD_STACKSIZE"] = "100"
 	require.Equal(t, uintptr(MinThreadStackSize), ConfigFromEnv(getenv, 2).ThreadStackSize, "clamped")
 	env["ABT_THREAD_STACKSIZE"] = "lots"
-	require.Equal(t, uintptr(DefaultThreadStackSize), ConfigFromEnv(getenv, 2).ThreadStackSize)
+	require.Equal(t, uintptr(DefaultThreadStackSize)+2*pageSize(), ConfigFromEnv(getenv, 2).ThreadStackSize)
 	delete(env, "ABT_THREAD_STACKSIZE")
 	env["ABT_ENV_THREAD_STACKSIZE"] = "32768"
 	require.Equal(t, uintptr(32768), ConfigFromEnv(getenv, 2).ThreadStackSize, "ABT_ENV_ prefix")

@@ -243,22 +243,31 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  *
  * Stack overflows. ABT_STACK_OVERFLOW_CHECK (or ABT_ENV_STACK_OVERFLOW_CHECK), read at every
  * outermost ABT_init, picks how a ULT running off its stack is caught; any case goes:
- *   mprotect         (the default) every ULT stack goabt maps has a guard page below it, a
- *                    lightweight guard region (Linux 6.13 and later), however many ULTs are
- *                    alive; on older kernels a PROT_NONE page, for the first 16,384 stacks
- *                    alive at once only (the kernel's vm.max_map_count): stacks past that
- *                    number come from slabs without one, and their overflows go unnoticed;
- *   mprotect_strict  as mprotect; on older kernels every stack still gets a PROT_NONE guard
- *                    page: once the kernel refuses more (about 32,000 stacks), ULT creation
- *                    fails with ABT_ERR_MEM;
- *   canary           as mprotect, and each ULT also lays a canary at the bottom of its stack
+ *   mprotect         (the default) every ULT stack goabt maps has a guard page, a lightweight
+ *                    guard region (Linux 6.13 and later), however many ULTs are alive; on
+ *                    older kernels a PROT_NONE page, for the first 16,384 stacks alive at once
+ *                    only (the kernel's vm.max_map_count): stacks past that number come from
+ *                    slabs without one, and their overflows go unnoticed. As in Argobots, the
+ *                    guard page is the lowest page of the stack a ULT reports
+ *                    (ABT_thread_get_stack, and the attribute ABT_thread_get_attr gives), the
+ *                    default stack size is 24576 (16384 and two pages) unless
+ *                    ABT_THREAD_STACKSIZE says otherwise, and a stack the program gave
+ *                    (ABT_thread_attr_set_stack) has its lowest whole page made read-only while
+ *                    its ULT lives (writable again once the ULT is freed);
+ *   mprotect_strict  as mprotect, but every guard page is a PROT_NONE page of a mapping of its
+ *                    own, which the program may mprotect itself (as under Argobots): once the
+ *                    kernel refuses more (about 32,000 stacks), ULT creation fails with
+ *                    ABT_ERR_MEM;
+ *   canary           the layout of none, and each ULT also lays a canary at the bottom of its stack
  *                    when it starts, checked when its function returns (not when it leaves by
  *                    ABT_self_exit): catches overflows that fault nowhere, on stacks the
  *                    program gave (ABT_thread_attr_set_stack) and unguarded slab stacks;
- *   none, or any other value (as in Argobots)  no check: the guard pages stay where they are,
- *                    but a ULT that runs into one dies by a bare SIGSEGV.
- * Outside none, when the running ULT faults in its guard page (or just below its stack, its
- * stack pointer below too), or its canary is found broken, goabt writes one line on stderr,
+ *   none, or any other value (as in Argobots)  no check: guard pages stay below the stacks a
+ *                    ULT reports (default size 16384), but a ULT that runs into one dies by a
+ *                    bare SIGSEGV.
+ * Outside none, when the running ULT faults in its guard page (or just below its stack), its
+ * stack pointer at or below the fault, or its canary is found broken, goabt writes one line on
+ * stderr,
  *   goabt: stack overflow: ULT <id> (function <name> at <address>) ran off its <size>-byte
  *   stack (...); raise it with ABT_THREAD_STACKSIZE=<2 x size> ... or ABT_thread_attr_set_stacksize
  * and calls abort(): the process dies by SIGABRT. For this, ABT_init installs a SIGSEGV and
@@ -1232,7 +1241,8 @@ ABT_API_PUBLIC int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize
  * and the primary ULT); either output may be NULL. ABT_ERR_INV_THREAD for an invalid handle. A
  * stack goabt allocates is the ULT's from its first run until it terminates (then it goes to
  * the next ULTs): before the first run the address is NULL (the size is the one requested);
- * after the end, the address it ran on. */
+ * after the end, the address it ran on. In modes mprotect (the default) and mprotect_strict the
+ * stack's lowest page is its guard page (ABT_init), and a size below 16 KiB is raised to it. */
 ABT_API_PUBLIC int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize);
 
 /* Return the id of the work unit thread in *thread_id; ids are given out on first request, counting

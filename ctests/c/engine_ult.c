@@ -418,6 +418,14 @@ static void test_many(void)
 static void *arg_seen = (void *)1;
 static void record_arg(void *arg) { arg_seen = arg; }
 
+/* The mode the runtime runs in puts the guard page inside the stacks (mprotect, the default,
+ * and mprotect_strict), set by main. */
+static int guard_inside;
+
+/* Where the guard page is inside, the least stack size goabt reports and runs a ULT on: 8192
+ * bytes and two pages (a smaller one is raised to it); elsewhere any size is reported as asked. */
+static size_t least_stack(void) { return guard_inside ? 8192 + 2 * 4096 : 0; }
+
 struct stack_probe {
     void *local_addr;
     void *stack;
@@ -519,7 +527,12 @@ static void test_queries(void)
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&u), ABT_SUCCESS);
 
-    /* Stack sizes: the main ULT 0, the default 16384, an attr's 32768. */
+    /* Stack sizes: the main ULT 0, the default (16384, or 24576 in goabt's default mode,
+     * mprotect, as in Argobots: two more pages where the guard page is the stack's lowest),
+     * an attr's 32768. */
+    size_t dflt = 0;
+    CHECK_INT(ABT_info_query_config(ABT_INFO_QUERY_KIND_DEFAULT_THREAD_STACKSIZE, &dflt), ABT_SUCCESS);
+    CHECK_INT(dflt, guard_inside ? 16384 + 2 * 4096 : 16384);
     size_t ss = 1;
     CHECK_INT(ABT_thread_get_stacksize(main_ult, &ss), ABT_SUCCESS);
     CHECK_INT(ss, 0);
@@ -530,11 +543,11 @@ static void test_queries(void)
     CHECK_INT(ABT_thread_create(pools[1], probe_stack, &p1, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
     CHECK_INT(ABT_thread_join(t), ABT_SUCCESS);
     CHECK_INT(p1.rc, ABT_SUCCESS);
-    CHECK_INT(p1.stacksize, 16384);
-    CHECK_INT(p1.size, 16384);
+    CHECK_INT(p1.stacksize, dflt);
+    CHECK_INT(p1.size, dflt);
     CHECK(inside(&p1));
     CHECK_INT(ABT_thread_get_stacksize(t, &ss), ABT_SUCCESS);
-    CHECK_INT(ss, 16384);
+    CHECK_INT(ss, dflt);
     /* get_stack equals get_attr + attr_get_stack (Argobots' thread_get_stack test). */
     ABT_thread_attr ta;
     void *a_addr = NULL, *t_addr = NULL;
@@ -562,7 +575,8 @@ static void test_queries(void)
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
 
     /* Sizes that are not a multiple of the page (ABT_THREAD_STACKSIZE=20000 gives 20032 in
-     * Argobots) or below goabt's minimum: the reported stack still holds the ULT's frames. */
+     * Argobots) or below goabt's minimum (raised to it, with a guard page inside the stack:
+     * 8192 and two pages): the reported stack still holds the ULT's frames. */
     const size_t odd[] = {20000, 20032, 30000, 4096};
     for (int i = 0; i < 4; i++) {
         struct stack_probe po = {0};
@@ -572,17 +586,19 @@ static void test_queries(void)
         CHECK_INT(ABT_thread_attr_free(&attr), ABT_SUCCESS);
         CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
         CHECK_INT(po.rc, ABT_SUCCESS);
-        CHECK_INT(po.stacksize, odd[i]);
-        CHECK_INT(po.size, odd[i]);
+        size_t want = odd[i] < least_stack() ? least_stack() : odd[i];
+        CHECK_INT(po.stacksize, want);
+        CHECK_INT(po.size, want);
         printf("stack size %zu: local variable at offset %ld of the reported stack\n", odd[i],
                (long)((char *)po.local_addr - (char *)po.stack));
         CHECK(inside(&po));
     }
 }
 
-/* The whole reported stack is usable: goabt moves each ULT's stack top by one of 64 cache-line
- * colours, into room of its own; a colour taken out of the stack instead would run these ULTs,
- * which use all but 3 KiB of it, into the guard page. 128 ULTs cover every colour. */
+/* The whole reported stack is usable (in the mprotect modes, all of it above its guard page and
+ * the colour): goabt moves each ULT's stack top by one of 16 cache-line colours; these ULTs use
+ * all of it but 3 KiB, so a colour or guard misplaced would run them into the guard page. 128
+ * ULTs cover every colour. */
 static void deep_probe(void *arg)
 {
     struct stack_probe *p = arg;
@@ -591,10 +607,12 @@ static void deep_probe(void *arg)
     if (p->rc == ABT_SUCCESS) p->rc = ABT_thread_get_stack(me, &p->stack, &p->size);
     /* recurse() takes a little over 1 KiB per level; under ASan, whose redzones make frames
      * larger and whose runtime runs on the ULT's stack too, more, with more room left over. */
+    /* In the mprotect modes the guard page and the colour (at most 1 KiB) are inside it. */
+    size_t usable = guard_inside ? p->size - 4096 - 1024 : p->size;
 #ifdef GOABT_CTEST_ASAN
-    int depth = (int)((p->size - 6144) / 1400);
+    int depth = (int)((usable - 6144) / 1400);
 #else
-    int depth = (int)((p->size - 3072) / 1100);
+    int depth = (int)((usable - 3072) / 1100);
 #endif
     p->recursion_sum = recurse(depth);
     p->stacksize = (size_t)depth;
@@ -618,8 +636,9 @@ static void test_whole_stack_usable(void)
 #else
     const size_t min_depth = 11; /* (16384 - 3072) / 1100 */
 #endif
+    size_t dflt = guard_inside ? 16384 + 2 * 4096 : 16384;
     for (int i = 0; i < N; i++) {
-        ok += p[i].rc == ABT_SUCCESS && p[i].size == 16384 && p[i].stacksize >= min_depth;
+        ok += p[i].rc == ABT_SUCCESS && p[i].size == dflt && p[i].stacksize >= min_depth;
     }
     CHECK_INT(ok, N);
 }
@@ -677,11 +696,12 @@ static void test_attrs(void)
     CHECK(attr != ABT_THREAD_ATTR_NULL);
     size_t size = 0;
     void *addr = (void *)1;
+    size_t dflt = guard_inside ? 16384 + 2 * 4096 : 16384;
     CHECK_INT(ABT_thread_attr_get_stacksize(attr, &size), ABT_SUCCESS);
-    CHECK_INT(size, 16384);
+    CHECK_INT(size, dflt);
     CHECK_INT(ABT_thread_attr_get_stack(attr, &addr, &size), ABT_SUCCESS);
     CHECK(addr == NULL);
-    CHECK_INT(size, 16384);
+    CHECK_INT(size, dflt);
     CHECK_INT(ABT_thread_attr_set_stacksize(attr, 40960), ABT_SUCCESS);
     CHECK_INT(ABT_thread_attr_get_stacksize(attr, &size), ABT_SUCCESS);
     CHECK_INT(size, 40960);
@@ -942,6 +962,9 @@ int main(void)
     unsetenv("ABT_ENV_THREAD_STACKSIZE");
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     CHECK_INT(ABT_thread_self(&main_ult), ABT_SUCCESS);
+    int mode = -1;
+    CHECK_INT(ABT_info_query_config(ABT_INFO_QUERY_KIND_ENABLED_STACK_OVERFLOW_CHECK, &mode), ABT_SUCCESS);
+    guard_inside = mode == 2 || mode == 3;
     int rc = start_streams(NSTREAMS, streams, pools);
     CHECK_INT(rc, ABT_SUCCESS);
 

@@ -117,7 +117,7 @@ static void child_bad_env(void)
         if (ABT_init(0, NULL) != ABT_SUCCESS) _exit(2);
         size_t size = 0;
         ABT_info_query_config(ABT_INFO_QUERY_KIND_DEFAULT_THREAD_STACKSIZE, &size);
-        if (size != 16384) _exit(3);
+        if (size != 24576) _exit(3); /* the default of mode mprotect, goabt's default */
         ABT_finalize();
     }
 }
@@ -130,14 +130,14 @@ static void test_children(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK_INT(count(out, "goabt configuration"), 1);
     CHECK(has(out, "print config at init (ABT_PRINT_CONFIG): yes"));
-    CHECK(has(out, "default ULT stack size (ABT_THREAD_STACKSIZE): 16384"));
+    CHECK(has(out, "default ULT stack size (ABT_THREAD_STACKSIZE): 24576"));
     CHECK(has(out, "lazy stack allocation: "));
     free(out);
 
     out = run_child(child_bad_env, 2, &status);
     CHECK(out != NULL);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    CHECK_INT(count(out, "goabt: ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 16384\n"), 1);
+    CHECK_INT(count(out, "goabt: ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 24576\n"), 1);
     CHECK_INT(count(out, "goabt: ABT_SET_AFFINITY=\"garbage\": a CPU id or \"{\" expected at offset 0; "
                          "streams are not bound to CPUs\n"),
               1);
@@ -230,7 +230,7 @@ static void test_objects(FILE *fp, ABT_xstream s1)
     CHECK(has(out, "argument   : 0x1234"));
     snprintf(want, sizeof want, "pool       : %d (", pool_id);
     CHECK(has(out, want));
-    CHECK(has(out, "stack      : none yet, 16384 bytes (goabt's")); /* taken when it runs */
+    CHECK(has(out, "stack      : none yet, 24576 bytes (goabt's")); /* taken when it runs */
     free(out);
     reset(fp);
     CHECK_INT(ABT_info_print_task(fp, task), ABT_SUCCESS);
