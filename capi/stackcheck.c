@@ -6,8 +6,9 @@
  * first 16,384 alive at once; in mode mprotect_strict always a PROT_NONE page). In the mprotect
  * modes the stack a ULT reports starts at its guard page, as in Argobots (unit.c,
  * unit_map_stack), and a stack the program gave gets a read-only page at its bottom
- * (goabt_user_stack_guard). A ULT that runs off its stack faults there; without help it dies by a bare SIGSEGV, and worse, the
- * kernel cannot even deliver a handler's frame on the exhausted stack. So, outside mode none:
+ * (goabt_user_stack_guard). A ULT that runs off its stack faults there; without help it dies
+ * by a bare SIGSEGV, and worse, the kernel cannot even deliver a handler's frame on the
+ * exhausted stack. So, outside mode none:
  *
  *   - every stream thread and the primary thread have an alternate signal stack (sigaltstack):
  *     ours, mapped with a guard page, unless the thread has one already (the program's, or the

@@ -10,7 +10,9 @@
  *    ULT's own frame too; the program's stack is writable again once the ULT is freed;
  *  - in modes none and canary nothing in the reported stack faults, and the program's stack is
  *    left alone.
- * ABT_thread_get_stack reports the same as the attribute, and get_stacksize its size. */
+ * ABT_thread_get_stack reports the same as the attribute, and get_stacksize its size. In mode
+ * mprotect_strict the guard is a page the program may mprotect itself, as under Argobots: a
+ * handler that lifts it lets the faulting write go on. */
 // ctest-variant: mprotect ABT_STACK_OVERFLOW_CHECK=mprotect
 // ctest-variant: strict ABT_STACK_OVERFLOW_CHECK=mprotect_strict
 // ctest-variant: none ABT_STACK_OVERFLOW_CHECK=none
@@ -21,20 +23,31 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <abt.h>
 #include "check.h"
 
 static size_t page;
 static int guarded_mode; /* mprotect or mprotect_strict */
+static int strict_mode;  /* mprotect_strict */
 
 static sigjmp_buf probe_env;
 static volatile int probing;
 static volatile uintptr_t fault_addr;
+static volatile int lifting;     /* the handler lifts the guard instead of jumping */
+static volatile uintptr_t lifted; /* the page it lifted */
 
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
     (void)ctx;
+    if (sig == SIGSEGV && lifting) {
+        lifting = 0;
+        lifted = (uintptr_t)si->si_addr & ~(uintptr_t)(page - 1);
+        /* The system call itself (a wrapper-free mprotect is async-signal-safe in practice). */
+        if (syscall(SYS_mprotect, (void *)lifted, page, PROT_READ | PROT_WRITE) == 0) return;
+    }
     if (sig == SIGSEGV && probing) {
         probing = 0;
         fault_addr = (uintptr_t)si->si_addr;
@@ -66,7 +79,21 @@ typedef struct {
     int same;          /* ABT_thread_get_stack and _get_stacksize report the same */
     int frame_inside;  /* a local of the ULT lies in the reported stack */
     uintptr_t faulted; /* the page whose write faulted, or 0 */
+    int lift_worked;   /* strict mode: with the guard lifted by the handler, the write went on */
 } probe_result;
+
+/* Strict mode: writes to the guard page at g with a handler that lifts it; 1 if the write went
+ * on and the handler lifted exactly g. The guard is put back (PROT_NONE) after. */
+static int lift_guard(uintptr_t g)
+{
+    lifted = 0;
+    lifting = 1;
+    *(volatile char *)g = 7;
+    int ok = !lifting && lifted == g && *(volatile char *)g == 7;
+    lifting = 0;
+    mprotect((void *)g, page, PROT_NONE);
+    return ok;
+}
 
 static void probe(void *arg)
 {
@@ -90,6 +117,7 @@ static void probe(void *arg)
     for (uintptr_t p = first + page; p >= lo && p + page <= hi && p >= first; p -= page) {
         if (write_faults((volatile char *)p)) {
             r->faulted = p;
+            if (strict_mode) r->lift_worked = lift_guard(p);
             break;
         }
         if (p == first) break;
@@ -97,7 +125,7 @@ static void probe(void *arg)
     (void)here;
 }
 
-static void run_probe(ABT_pool pool, ABT_thread_attr attr, probe_result *r)
+static void run_probe(ABT_pool pool, ABT_thread_attr attr, probe_result *r, int user_stack)
 {
     memset(r, 0, sizeof *r);
     ABT_thread t;
@@ -112,7 +140,9 @@ static void run_probe(ABT_pool pool, ABT_thread_attr attr, probe_result *r)
            (unsigned long)r->faulted);
     if (guarded_mode) {
         CHECK(r->faulted == first || r->faulted == first + page);
-    } else {
+    }
+    if (strict_mode && !user_stack) CHECK(r->lift_worked);
+    if (!guarded_mode) {
         CHECK(r->faulted == 0);
     }
 }
@@ -122,6 +152,7 @@ int main(void)
     page = (size_t)sysconf(_SC_PAGESIZE);
     const char *mode = getenv("ABT_STACK_OVERFLOW_CHECK");
     guarded_mode = mode != NULL && strncmp(mode, "mprotect", 8) == 0;
+    strict_mode = mode != NULL && strcmp(mode, "mprotect_strict") == 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_segv;
@@ -137,7 +168,7 @@ int main(void)
     probe_result r;
 
     printf("the default stack\n");
-    run_probe(pool, ABT_THREAD_ATTR_NULL, &r);
+    run_probe(pool, ABT_THREAD_ATTR_NULL, &r, 0);
     size_t dflt = 0;
     CHECK_INT(ABT_info_query_config(ABT_INFO_QUERY_KIND_DEFAULT_THREAD_STACKSIZE, &dflt), ABT_SUCCESS);
     CHECK(r.size >= dflt);
@@ -147,7 +178,7 @@ int main(void)
     ABT_thread_attr attr;
     CHECK_INT(ABT_thread_attr_create(&attr), ABT_SUCCESS);
     CHECK_INT(ABT_thread_attr_set_stacksize(attr, asked), ABT_SUCCESS);
-    run_probe(pool, attr, &r);
+    run_probe(pool, attr, &r, 0);
     CHECK(r.size >= asked);
     CHECK_INT(ABT_thread_attr_free(&attr), ABT_SUCCESS);
 
@@ -157,7 +188,7 @@ int main(void)
     CHECK(mem != NULL);
     CHECK_INT(ABT_thread_attr_create(&attr), ABT_SUCCESS);
     CHECK_INT(ABT_thread_attr_set_stack(attr, mem, given), ABT_SUCCESS);
-    run_probe(pool, attr, &r);
+    run_probe(pool, attr, &r, 1);
     CHECK(r.stack == mem && r.size == given);
     CHECK_INT(ABT_thread_attr_free(&attr), ABT_SUCCESS);
     /* Freed, the ULT leaves the program's memory as it was: every page writable. */
