@@ -149,6 +149,7 @@ static void run_probe(ABT_pool pool, ABT_thread_attr attr, probe_result *r, int 
 
 int main(void)
 {
+    alarm(60 * CTEST_SLOW); /* a guard that cannot be lifted faults for ever: fail, do not hang */
     page = (size_t)sysconf(_SC_PAGESIZE);
     const char *mode = getenv("ABT_STACK_OVERFLOW_CHECK");
     guarded_mode = mode != NULL && strncmp(mode, "mprotect", 8) == 0;
