@@ -8,7 +8,8 @@ CC      := gcc
 endif
 PREFIX  ?= /usr/local
 # ABT_ALIASES=no installs goabt under its own names only: no libabt.so, libabt.so.1 or
-# argobots.pc, which would shadow a real Argobots installed in the same prefix.
+# argobots.pc, which would shadow a real Argobots installed in the same prefix. (The build tree's
+# build/lib has libabt.so and libabt.so.1 either way.)
 ABT_ALIASES ?= yes
 ifeq ($(filter $(ABT_ALIASES),yes no),)
 $(error ABT_ALIASES must be yes or no, not '$(ABT_ALIASES)')
@@ -37,6 +38,17 @@ LDFLAGS_GOLIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt-go.so"
 ENGINE_SRC := $(wildcard capi/*.c) capi/context_$(ARCH).S
 ENGINE_DEPS := $(ENGINE_SRC) $(wildcard capi/*.h) $(wildcard include/*.h)
 ENGINE_CFLAGS := -shared -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi
+# libabt.so.1, Argobots' soname served by goabt (README, "Installing"): not a link to
+# libgoabt.so (a program linked through it would record libgoabt.so and run on goabt only) but a
+# filter library. It defines the functions and variables of the Argobots 1.2 manifest, as stubs
+# that abi/genfilter generates from abi/argobots-1.2.json, so that a program linked -labt records
+# libabt.so.1 and runs on native Argobots too; it names libgoabt.so as its filtee (DT_FILTER,
+# found beside it through its run path $ORIGIN), so at run time the loader takes every one of
+# those symbols from libgoabt.so: one engine, whichever of the two names a process loads it by.
+# Built in $(FILTER_DIR) and copied into $(LIBDIR) (an older build tree has a link there).
+FILTER_DIR := $(BUILD)/filter
+FILTER := $(FILTER_DIR)/libabt.so.1
+LDFLAGS_FILTER := -Wl,-soname,libabt.so.1 -Wl,--filter,libgoabt.so -Wl,-rpath,'$$ORIGIN'
 # $(call apt_install,PACKAGES): Debian installs packages without asking and without a front end;
 # apt-get's log is shown only when it fails.
 apt_install = echo "installing $(1) with apt-get"; log=$$(mktemp); \
@@ -55,13 +67,14 @@ VALGRIND_DIR := $(BUILD)/valgrind
 
 all: lib
 
-# The library, the headers beside it, and libabt.so pointing at it so that -labt links goabt.
-# `go build` decides itself whether anything is stale.
-lib: $(LIB)
+# The libraries, the headers beside them, and libabt.so.1 (the filter) with libabt.so linking to
+# it, so that -labt links goabt under Argobots' soname. `go build` decides itself whether
+# anything is stale.
+lib: $(LIB) $(FILTER)
 	@mkdir -p $(LIBDIR) $(INCDIR)/opal/class
 	$(GO) build -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(GOLIB) ./capi
 	@rm -f $(LIBDIR)/libgoabt-go.h
-	@ln -sf libgoabt.so $(LIBDIR)/libabt.so.1
+	@install -m 755 $(FILTER) $(LIBDIR)/libabt.so.1
 	@ln -sf libabt.so.1 $(LIBDIR)/libabt.so
 	@cp include/*.h $(INCDIR)/
 	@cp include/opal/class/*.h $(INCDIR)/opal/class/
@@ -69,6 +82,14 @@ lib: $(LIB)
 $(LIB): $(ENGINE_DEPS)
 	@mkdir -p $(LIBDIR)
 	$(CC) $(ENGINE_CFLAGS) $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+
+$(FILTER_DIR)/abt_filter.c: abi/argobots-1.2.json $(wildcard abi/genfilter/*.go)
+	@mkdir -p $(FILTER_DIR)
+	$(GO) run ./abi/genfilter abi/argobots-1.2.json > $@.tmp
+	@mv $@.tmp $@
+
+$(FILTER): $(FILTER_DIR)/abt_filter.c include/abt.h
+	$(CC) -shared -fPIC -O2 $(CSTRICT) -Iinclude $< -o $@ $(LDFLAGS_FILTER)
 
 lib-asan: $(ASAN_DIR)/libgoabt.so
 	$(GO) build -asan -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(ASAN_DIR)/libgoabt-go.so ./capi
@@ -100,7 +121,7 @@ test-deps:
 	  || { $(call apt_install,valgrind); }
 
 test: lib test-deps
-	@unformatted="$$(gofmt -l core capi ctests bench)"; \
+	@unformatted="$$(gofmt -l core capi ctests bench abi)"; \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt'ed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./core/...
@@ -117,8 +138,11 @@ bench: lib bench-deps
 	$(GO) run ./bench
 
 # Installed under $(DESTDIR)$(PREFIX): the libraries, the headers (also opal/class/opal_object.h,
-# where Open MPI code includes it), goabt.pc, the CMake package, and with ABT_ALIASES=yes (the
-# default) libabt.so, libabt.so.1 and argobots.pc. The .pc files name $(PREFIX), without DESTDIR.
+# where Open MPI code includes it), goabt.pc (-lgoabt), the CMake package, and with
+# ABT_ALIASES=yes (the default) libabt.so.1 (the filter library for libgoabt.so, above), libabt.so
+# (a link to it) and argobots.pc (-labt: a program built through it records libabt.so.1). The .pc
+# files name $(PREFIX), without DESTDIR. (install replaces an older install's link libabt.so.1 ->
+# libgoabt.so, not the file it leads to.)
 INSTDIR := $(DESTDIR)$(PREFIX)
 HEADERS := $(notdir $(wildcard include/*.h)) $(addprefix opal/class/,$(notdir $(wildcard include/opal/class/*.h)))
 CMAKE_FILES := $(notdir $(wildcard cmake/*.cmake))
@@ -134,7 +158,7 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@GOABT_VERSION@|$(GOABT_VERSION)|' pkgconfig/goabt.pc.in > $(INSTDIR)/lib/pkgconfig/goabt.pc
 	chmod 644 $(INSTDIR)/lib/pkgconfig/goabt.pc
 ifeq ($(ABT_ALIASES),yes)
-	ln -sf libgoabt.so $(INSTDIR)/lib/libabt.so.1
+	install -m 755 $(FILTER) $(INSTDIR)/lib/libabt.so.1
 	ln -sf libabt.so.1 $(INSTDIR)/lib/libabt.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@ABT_VERSION@|$(ABT_VERSION)|' pkgconfig/argobots.pc.in > $(INSTDIR)/lib/pkgconfig/argobots.pc
 	chmod 644 $(INSTDIR)/lib/pkgconfig/argobots.pc
@@ -142,11 +166,13 @@ endif
 
 # Removes what install put under $(DESTDIR)$(PREFIX), and the directories it leaves empty. Names
 # another package may own too (abt.h, opal_object.h, libabt.so, libabt.so.1, argobots.pc) are
-# removed only when they are goabt's: a header or .pc file that mentions goabt, a link that leads
-# to libgoabt.so.
+# removed only when they are goabt's: a header or .pc file that mentions goabt; a libabt.so or
+# libabt.so.1 that is, or leads to, a file that mentions libgoabt.so (the filter names it as its
+# filtee; an older install's links led to libgoabt.so itself). libabt.so goes first: it is
+# recognized through libabt.so.1.
 uninstall:
 	@for p in $(INSTDIR)/lib/libabt.so $(INSTDIR)/lib/libabt.so.1; do \
-	  if [ -L $$p ] && [ "$$(basename "$$(readlink -f $$p)")" = libgoabt.so ]; then echo "rm $$p"; rm -f $$p; fi; \
+	  if grep -qsF libgoabt.so $$p; then echo "rm $$p"; rm -f $$p; fi; \
 	done
 	@for p in $(addprefix $(INSTDIR)/include/,$(HEADERS)) $(INSTDIR)/lib/pkgconfig/argobots.pc; do \
 	  if grep -qs goabt $$p; then echo "rm $$p"; rm -f $$p; fi; \

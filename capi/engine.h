@@ -980,5 +980,8 @@ void goabt_stream_bind_rank(goabt_stream *s) GOABT_HIDDEN;
 void goabt_set_self_stream(goabt_stream *s) GOABT_HIDDEN;
 int goabt_engine_init(void) GOABT_HIDDEN;
 void goabt_engine_finalize(void) GOABT_HIDDEN;
+/* 1 when another Argobots runtime or another copy of libgoabt.so is loaded in this process,
+ * which goabt says on stderr once; ABT_init then does not start (one_runtime.c). */
+int goabt_other_runtime(void) GOABT_HIDDEN;
 
 #endif /* GOABT_ENGINE_H */

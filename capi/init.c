@@ -18,6 +18,9 @@ int ABT_init(int argc, char **argv)
     pthread_mutex_lock(&init_lock);
     if (goabt_rt.init_depth > 0) {
         __atomic_add_fetch(&goabt_rt.init_depth, 1, __ATOMIC_ACQ_REL);
+    } else if (goabt_other_runtime()) {
+        /* Another Argobots, or another copy of goabt, is loaded: not two runtimes at once. */
+        rc = ABT_ERR_OTHER;
     } else {
         rc = goabt_engine_init();
         if (rc == ABT_SUCCESS) {

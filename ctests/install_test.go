@@ -1,6 +1,7 @@
 package ctests
 
 import (
+	"debug/elf"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -54,6 +56,127 @@ int main(void)
 
 const consumerOutput = "ABT_ERR_INV_THREAD 42 2\n"
 
+// abtConsumer is a program written for Argobots: the Argobots 1.2 API only (a ULT, a scheduler
+// configuration, whose variables a program reads from the library's data). It prints an error
+// name, what its ULT counted, and the file that defines the ABT_init the process runs: the
+// runtime it runs on. With a path as its argument it also loads that library (dlopen) and calls
+// its plugin_run (pluginSource), after ABT_init.
+const abtConsumer = `#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <abt.h>
+
+static void count(void *arg) { ++*(int *)arg; }
+
+int main(int argc, char **argv)
+{
+    char name[64];
+    int n = 0;
+    if (ABT_error_get_str(ABT_ERR_INV_THREAD, name, NULL) != ABT_SUCCESS) return 1;
+    if (ABT_init(0, NULL) != ABT_SUCCESS) return 2;
+    ABT_sched_config config;
+    if (ABT_sched_config_create(&config, ABT_sched_basic_freq, 8, ABT_sched_config_var_end) != ABT_SUCCESS) return 3;
+    if (ABT_sched_config_free(&config) != ABT_SUCCESS) return 4;
+    ABT_xstream self;
+    ABT_pool pool;
+    ABT_thread thread;
+    if (ABT_xstream_self(&self) != ABT_SUCCESS || ABT_xstream_get_main_pools(self, 1, &pool) != ABT_SUCCESS) return 5;
+    if (ABT_thread_create(pool, count, &n, ABT_THREAD_ATTR_NULL, &thread) != ABT_SUCCESS) return 6;
+    if (ABT_thread_free(&thread) != ABT_SUCCESS) return 7;
+    Dl_info info;
+    if (dladdr(dlsym(RTLD_DEFAULT, "ABT_init"), &info) == 0) return 8;
+    printf("%s %d %s\n", name, n, info.dli_fname);
+    if (argc > 1) {
+        void *plugin = dlopen(argv[1], RTLD_NOW);
+        if (plugin == NULL) { printf("%s\n", dlerror()); return 9; }
+        int (*run)(void) = (int (*)(void))dlsym(plugin, "plugin_run");
+        if (run == NULL || run() != 0) return 10;
+    }
+    return ABT_finalize() == ABT_SUCCESS ? 0 : 11;
+}
+`
+
+// pluginSource is a library that uses goabt under its own name (goabt.h, linked -lgoabt), for a
+// process whose program was built through argobots.pc: plugin_run needs the runtime the program
+// started (goabt_pool_create_go answers ABT_ERR_UNINITIALIZED in one that was not) and prints
+// how many libraries named libgoabt.so the process has loaded.
+const pluginSource = `#define _GNU_SOURCE
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <abt.h>
+#include <goabt.h>
+
+static int count_goabt(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    const char *slash = strrchr(info->dlpi_name, '/');
+    if (strcmp(slash != NULL ? slash + 1 : info->dlpi_name, "libgoabt.so") == 0) ++*(int *)arg;
+    return 0;
+}
+
+int plugin_run(void)
+{
+    ABT_pool pool;
+    int rc = goabt_pool_create_go("ws", ABT_POOL_ACCESS_MPMC, ABT_FALSE, &pool);
+    int copies = 0;
+    dl_iterate_phdr(count_goabt, &copies);
+    printf("plugin: goabt_pool_create_go %d, libgoabt.so loaded %d time(s)\n", rc, copies);
+    return rc == ABT_SUCCESS && ABT_pool_free(&pool) == ABT_SUCCESS ? 0 : 1;
+}
+`
+
+// neededOf returns the sonames exe records as NEEDED (what readelf -d shows).
+func neededOf(t *testing.T, exe string) []string {
+	f, err := elf.Open(exe)
+	require.NoError(t, err)
+	defer f.Close()
+	needed, err := f.ImportedLibraries()
+	require.NoError(t, err)
+	return needed
+}
+
+// requireRunsOnArgobotsSoname checks that exe records NEEDED libabt.so.1 and not libgoabt.so:
+// a program that runs on Argobots and on goabt alike.
+func requireRunsOnArgobotsSoname(t *testing.T, exe string) {
+	needed := neededOf(t, exe)
+	require.Contains(t, needed, "libabt.so.1", "NEEDED of %s", exe)
+	require.NotContains(t, needed, "libgoabt.so", "NEEDED of %s", exe)
+}
+
+// runAbtConsumer runs exe (built from abtConsumer) with env and args and checks its output; the
+// runtime it ran on is the library at runtime (compared after following links).
+func runAbtConsumer(t *testing.T, exe string, env []string, runtime string, args ...string) string {
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	first, rest, _ := strings.Cut(string(out), "\n")
+	fields := strings.Fields(first)
+	require.Len(t, fields, 3, "%s", out)
+	require.Equal(t, []string{"ABT_ERR_INV_THREAD", "1"}, fields[:2], "%s", out)
+	got, err := filepath.EvalSymlinks(fields[2])
+	require.NoError(t, err)
+	want, err := filepath.EvalSymlinks(runtime)
+	require.NoError(t, err)
+	require.Equal(t, want, got, "the runtime ABT_init ran on")
+	return rest
+}
+
+// nativeArgobots returns a directory whose libabt.so.1 is native Argobots' (the path in
+// NATIVE_ARGOBOTS), or skips the test without it.
+func nativeArgobots(t *testing.T) string {
+	native := os.Getenv("NATIVE_ARGOBOTS")
+	if native == "" {
+		t.Skip("NATIVE_ARGOBOTS (the path of a native Argobots libabt.so.1) is not set")
+	}
+	_, err := os.Stat(native)
+	require.NoError(t, err, "NATIVE_ARGOBOTS")
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink(native, filepath.Join(dir, "libabt.so.1")))
+	return dir
+}
+
 func TestInstallTree(t *testing.T) {
 	prefix := installTree(t)
 	for _, f := range []string{
@@ -66,30 +189,144 @@ func TestInstallTree(t *testing.T) {
 		_, err := os.Stat(filepath.Join(prefix, f))
 		require.NoError(t, err, "installed %s", f)
 	}
-	target, err := filepath.EvalSymlinks(filepath.Join(prefix, "lib/libabt.so"))
+	lib := filepath.Join(prefix, "lib")
+	requireFilter(t, lib)
+
+	// Over an older install, whose libabt.so.1 was a link to libgoabt.so, install replaces the
+	// link and leaves libgoabt.so as it is.
+	require.NoError(t, os.Remove(filepath.Join(lib, "libabt.so.1")))
+	require.NoError(t, os.Symlink("libgoabt.so", filepath.Join(lib, "libabt.so.1")))
+	runMake(t, "install", "PREFIX="+prefix)
+	requireFilter(t, lib)
+	f, err := elf.Open(filepath.Join(lib, "libgoabt.so"))
 	require.NoError(t, err)
-	require.Equal(t, "libgoabt.so", filepath.Base(target), "libabt.so leads to libgoabt.so")
+	defer f.Close()
+	soname, err := f.DynString(elf.DT_SONAME)
+	require.NoError(t, err)
+	require.Equal(t, []string{"libgoabt.so"}, soname, "libgoabt.so is still goabt's engine")
 }
 
-// TestLinkAsLibabt builds a program the way an Argobots user does, with -labt, and runs it on
-// goabt.
+// requireFilter checks lib/libabt.so.1 (lib/libabt.so a link to it): a file of its own, the ELF
+// filter library soname libabt.so.1 for libgoabt.so, found beside it ($ORIGIN), that defines the
+// Argobots 1.2 manifest's functions and variables and nothing else, each variable with the size
+// libgoabt.so gives it (a program's copy of it is that size).
+func requireFilter(t *testing.T, lib string) {
+	link, err := os.Readlink(filepath.Join(lib, "libabt.so"))
+	require.NoError(t, err, "libabt.so is a link")
+	require.Equal(t, "libabt.so.1", link)
+	path := filepath.Join(lib, "libabt.so.1")
+	st, err := os.Lstat(path)
+	require.NoError(t, err)
+	require.True(t, st.Mode().IsRegular(), "libabt.so.1 is a file, not a link (%v)", st.Mode())
+	f, err := elf.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	soname, err := f.DynString(elf.DT_SONAME)
+	require.NoError(t, err)
+	require.Equal(t, []string{"libabt.so.1"}, soname)
+	runpath, err := f.DynString(elf.DT_RUNPATH)
+	require.NoError(t, err)
+	require.Equal(t, []string{"$ORIGIN"}, runpath)
+	needed, err := f.ImportedLibraries()
+	require.NoError(t, err)
+	require.NotContains(t, needed, "libgoabt.so", "a filter, not a dependency")
+	filters, err := f.DynValue(elf.DT_FILTER)
+	require.NoError(t, err)
+	dynstr, err := f.Section(".dynstr").Data()
+	require.NoError(t, err)
+	var filtees []string
+	for _, off := range filters {
+		require.Less(t, off, uint64(len(dynstr)))
+		name, _, _ := strings.Cut(string(dynstr[off:]), "\x00")
+		filtees = append(filtees, name)
+	}
+	require.Equal(t, []string{"libgoabt.so"}, filtees, "DT_FILTER")
+
+	defined := func(f *elf.File) map[string]elf.Symbol {
+		syms, err := f.DynamicSymbols()
+		require.NoError(t, err)
+		m := map[string]elf.Symbol{}
+		for _, s := range syms {
+			if s.Section != elf.SHN_UNDEF && elf.ST_BIND(s.Info) != elf.STB_LOCAL {
+				m[s.Name] = s
+			}
+		}
+		return m
+	}
+	got := defined(f)
+	engine, err := elf.Open(filepath.Join(lib, "libgoabt.so"))
+	require.NoError(t, err)
+	defer engine.Close()
+	engineSyms := defined(engine)
+	m := loadManifest(t)
+	want := map[string]bool{}
+	for _, fn := range m.Functions {
+		want[fn.Name] = true
+		s, ok := got[fn.Name]
+		if assert.True(t, ok, "the filter defines %s", fn.Name) {
+			assert.Equal(t, elf.STT_FUNC, elf.ST_TYPE(s.Info), fn.Name)
+		}
+	}
+	for _, v := range m.Variables {
+		want[v.Name] = true
+		s, ok := got[v.Name]
+		if assert.True(t, ok, "the filter defines %s", v.Name) {
+			assert.Equal(t, elf.STT_OBJECT, elf.ST_TYPE(s.Info), v.Name)
+			assert.Equal(t, engineSyms[v.Name].Size, s.Size, "%s: the size libgoabt.so gives it", v.Name)
+		}
+	}
+	for name := range got {
+		assert.True(t, want[name], "the filter defines %s, not in the manifest", name)
+	}
+}
+
+// TestLinkAsLibabt builds a program the way an Argobots user does, with -labt: it records
+// Argobots' soname, libabt.so.1 (readelf -d), and runs on goabt from the install, whose
+// libabt.so.1 hands every symbol to libgoabt.so; and on native Argobots too (NATIVE_ARGOBOTS).
 func TestLinkAsLibabt(t *testing.T) {
 	prefix := installTree(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "app.c")
-	require.NoError(t, os.WriteFile(src, []byte(consumer), 0o644))
+	require.NoError(t, os.WriteFile(src, []byte(abtConsumer), 0o644))
 	exe := filepath.Join(dir, "app")
 	lib := filepath.Join(prefix, "lib")
 	out, err := exec.Command("gcc", "-Wall", "-Wextra", "-Werror", "-I"+filepath.Join(prefix, "include"),
 		src, "-o", exe, "-L"+lib, "-labt", "-Wl,-rpath,"+lib).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	out, err = exec.Command(exe).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Equal(t, consumerOutput, string(out))
-	// The linker followed libabt.so to goabt and recorded its soname.
+	requireRunsOnArgobotsSoname(t, exe)
 	deps, err := exec.Command("readelf", "-d", exe).CombinedOutput()
 	require.NoError(t, err)
-	require.Contains(t, string(deps), "[libgoabt.so]", "the soname the linker recorded")
+	require.Contains(t, string(deps), "Shared library: [libabt.so.1]", "readelf -d shows what the program needs")
+	require.Empty(t, runAbtConsumer(t, exe, nil, filepath.Join(lib, "libgoabt.so")))
+	t.Run("native", func(t *testing.T) {
+		native := nativeArgobots(t)
+		require.Empty(t, runAbtConsumer(t, exe, []string{"LD_LIBRARY_PATH=" + native}, filepath.Join(native, "libabt.so.1")))
+	})
+}
+
+// TestArgobotsProgramWithGoabtPlugin runs a program built through argobots.pc that loads a
+// library linked -lgoabt (goabt.pc): one libgoabt.so serves both, the runtime the program
+// started. The program finds libabt.so.1 in the install, or (LD_LIBRARY_PATH) in the build tree
+// while the plugin's run path names the install.
+func TestArgobotsProgramWithGoabtPlugin(t *testing.T) {
+	prefix := installTree(t)
+	lib := filepath.Join(prefix, "lib")
+	env := []string{"PKG_CONFIG_PATH=" + filepath.Join(lib, "pkgconfig")}
+	exe := buildAbtConsumer(t, env)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "plugin.c")
+	require.NoError(t, os.WriteFile(src, []byte(pluginSource), 0o644))
+	plugin := filepath.Join(dir, "plugin.so")
+	args := append([]string{"-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", src, "-o", plugin, "-Wl,-rpath," + lib},
+		strings.Fields(pkgConfig(t, env, "--cflags", "--libs", "goabt"))...)
+	out, err := exec.Command("gcc", args...).CombinedOutput()
+	require.NoError(t, err, "gcc %s\n%s", strings.Join(args, " "), out)
+	require.Contains(t, neededOf(t, plugin), "libgoabt.so")
+	const pluginOutput = "plugin: goabt_pool_create_go 0, libgoabt.so loaded 1 time(s)\n"
+	for _, libDir := range []string{lib, filepath.Join(repoRoot, "build", "lib")} {
+		rest := runAbtConsumer(t, exe, []string{"LD_LIBRARY_PATH=" + libDir}, filepath.Join(libDir, "libgoabt.so"), plugin)
+		require.Equal(t, pluginOutput, rest, "LD_LIBRARY_PATH=%s", libDir)
+	}
 }
 
 // chdirApp changes directory before its first goabt call, which must still find the Go core.
@@ -171,22 +408,47 @@ func pkgConfig(t *testing.T, env []string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// buildWithPkgConfig builds the consumer as an Argobots user's Makefile does, with the flags
-// `pkg-config --cflags --libs argobots` gives, runs it with libDir as its library path and checks
-// its output.
-func buildWithPkgConfig(t *testing.T, env []string, libDir string) {
-	flags := strings.Fields(pkgConfig(t, env, "--cflags", "--libs", "argobots"))
-	require.Contains(t, flags, "-labt")
+// buildWithPkgConfigModules builds source with the flags `pkg-config --cflags --libs modules...`
+// gives, as a user's Makefile does, and returns the executable.
+func buildWithPkgConfigModules(t *testing.T, env []string, source string, modules ...string) string {
+	flags := strings.Fields(pkgConfig(t, env, append([]string{"--cflags", "--libs"}, modules...)...))
 	dir := t.TempDir()
 	src := filepath.Join(dir, "app.c")
-	require.NoError(t, os.WriteFile(src, []byte(consumer), 0o644))
+	require.NoError(t, os.WriteFile(src, []byte(source), 0o644))
 	exe := filepath.Join(dir, "app")
 	args := append([]string{"-Wall", "-Wextra", "-Werror", src, "-o", exe}, flags...)
 	out, err := exec.Command("gcc", args...).CombinedOutput()
 	require.NoError(t, err, "gcc %s\n%s", strings.Join(args, " "), out)
+	return exe
+}
+
+// buildAbtConsumer builds abtConsumer as an Argobots user's Makefile does, with the flags
+// `pkg-config --cflags --libs argobots` gives, and checks that it records libabt.so.1, not
+// libgoabt.so.
+func buildAbtConsumer(t *testing.T, env []string) string {
+	require.Contains(t, strings.Fields(pkgConfig(t, env, "--libs", "argobots")), "-labt")
+	exe := buildWithPkgConfigModules(t, env, abtConsumer, "argobots")
+	requireRunsOnArgobotsSoname(t, exe)
+	return exe
+}
+
+// buildWithPkgConfig builds abtConsumer through argobots.pc and runs it with libDir as its
+// library path, on goabt's libgoabt.so there; and on native Argobots (NATIVE_ARGOBOTS), unchanged.
+func buildWithPkgConfig(t *testing.T, env []string, libDir string) {
+	exe := buildAbtConsumer(t, env)
+	require.Empty(t, runAbtConsumer(t, exe, []string{"LD_LIBRARY_PATH=" + libDir}, filepath.Join(libDir, "libgoabt.so")))
+	t.Run("native", func(t *testing.T) {
+		native := nativeArgobots(t)
+		require.Empty(t, runAbtConsumer(t, exe, []string{"LD_LIBRARY_PATH=" + native}, filepath.Join(native, "libabt.so.1")))
+	})
+}
+
+// runConsumer runs exe, built from consumer, with libDir as its library path and checks its
+// output.
+func runConsumer(t *testing.T, exe, libDir string) {
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+libDir)
-	out, err = cmd.CombinedOutput()
+	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, consumerOutput, string(out))
 }
@@ -202,13 +464,13 @@ var pkgCheckModulesProject = strings.Join([]string{
 	"target_link_libraries(app PRIVATE PkgConfig::ABT)",
 }, "\n") + "\n"
 
-// buildWithCMake configures, builds and runs a CMake project whose source is app.c (the
-// consumer), with env added to cmake's environment and the given cache definitions.
-func buildWithCMake(t *testing.T, lists string, env []string, defs ...string) {
+// buildWithCMake configures and builds a CMake project whose source app.c is source, with env
+// added to cmake's environment and the given cache definitions, and returns the executable.
+func buildWithCMake(t *testing.T, lists, source string, env []string, defs ...string) string {
 	cmake, err := exec.LookPath("cmake")
 	require.NoError(t, err, "cmake is needed: `make test` installs it")
 	proj := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(proj, "app.c"), []byte(consumer), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "app.c"), []byte(source), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "CMakeLists.txt"), []byte(lists), 0o644))
 	build := filepath.Join(proj, "build")
 	cfg := exec.Command(cmake, append([]string{"-S", proj, "-B", build}, defs...)...)
@@ -217,24 +479,41 @@ func buildWithCMake(t *testing.T, lists string, env []string, defs ...string) {
 	require.NoError(t, err, "%s", out)
 	out, err = exec.Command(cmake, "--build", build).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	out, err = exec.Command(filepath.Join(build, "app")).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Equal(t, consumerOutput, string(out))
+	return filepath.Join(build, "app")
 }
 
-// TestPkgConfig builds consumers from an installed prefix through argobots.pc: with
-// `pkg-config --cflags --libs argobots`, and with CMake's pkg_check_modules; and checks the
-// versions both .pc files give.
+// buildWithPkgCheckModules builds abtConsumer with CMake's pkg_check_modules(argobots) (env for
+// pkg-config), checks that it records libabt.so.1, and runs it on the libgoabt.so in libDir.
+func buildWithPkgCheckModules(t *testing.T, env []string, libDir string) {
+	exe := buildWithCMake(t, pkgCheckModulesProject, abtConsumer, env)
+	requireRunsOnArgobotsSoname(t, exe)
+	require.Empty(t, runAbtConsumer(t, exe, []string{"LD_LIBRARY_PATH=" + libDir}, filepath.Join(libDir, "libgoabt.so")))
+}
+
+// TestPkgConfig builds consumers from an installed prefix and checks the versions both .pc files
+// give. Through argobots.pc (`pkg-config --cflags --libs argobots`, CMake's pkg_check_modules) an
+// Argobots program records libabt.so.1 and runs on goabt, and on native Argobots
+// (NATIVE_ARGOBOTS); through goabt.pc, and through both, a program that uses goabt's own API
+// (goabt.h, OPAL) records libgoabt.so and runs.
 func TestPkgConfig(t *testing.T) {
 	prefix := installTree(t)
-	env := []string{"PKG_CONFIG_PATH=" + filepath.Join(prefix, "lib", "pkgconfig")}
+	lib := filepath.Join(prefix, "lib")
+	env := []string{"PKG_CONFIG_PATH=" + filepath.Join(lib, "pkgconfig")}
 	require.Equal(t, headerVersion(t, "abt.h", "ABT_VERSION"), pkgConfig(t, env, "--modversion", "argobots"))
 	require.Equal(t, headerVersion(t, "goabt.h", "GOABT_VERSION"), pkgConfig(t, env, "--modversion", "goabt"))
 	pkgConfig(t, env, "--atleast-version=1.2", "argobots")
 	require.Equal(t, "-I"+filepath.Join(prefix, "include"), pkgConfig(t, env, "--cflags", "goabt"))
-	require.Equal(t, "-L"+filepath.Join(prefix, "lib")+" -lgoabt", pkgConfig(t, env, "--libs", "goabt"))
-	buildWithPkgConfig(t, env, filepath.Join(prefix, "lib"))
-	buildWithCMake(t, pkgCheckModulesProject, env)
+	require.Equal(t, "-L"+lib+" -lgoabt", pkgConfig(t, env, "--libs", "goabt"))
+	require.Equal(t, "-L"+lib+" -labt", pkgConfig(t, env, "--libs", "argobots"))
+	t.Run("argobots", func(t *testing.T) { buildWithPkgConfig(t, env, lib) })
+	t.Run("pkg_check_modules", func(t *testing.T) { buildWithPkgCheckModules(t, env, lib) })
+	for _, modules := range [][]string{{"goabt"}, {"argobots", "goabt"}} {
+		t.Run(strings.Join(modules, "+"), func(t *testing.T) {
+			exe := buildWithPkgConfigModules(t, env, consumer, modules...)
+			require.Contains(t, neededOf(t, exe), "libgoabt.so")
+			runConsumer(t, exe, lib)
+		})
+	}
 }
 
 // TestInstallDestdir installs into DESTDIR+PREFIX, as a package build does, and consumes the
@@ -254,14 +533,15 @@ func TestInstallDestdir(t *testing.T) {
 
 	env := []string{"PKG_CONFIG_PATH=" + filepath.Join(staged, "lib", "pkgconfig"), "PKG_CONFIG_SYSROOT_DIR=" + destdir}
 	buildWithPkgConfig(t, env, filepath.Join(staged, "lib"))
-	buildWithCMake(t, pkgCheckModulesProject, env)
-	buildWithCMake(t, strings.Join([]string{
+	buildWithPkgCheckModules(t, env, filepath.Join(staged, "lib"))
+	exe := buildWithCMake(t, strings.Join([]string{
 		"cmake_minimum_required(VERSION 3.13)",
 		"project(consumer C)",
 		"find_package(goabt 1.2 REQUIRED)",
 		"add_executable(app app.c)",
 		"target_link_libraries(app PRIVATE goabt::goabt)",
-	}, "\n")+"\n", nil, "-DCMAKE_PREFIX_PATH="+staged)
+	}, "\n")+"\n", consumer, nil, "-DCMAKE_PREFIX_PATH="+staged)
+	runConsumer(t, exe, filepath.Join(staged, "lib"))
 
 	runMake(t, "uninstall", "DESTDIR="+destdir, "PREFIX="+prefix)
 	require.Empty(t, treeOf(t, staged), "the staged prefix after uninstall")
@@ -287,18 +567,36 @@ func treeOf(t *testing.T, root string) []string {
 }
 
 // TestUninstall: `make uninstall` removes every file install put in a fresh prefix, and every
-// directory it made there, so that the prefix is empty again.
+// directory it made there, so that the prefix is empty again; so too from an older install,
+// whose libabt.so.1 was a link to libgoabt.so.
 func TestUninstall(t *testing.T) {
 	prefix := installTree(t)
 	require.Contains(t, treeOf(t, prefix), "lib/libgoabt.so")
 	runMake(t, "uninstall", "PREFIX="+prefix)
 	require.Empty(t, treeOf(t, prefix), "the prefix after uninstall")
+
+	runMake(t, "install", "PREFIX="+prefix)
+	lib := filepath.Join(prefix, "lib")
+	require.NoError(t, os.Remove(filepath.Join(lib, "libabt.so.1")))
+	require.NoError(t, os.Symlink("libgoabt.so", filepath.Join(lib, "libabt.so.1")))
+	runMake(t, "uninstall", "PREFIX="+prefix)
+	require.Empty(t, treeOf(t, prefix), "the prefix after uninstalling an older install")
 }
 
 // TestInstallWithoutAliases installs with ABT_ALIASES=no into a prefix that holds a real
 // Argobots (its libraries and argobots.pc): install leaves them alone, uninstall too, and the
 // prefix ends as it was. (abt.h is the one name both install: goabt's replaces Argobots'.)
 func TestInstallWithoutAliases(t *testing.T) {
+	// In a fresh prefix: no libabt.* and no argobots.pc.
+	fresh := t.TempDir()
+	runMake(t, "install", "PREFIX="+fresh, "ABT_ALIASES=no")
+	freshTree := treeOf(t, fresh)
+	require.Contains(t, freshTree, "lib/libgoabt.so")
+	for _, f := range freshTree {
+		require.NotContains(t, filepath.Base(f), "libabt", "ABT_ALIASES=no installed %s", f)
+		require.NotEqual(t, "lib/pkgconfig/argobots.pc", f)
+	}
+
 	prefix := t.TempDir()
 	lib := filepath.Join(prefix, "lib")
 	require.NoError(t, os.MkdirAll(filepath.Join(lib, "pkgconfig"), 0o755))
