@@ -24,6 +24,11 @@ uint64_t goabt_tool_mask;
 static uint64_t tool_bits;
 static uint64_t trace_bits;
 
+/* The contexts of the callbacks running on this thread, innermost first (a callback that
+ * creates a unit fires an event inside its own): a callback runs on the thread that fired its
+ * event and must not switch, so the list is the thread's own. */
+static __thread struct ABT_tool_context_opaque *live_contexts;
+
 /* The registered callback and its argument, under tool_lock for writers; readers read them
  * after the mask (a callback replaced while events fire may see the old argument once). */
 static int tool_lock;
@@ -31,6 +36,7 @@ static ABT_tool_thread_callback_fn tool_cb;
 static void *tool_arg;
 
 struct ABT_tool_context_opaque {
+    struct ABT_tool_context_opaque *outer; /* the context of the callback this one fired in */
     goabt_pool *pool;
     goabt_unit *caller; /* NULL: an external thread or a scheduler */
     int depth;          /* child runs in progress on the firing stream */
@@ -57,7 +63,21 @@ void goabt_tool_fire(goabt_unit *u, uint64_t event, goabt_pool *pool, int sync_t
         .sync = sync,
     };
     if (ctx.caller == u) ctx.caller = NULL; /* the unit itself reports: its scheduler fired it */
+    ctx.outer = live_contexts;
+    live_contexts = &ctx;
     cb(u, s != NULL ? s : ABT_XSTREAM_NULL, event, &ctx, arg);
+    live_contexts = ctx.outer;
+}
+
+/* Whether c is the context of a callback running on this thread now. Contexts are found by
+ * address, never read before they are found: a stale one, or any other pointer (a handle of
+ * another kind, garbage), is refused without touching the memory it points to. */
+static int context_live(const struct ABT_tool_context_opaque *c)
+{
+    for (const struct ABT_tool_context_opaque *l = live_contexts; l != NULL; l = l->outer) {
+        if (l == c) return 1;
+    }
+    return 0;
 }
 
 void goabt_tool_reset(void)
@@ -106,9 +126,9 @@ int ABT_tool_query_thread(ABT_tool_context context, uint64_t event, ABT_tool_que
 {
     (void)event;
     if (!goabt_rt.tool) return ABT_ERR_FEATURE_NA;
-    if ((uintptr_t)context < 4096) return ABT_ERR_INV_TOOL_CONTEXT;
-    if (val == NULL) return ABT_ERR_INV_ARG;
     struct ABT_tool_context_opaque *c = context;
+    if ((uintptr_t)context < 4096 || !context_live(c)) return ABT_ERR_INV_TOOL_CONTEXT;
+    if (val == NULL) return ABT_ERR_INV_ARG;
     switch (query_kind) {
     case ABT_TOOL_QUERY_KIND_POOL:
         *(ABT_pool *)val = c->pool != NULL ? c->pool : ABT_POOL_NULL;

@@ -2181,7 +2181,9 @@ ABT_API_PUBLIC int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn
  * ABT_thread_yield and ABT_self_suspend, OTHER for a block in a synchronization object or join,
  * UNKNOWN otherwise), SYNC_OBJECT_HANDLE (goabt: always NULL). The context is valid only during
  * the callback. ABT_ERR_FEATURE_NA while the interface is off (GOABT_TOOL, above), then
- * ABT_ERR_INV_TOOL_CONTEXT for ABT_TOOL_CONTEXT_NULL, ABT_ERR_INV_ARG when val is NULL,
+ * ABT_ERR_INV_TOOL_CONTEXT for ABT_TOOL_CONTEXT_NULL and for anything that is not the context
+ * of a callback running on the calling thread (a context kept past its callback, a handle of
+ * another kind, any other pointer: refused without being read), ABT_ERR_INV_ARG when val is NULL,
  * ABT_ERR_INV_QUERY_KIND for an unknown kind. */
 ABT_API_PUBLIC int ABT_tool_query_thread(ABT_tool_context context, uint64_t event,
                                          ABT_tool_query_kind query_kind, void *val);

@@ -11,6 +11,7 @@
 // ctest-env: GOABT_TOOL=1
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
@@ -22,6 +23,7 @@ static long counts[12];
 static ABT_pool main_pool;
 static ABT_thread main_ult;
 static int bad_context;
+static ABT_tool_context kept_context; /* a creation's context, kept past its callback */
 static ABT_exec_entity_type last_create_caller_type;
 static void *last_create_caller;
 
@@ -128,6 +130,7 @@ static void on_event(ABT_thread thread, ABT_xstream xstream, uint64_t event, ABT
             depth != 0) {
             __atomic_add_fetch(&bad_context, 1, __ATOMIC_RELAXED);
         }
+        kept_context = ctx;
         ABT_tool_query_thread(ctx, event, ABT_TOOL_QUERY_KIND_CALLER_TYPE, &last_create_caller_type);
         ABT_tool_query_thread(ctx, event, ABT_TOOL_QUERY_KIND_CALLER_HANDLE, &last_create_caller);
     }
@@ -294,6 +297,26 @@ int main(void)
 
     int depth;
     CHECK_INT(ABT_tool_query_thread(ABT_TOOL_CONTEXT_NULL, ABT_TOOL_EVENT_THREAD_CREATE,
+                                    ABT_TOOL_QUERY_KIND_STACK_DEPTH, &depth),
+              ABT_ERR_INV_TOOL_CONTEXT);
+    /* Anything but the context of a running callback is refused, unread: a context kept past
+     * its callback, a handle of another kind (a mutex once gave a garbage pool, which then
+     * crashed ABT_pool_get_size), a pointer to any memory. */
+    CHECK(kept_context != NULL);
+    ABT_pool pool = ABT_POOL_NULL;
+    CHECK_INT(ABT_tool_query_thread(kept_context, ABT_TOOL_EVENT_THREAD_CREATE,
+                                    ABT_TOOL_QUERY_KIND_POOL, &pool),
+              ABT_ERR_INV_TOOL_CONTEXT);
+    ABT_mutex m;
+    CHECK_INT(ABT_mutex_create(&m), ABT_SUCCESS);
+    CHECK_INT(ABT_tool_query_thread((ABT_tool_context)m, ABT_TOOL_EVENT_THREAD_CREATE,
+                                    ABT_TOOL_QUERY_KIND_POOL, &pool),
+              ABT_ERR_INV_TOOL_CONTEXT);
+    CHECK(pool == ABT_POOL_NULL);
+    CHECK_INT(ABT_mutex_free(&m), ABT_SUCCESS);
+    char garbage[64];
+    memset(garbage, 0x5a, sizeof garbage);
+    CHECK_INT(ABT_tool_query_thread((ABT_tool_context)garbage, ABT_TOOL_EVENT_THREAD_CREATE,
                                     ABT_TOOL_QUERY_KIND_STACK_DEPTH, &depth),
               ABT_ERR_INV_TOOL_CONTEXT);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
