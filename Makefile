@@ -113,12 +113,14 @@ demo: lib
 	$(BUILD)/demo/demo
 
 # Tools the tests call: cmake for the find_package(goabt) tests, pkg-config for the argobots.pc
-# ones, valgrind (and its headers, for lib-valgrind) for ctests/valgrind_test.go.
+# ones, valgrind (and its headers, for lib-valgrind) for ctests/valgrind_test.go, jemalloc for
+# the programs run under another allocator (freed_handles).
 test-deps:
 	@command -v cmake >/dev/null 2>&1 || { $(call apt_install,cmake); }
 	@command -v pkg-config >/dev/null 2>&1 || { $(call apt_install,pkg-config); }
 	@{ command -v valgrind >/dev/null 2>&1 && test -f /usr/include/valgrind/valgrind.h; } \
 	  || { $(call apt_install,valgrind); }
+	@ls /usr/lib/*/libjemalloc.so.2 >/dev/null 2>&1 || { $(call apt_install,libjemalloc2); }
 
 test: lib test-deps
 	@unformatted="$$(gofmt -l core capi ctests bench abi)"; \

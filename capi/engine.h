@@ -203,7 +203,7 @@ struct ABT_thread_opaque {
 };
 
 /* A pool (ABT_pool): a FIFO queue of ready units under a spinlock. Aligned to a pair of cache
- * lines (and allocated so, goabt_alloc_lines): the adjacent-line prefetcher moves lines in
+ * lines (handle memory from 256 bytes up is): the adjacent-line prefetcher moves lines in
  * pairs, and two streams' pools must not share one. */
 struct __attribute__((aligned(128))) ABT_pool_opaque {
     int kind;        /* ABT_POOL_FIFO or ABT_POOL_FIFO_WAIT */
@@ -295,7 +295,7 @@ typedef struct goabt_sigstack {
     stack_t old;    /* the thread's signal stack before */
 } goabt_sigstack;
 
-/* An execution stream (ABT_xstream). Aligned to a pair of cache lines (goabt_alloc_lines): its
+/* An execution stream (ABT_xstream). Aligned to a pair of cache lines (as handle memory of its size is): its
  * thread writes it on every unit it runs, and a neighbouring stream in the same pair slows both
  * (two streams forking and joining 256 ULTs each in their own pools: 240 -> 170 ns per unit from
  * this alone; descriptor runs and stack colours, unit.c, did the rest). */
@@ -459,14 +459,13 @@ static inline int goabt_initialized(void)
     return __atomic_load_n(&goabt_rt.init_depth, __ATOMIC_ACQUIRE) > 0;
 }
 
-/* Zeroed memory for one object of size bytes (a multiple of 128) on lines of its own, or NULL;
- * free() frees it. */
-static inline void *goabt_alloc_lines(size_t size)
-{
-    void *p = aligned_alloc(128, size);
-    if (p != NULL) memset(p, 0, size);
-    return p;
-}
+/* Handle memory (object.c): zeroed memory for one object of size bytes (at most 4096; from 256
+ * on, 128-aligned) whose second 32-bit word is its magic, or NULL; the creator sets the magic.
+ * goabt_mem_delete marks it GOABT_MAGIC_FREED and keeps it for the next object of its size
+ * class: it never goes back to malloc, so a stale handle reads FREED, never memory the
+ * allocator owns (a store before free() is also one the compiler may drop). */
+void *goabt_mem_new(size_t size) GOABT_HIDDEN;
+void goabt_mem_delete(void *obj, size_t size) GOABT_HIDDEN;
 
 /* Calls fn(arg) on the system stack: through the gate when the caller runs on a ULT stack,
  * directly otherwise. Every call into Go from C goes through here. */

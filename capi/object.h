@@ -1,10 +1,13 @@
 /* object.h: what every synchronization object has in common: its memory, its header, and how
  * a handle becomes one.
  *
- * Memory. Objects come from the Go core (core.ObjectMemory, size classes of 64, 128 and 256
- * bytes, never unmapped) through a C cache (object.c): a freed object's memory stays readable,
- * so a freed handle is refused by its magic, never read from unmapped or recycled-by-malloc
- * memory. A handle to a freed object that was reused since names the new object, as in Argobots.
+ * Memory. Objects come from the Go core (core.ObjectMemory, size classes of 64 to 4096 bytes,
+ * never unmapped) through a C cache (object.c): a freed object's memory stays readable, so a
+ * freed handle is refused by its magic, never read from unmapped or recycled-by-malloc memory.
+ * Every other kind of handle but work units (which have their own descriptors) lives in the
+ * same memory, through goabt_mem_new (engine.h): streams, pools, schedulers, ULT attributes,
+ * pool and scheduler configurations, pool definitions. A handle to a freed object that was
+ * reused since names the new object, as in Argobots.
  *
  * Header. Every object starts with `uint32_t flags; uint32_t magic;`. Objects that also exist in
  * static memory (ABT_mutex_memory, ABT_cond_memory, ABT_eventual_memory: 64 bytes, all zero but
@@ -42,7 +45,8 @@ typedef struct goabt_object {
     uint32_t magic; /* atomic */
 } goabt_object;
 
-/* Zeroed memory for an object of size bytes (at most 256), or NULL; with its magic set. */
+/* Zeroed memory for a synchronization object of size bytes (at most 256), or NULL; with its
+ * magic set, noted for GOABT_CHECK_LEAKS. */
 void *goabt_object_new(size_t size, uint32_t magic) GOABT_HIDDEN;
 /* Marks the object freed and keeps its memory for the next object of its size class. */
 void goabt_object_delete(void *obj, size_t size) GOABT_HIDDEN;

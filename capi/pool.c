@@ -16,7 +16,7 @@
 
 goabt_pool *goabt_pool_new(int kind, int access, int automatic)
 {
-    goabt_pool *p = goabt_alloc_lines(sizeof *p);
+    goabt_pool *p = goabt_mem_new(sizeof *p);
     if (!p) return NULL;
     p->kind = kind;
     p->access = access;
@@ -43,7 +43,7 @@ void goabt_pool_delete(goabt_pool *p)
      * Argobots, whose free_unit comes with ABT_thread_free): the record stays for them, and
      * the last lets it go (goabt_unit_drop_user_unit). */
     if (__atomic_fetch_or(&p->user_units, GOABT_POOL_UNITS_GONE, __ATOMIC_ACQ_REL) != 0) return;
-    free(p);
+    goabt_mem_delete(p, sizeof *p);
 }
 
 void goabt_pool_release(goabt_pool *p)

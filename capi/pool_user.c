@@ -219,7 +219,9 @@ void goabt_unit_drop_user_unit(goabt_unit *u)
             pu->def.free_unit(p, unit);
         }
     }
-    if (__atomic_sub_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL) == GOABT_POOL_UNITS_GONE) free(p);
+    if (__atomic_sub_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL) == GOABT_POOL_UNITS_GONE) {
+        goabt_mem_delete(p, sizeof *p);
+    }
 }
 
 /* Makes sure u has a pool unit of p (a user pool): ABT_ERR_MEM if create_unit gave none. */
@@ -363,7 +365,7 @@ int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
     if (newdef == NULL || !p_create_unit || !p_free_unit || !p_is_empty || !p_pop || !p_push) {
         return ABT_ERR_INV_ARG;
     }
-    user_def *d = calloc(1, sizeof *d);
+    user_def *d = goabt_mem_new(sizeof *d);
     if (d == NULL) return ABT_ERR_MEM;
     d->tag = USER_DEF_TAG;
     d->magic = GOABT_MAGIC_POOL_USER_DEF;
@@ -383,8 +385,7 @@ int ABT_pool_user_def_free(ABT_pool_user_def *def)
     user_def *d = user_def_of(*def);
     if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;
     GOABT_LEAK_FORGET(d);
-    d->magic = GOABT_MAGIC_FREED;
-    free(d);
+    goabt_mem_delete(d, sizeof *d);
     *def = ABT_POOL_USER_DEF_NULL;
     return ABT_SUCCESS;
 }
@@ -472,7 +473,7 @@ int ABT_pool_config_create(ABT_pool_config *config)
 {
     if (config != NULL) *config = ABT_POOL_CONFIG_NULL;
     GOABT_CHECK_OUT(config);
-    struct ABT_pool_config_opaque *c = calloc(1, sizeof *c); /* larger than object memory's sizes */
+    struct ABT_pool_config_opaque *c = goabt_mem_new(sizeof *c);
     if (c == NULL) return ABT_ERR_MEM;
     c->magic = GOABT_MAGIC_POOL_CONFIG;
     GOABT_LEAK_NOTE(GOABT_LEAK_POOL_CONFIG, c);
@@ -486,8 +487,7 @@ int ABT_pool_config_free(ABT_pool_config *config)
     struct ABT_pool_config_opaque *c = pool_config_of(*config);
     if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
     GOABT_LEAK_FORGET(c);
-    c->magic = GOABT_MAGIC_FREED;
-    free(c);
+    goabt_mem_delete(c, sizeof *c);
     *config = ABT_POOL_CONFIG_NULL;
     return ABT_SUCCESS;
 }

@@ -10,7 +10,7 @@
 
 goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)
 {
-    goabt_sched *s = calloc(1, sizeof *s);
+    goabt_sched *s = goabt_mem_new(sizeof *s);
     if (!s) return NULL;
     s->predef = predef;
     s->automatic = automatic;
@@ -29,7 +29,7 @@ void goabt_sched_delete(goabt_sched *s)
     if (s->is_user && s->def.free != NULL) s->def.free(s); /* still a scheduler: it may get its data */
     s->magic = GOABT_MAGIC_FREED;
     for (int i = 0; i < s->num_pools; i++) goabt_pool_release(s->pools[i]);
-    free(s);
+    goabt_mem_delete(s, sizeof *s);
 }
 
 /* Whether the scheduler still has work: queued units, or ULTs blocked on a pool that only this

@@ -72,7 +72,7 @@ int ABT_sched_config_create(ABT_sched_config *config, ...)
 {
     if (config == NULL) return ABT_ERR_INV_ARG;
     *config = ABT_SCHED_CONFIG_NULL;
-    struct ABT_sched_config_opaque *c = calloc(1, sizeof *c);
+    struct ABT_sched_config_opaque *c = goabt_mem_new(sizeof *c);
     if (c == NULL) return ABT_ERR_MEM;
     c->magic = CONFIG_MAGIC;
     va_list ap;
@@ -97,7 +97,7 @@ int ABT_sched_config_create(ABT_sched_config *config, ...)
     }
     va_end(ap);
     if (rc != ABT_SUCCESS) {
-        free(c);
+        goabt_mem_delete(c, sizeof *c);
         return rc;
     }
     GOABT_LEAK_NOTE(GOABT_LEAK_SCHED_CONFIG, c);
@@ -127,8 +127,7 @@ int ABT_sched_config_free(ABT_sched_config *config)
     struct ABT_sched_config_opaque *c = config_of(*config);
     if (c == NULL) return ABT_ERR_INV_SCHED_CONFIG;
     GOABT_LEAK_FORGET(c);
-    c->magic = GOABT_MAGIC_FREED;
-    free(c);
+    goabt_mem_delete(c, sizeof *c);
     *config = ABT_SCHED_CONFIG_NULL;
     return ABT_SUCCESS;
 }

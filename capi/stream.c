@@ -16,7 +16,7 @@ static goabt_stream *all_streams[4096]; /* by slot; rt.lock guards it */
 
 goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
 {
-    goabt_stream *s = goabt_alloc_lines(sizeof *s);
+    goabt_stream *s = goabt_mem_new(sizeof *s);
     if (s == NULL) return NULL;
     int registered = 0;
     pthread_mutex_lock(&goabt_rt.lock);
@@ -28,7 +28,7 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
     }
     pthread_mutex_unlock(&goabt_rt.lock);
     if (!registered) { /* finalize must find every stream: refuse one more than it can */
-        free(s);
+        goabt_mem_delete(s, sizeof *s);
         return NULL;
     }
     s->rank = rank;
@@ -133,8 +133,7 @@ void goabt_stream_delete(goabt_stream *s)
         u->magic = GOABT_MAGIC_FREED;
         goabt_unit_put(u);
     }
-    s->magic = GOABT_MAGIC_FREED;
-    free(s);
+    goabt_mem_delete(s, sizeof *s);
 }
 
 goabt_unit *goabt_stream_sched_self(goabt_stream *s)

@@ -364,7 +364,7 @@ int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
 {
     GOABT_RESOLVE_UNIT(u, thread, attr);
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
-    goabt_attr *a = calloc(1, sizeof *a);
+    goabt_attr *a = goabt_mem_new(sizeof *a);
     if (a == NULL) return ABT_ERR_MEM;
     int has_stack = !(u->flags & GOABT_UNIT_MAIN);
     a->stack = has_stack ? u->stack : NULL;
@@ -383,7 +383,7 @@ int ABT_thread_attr_create(ABT_thread_attr *newattr)
     if (newattr == NULL) return ABT_ERR_INV_ARG;
     *newattr = ABT_THREAD_ATTR_NULL;
     GOABT_CHECK_INIT();
-    goabt_attr *a = calloc(1, sizeof *a);
+    goabt_attr *a = goabt_mem_new(sizeof *a);
     if (a == NULL) return ABT_ERR_MEM;
     a->migratable = ABT_TRUE;
     a->stacksize = goabt_rt.thread_stacksize;
@@ -399,8 +399,7 @@ int ABT_thread_attr_free(ABT_thread_attr *attr)
     goabt_attr *a = goabt_attr_of(*attr);
     if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
     GOABT_LEAK_FORGET(a);
-    a->magic = GOABT_MAGIC_FREED;
-    free(a);
+    goabt_mem_delete(a, sizeof *a);
     *attr = ABT_THREAD_ATTR_NULL;
     return ABT_SUCCESS;
 }

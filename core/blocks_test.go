@@ -136,5 +136,9 @@ func TestObjectMemorySizeClasses(t *testing.T) {
 	}
 	require.Equal(t, 8, m.Get(200, out[:]))
 	out[0].Bytes(256)[255] = 1
-	require.Zero(t, m.Get(257, out[:]), "no class that large")
+	require.Equal(t, 8, m.Get(3456, out[:]))
+	for _, a := range out {
+		require.Zero(t, uintptr(a)%128, "large classes are 128-aligned")
+	}
+	require.Zero(t, m.Get(4097, out[:]), "no class that large")
 }

@@ -34,8 +34,11 @@ type ObjectMemory struct {
 }
 
 // ObjectSizes are the object size classes, in bytes: 64 holds the objects that also have a
-// static form (ABT_mutex_memory and friends are 64 bytes), 128 and 256 the others.
-var ObjectSizes = [...]uintptr{64, 128, 256}
+// static form (ABT_mutex_memory and friends are 64 bytes), 128 and 256 the other
+// synchronization objects, and every class holds the other handles' objects (pools,
+// schedulers, streams, attributes, configurations: capi/object.c), which must never go back to
+// malloc so that a freed handle stays readable. Blocks of 256 bytes and more are 128-aligned.
+var ObjectSizes = [...]uintptr{64, 128, 256, 512, 1024, 2048, 4096}
 
 // Get fills out with zeroed blocks of at least size bytes; how many (0: size too large or no
 // memory).

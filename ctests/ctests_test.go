@@ -195,7 +195,8 @@ type library struct {
 	// checker, if set, runs exe under a checking tool: it gives the command line, and a
 	// function that, once the program has ended, says what the tool found ("" for nothing).
 	checker func(exe string) (argv []string, findings func() string)
-	// skip lists the programs (base names) this build does not run, with the reason.
+	// skip lists the programs (base names) or variants (base/variant) this build does not run,
+	// with the reason.
 	skip map[string]string
 	// serial, if set, is held while a program runs: its programs run one at a time (under a
 	// checker that slows them 20-50x, two at once starved each other's bounded waits).
@@ -305,6 +306,9 @@ func runAll(t *testing.T, lib library, env []string) {
 			t.Run(base+"/"+v.name, func(t *testing.T) {
 				t.Cleanup(func() { tally.record(lib.name, t) })
 				if why, ok := lib.skip[base]; ok {
+					t.Skip(why)
+				}
+				if why, ok := lib.skip[base+"/"+v.name]; ok {
 					t.Skip(why)
 				}
 				t.Parallel()
