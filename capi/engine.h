@@ -365,8 +365,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
 struct goabt_runtime {
     int init_depth;           /* ABT_init calls not yet finalized, atomic */
     /* The magic of this init's units: "UN" and a 16-bit generation, one more at every outermost
-     * ABT_init and ABT_finalize. Unit memory stays mapped across finalize, so a handle from an earlier init (or
-     * used after ABT_finalize) reads a stale magic and is refused, never acts on a new unit. */
+     * ABT_init and ABT_finalize. Unit memory stays mapped across finalize, so a handle from an
+     * earlier init (or used after ABT_finalize) reads a stale magic and is refused, never acts
+     * on a new unit. Pools and schedulers carry the same generation (goabt_runtime_magic): like
+     * units they belong to the runtime that made them. */
     uint32_t unit_magic;
     size_t thread_stacksize;  /* default ULT stack size (ABT_THREAD_STACKSIZE) */
     int max_xstreams;         /* what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports */
@@ -495,16 +497,25 @@ static inline goabt_stream *goabt_stream_of(ABT_xstream h)
     return h->magic == GOABT_MAGIC_STREAM ? h : NULL;
 }
 
+/* The magic of a kind whose objects belong to one runtime (pools, schedulers): the kind's top
+ * half and this init's generation (goabt_rt.unit_magic's low half). A pool or scheduler the
+ * program did not free before ABT_finalize is refused after it, as units are, instead of
+ * running on with units of a runtime that is gone. */
+static inline uint32_t goabt_runtime_magic(uint32_t kind)
+{
+    return (kind & 0xffff0000u) | (__atomic_load_n(&goabt_rt.unit_magic, __ATOMIC_RELAXED) & 0xffffu);
+}
+
 static inline goabt_pool *goabt_pool_of(ABT_pool h)
 {
     if ((uintptr_t)h < 4096) return NULL;
-    return h->magic == GOABT_MAGIC_POOL ? h : NULL;
+    return h->magic == goabt_runtime_magic(GOABT_MAGIC_POOL) ? h : NULL;
 }
 
 static inline goabt_sched *goabt_sched_of(ABT_sched h)
 {
     if ((uintptr_t)h < 4096) return NULL;
-    return h->magic == GOABT_MAGIC_SCHED ? h : NULL;
+    return h->magic == goabt_runtime_magic(GOABT_MAGIC_SCHED) ? h : NULL;
 }
 
 static inline goabt_attr *goabt_attr_of(ABT_thread_attr h)

@@ -24,7 +24,7 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic)
     p->id = __atomic_fetch_add(&goabt_rt.next_pool_id, 1, __ATOMIC_RELAXED);
     pthread_mutex_init(&p->wait_mutex, NULL);
     pthread_cond_init(&p->wait_cond, NULL);
-    p->magic = GOABT_MAGIC_POOL;
+    p->magic = goabt_runtime_magic(GOABT_MAGIC_POOL);
     return p;
 }
 

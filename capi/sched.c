@@ -19,7 +19,7 @@ goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int 
         s->pools[i] = pools[i];
         __atomic_add_fetch(&pools[i]->num_scheds, 1, __ATOMIC_ACQ_REL);
     }
-    s->magic = GOABT_MAGIC_SCHED;
+    s->magic = goabt_runtime_magic(GOABT_MAGIC_SCHED);
     return s;
 }
 

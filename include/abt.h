@@ -286,6 +286,12 @@ ABT_API_PUBLIC int ABT_init(int argc, char **argv);
  * the primary ULT: ABT_ERR_INV_XSTREAM from another OS thread, ABT_ERR_INV_THREAD from another work
  * unit. It runs what is left in the primary's pools, joins and frees the secondary execution
  * streams the program did not free, and releases the runtime.
+ * What the program did not free (goabt's rule; Argobots leaves it undefined): work units, pools
+ * and schedulers belong to the runtime that made them, and their handles are refused after its
+ * outermost ABT_finalize, also after a new ABT_init, with their kind's ABT_ERR_INV_* code (free
+ * them before); keys, ULT attributes, pool and scheduler configurations, pool definitions,
+ * timers and synchronization objects stay valid until freed, across ABT_finalize and a new
+ * ABT_init.
  *
  * Leak report (goabt's). With GOABT_CHECK_LEAKS=1 (or yes, on, true) in the environment at the
  * outermost ABT_init, the outermost ABT_finalize lists on stderr, after a header line, one line

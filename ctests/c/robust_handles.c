@@ -6,7 +6,13 @@
  *    after finalize (its memory used to be unmapped: a segfault) and after a new ABT_init, where
  *    it used to name a new unit (ABT_thread_free(old) freed a live ULT and returned success);
  *  - ABT_pool_free of a pool that a ULT parked in a join still belongs to (its scheduler
- *    replaced): refused with ABT_ERR_POOL; the ULT later runs from it. */
+ *    replaced): refused with ABT_ERR_POOL; the ULT later runs from it;
+ *  - what outlives ABT_finalize when the program does not free it (abt.h, ABT_finalize): a
+ *    pool holding a ULT that never ran, and a scheduler, belong to the runtime that made them
+ *    and are refused after it, also after a new ABT_init (the pool used to stay usable, its
+ *    ULT of the old runtime in it, and ABT_pool_free answered ABT_ERR_POOL for ever); keys,
+ *    ULT attributes, configurations, pool definitions and synchronization objects stay valid
+ *    until freed, after the new ABT_init too. */
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
@@ -73,6 +79,108 @@ static void test_handle_across_finalize(void)
     int freed = 0;
     for (int i = 0; i < N; i++) freed += ABT_thread_free(&fresh[i]) == ABT_SUCCESS;
     CHECK_INT(freed, N);
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
+}
+
+static ABT_unit def_create(ABT_pool pool, ABT_thread thread)
+{
+    (void)pool;
+    return (ABT_unit)thread;
+}
+static void def_free(ABT_pool pool, ABT_unit unit)
+{
+    (void)pool;
+    (void)unit;
+}
+static ABT_bool def_empty(ABT_pool pool)
+{
+    (void)pool;
+    return ABT_TRUE;
+}
+static ABT_thread def_pop(ABT_pool pool, ABT_pool_context ctx)
+{
+    (void)pool;
+    (void)ctx;
+    return ABT_THREAD_NULL;
+}
+static void def_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
+{
+    (void)pool;
+    (void)unit;
+    (void)ctx;
+}
+
+static void test_objects_across_finalize(void)
+{
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    ABT_pool pool;
+    ABT_sched sched;
+    ABT_thread never_ran;
+    ABT_key key;
+    ABT_thread_attr attr;
+    ABT_pool_config pconf;
+    ABT_sched_config sconf;
+    ABT_pool_user_def def;
+    ABT_mutex mutex;
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &pool), ABT_SUCCESS);
+    CHECK_INT(ABT_sched_create_basic(ABT_SCHED_BASIC, 0, NULL, ABT_SCHED_CONFIG_NULL, &sched), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(pool, nothing, NULL, ABT_THREAD_ATTR_NULL, &never_ran), ABT_SUCCESS);
+    CHECK_INT(ABT_key_create(NULL, &key), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_attr_create(&attr), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_attr_set_stacksize(attr, 65536), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_config_create(&pconf), ABT_SUCCESS);
+    ABT_sched_config_var var0 = {0, ABT_SCHED_CONFIG_INT};
+    CHECK_INT(ABT_sched_config_create(&sconf, var0, 10, ABT_sched_config_var_end), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_create(def_create, def_free, def_empty, def_pop, def_push, &def), ABT_SUCCESS);
+    CHECK_INT(ABT_mutex_create(&mutex), ABT_SUCCESS);
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
+
+    for (int round = 0; round < 2; round++) { /* after ABT_finalize, then after a new ABT_init */
+        if (round == 1) CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+        size_t n;
+        int num;
+        CHECK_INT(ABT_pool_get_size(pool, &n), ABT_ERR_INV_POOL);
+        CHECK_INT(ABT_sched_get_num_pools(sched, &num), ABT_ERR_INV_SCHED);
+        ABT_thread t = ABT_THREAD_NULL;
+        CHECK_INT(ABT_thread_create(pool, nothing, NULL, ABT_THREAD_ATTR_NULL, &t),
+                  round == 0 ? ABT_ERR_UNINITIALIZED : ABT_ERR_INV_POOL);
+        ABT_pool pcopy = pool;
+        CHECK_INT(ABT_pool_free(&pcopy), ABT_ERR_INV_POOL);
+        ABT_sched scopy = sched;
+        CHECK_INT(ABT_sched_free(&scopy), ABT_ERR_INV_SCHED);
+        ABT_thread_state st;
+        CHECK_INT(ABT_thread_get_state(never_ran, &st), ABT_ERR_INV_THREAD);
+        size_t size = 0;
+        CHECK_INT(ABT_thread_attr_get_stacksize(attr, &size), ABT_SUCCESS);
+        CHECK_INT(size, 65536);
+        int freq = 0;
+        CHECK_INT(ABT_sched_config_read(sconf, 1, &freq), ABT_SUCCESS);
+        CHECK_INT(freq, 10);
+        CHECK_INT(ABT_mutex_lock(mutex), ABT_SUCCESS);
+        CHECK_INT(ABT_mutex_unlock(mutex), ABT_SUCCESS);
+    }
+    /* In the new runtime the kept ones still work: a pool made from the definition, a ULT made
+     * with the attribute, which sets the key. */
+    ABT_pool upool;
+    CHECK_INT(ABT_pool_create(def, pconf, &upool), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&upool), ABT_SUCCESS);
+    ABT_xstream self;
+    ABT_pool main_pool;
+    ABT_thread t;
+    CHECK_INT(ABT_self_get_xstream(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &main_pool), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(main_pool, nothing, NULL, attr, &t), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    void *v = NULL;
+    CHECK_INT(ABT_key_set(key, (void *)&v), ABT_SUCCESS);
+    CHECK_INT(ABT_key_get(key, &v), ABT_SUCCESS);
+    CHECK(v == (void *)&v);
+    CHECK_INT(ABT_key_free(&key), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_attr_free(&attr), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_config_free(&pconf), ABT_SUCCESS);
+    CHECK_INT(ABT_sched_config_free(&sconf), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_user_def_free(&def), ABT_SUCCESS);
+    CHECK_INT(ABT_mutex_free(&mutex), ABT_SUCCESS);
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
 }
 
@@ -143,6 +251,7 @@ int main(void)
 {
     test_timer_handles();
     test_handle_across_finalize();
+    test_objects_across_finalize();
     test_pool_free_with_parked_ult();
     return check_summary();
 }
