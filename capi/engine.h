@@ -119,7 +119,12 @@ enum {
     GOABT_UNIT_USER_STACK = 0x4, /* the stack belongs to the user (ABT_thread_attr_set_stack) */
     GOABT_UNIT_MIGRATABLE = 0x8,
     GOABT_UNIT_MIGRATE_CB = 0x10, /* migrate_cb is set (ABT_thread_set_callback, the attribute) */
+    GOABT_UNIT_NO_STACK = 0x20,   /* it ended without running: no stack could be mapped for it */
 };
+
+/* Stacks of this many bytes and more are mapped when their ULT is created (unit.c), not when it
+ * first runs: few programs make many, and out of memory is refused there. */
+#define GOABT_EAGER_STACK ((size_t)1 << 20)
 
 /* Requests to a unit (unit->request bits), taken up at its next scheduling point. */
 enum {
@@ -359,6 +364,11 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* The scheduler as a ULT, for self queries from its context (goabt_stream_sched_self);
      * made there on the first, by the stream's own thread; freed with the stream. */
     goabt_unit *sched_self;
+    /* A direct switch whose target got no stack (unit.c, switch_to) goes to the scheduler
+     * instead: what it was to run after the switch, and the target, which then ends there. */
+    goabt_after_fn no_stack_fn;
+    void *no_stack_arg;
+    goabt_unit *no_stack_target;
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -794,13 +804,19 @@ int goabt_stack_guard_inside(void) GOABT_HIDDEN;
 #define GOABT_UNPOISON_STACK(u) ((void)0)
 #endif
 /* Gives u, about to run for the first time on s (the calling thread's stream), a stack of
- * u->stacksize usable bytes, from s's caches if it can (unit.c); aborts when none can be
- * mapped. */
-void goabt_unit_take_stack(goabt_stream *s, goabt_unit *u) GOABT_HIDDEN;
+ * u->stacksize usable bytes, from s's caches if it can (unit.c); 0, or -1 when none can be
+ * mapped (out of memory). */
+int goabt_unit_take_stack(goabt_stream *s, goabt_unit *u) GOABT_HIDDEN;
+/* u, about to run for the first time, got no stack: it ends there without running (its joiners
+ * are woken; ABT_thread_join and ABT_thread_free on it return ABT_ERR_MEM), said once on
+ * stderr. Called by s's scheduler, no lock held. */
+void goabt_unit_no_stack(goabt_unit *u, goabt_stream *s) GOABT_HIDDEN;
+/* The context to resume u with (made now if u never ran), or NULL when u never ran and no
+ * stack could be mapped for it. */
 static inline goabt_ctx goabt_unit_context(goabt_stream *s, goabt_unit *u)
 {
     if (__builtin_expect(u->ctx == NULL, 0)) {
-        if (u->top == NULL) goabt_unit_take_stack(s, u);
+        if (u->top == NULL && goabt_unit_take_stack(s, u) != 0) return NULL;
         GOABT_UNPOISON_STACK(u);
         u->ctx = goabt_ctx_make(u->top, goabt_rt.ult_entry, u);
     }
@@ -915,6 +931,10 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
     /* The context first: a ULT's first run may take a stack from the Go core, a gated call that
      * must see the caller's stack, not u's (s->current). */
     goabt_ctx ctx = goabt_unit_context(s, u);
+    if (__builtin_expect(ctx == NULL, 0)) {
+        goabt_unit_no_stack(u, s);
+        return;
+    }
     s->current = u;
     goabt_ctx_switch(&s->sched_ctx, ctx);
     s->current = NULL;

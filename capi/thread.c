@@ -148,10 +148,10 @@ int ABT_thread_free(ABT_thread *thread)
     int rc;
     goabt_unit *u = joinable(*thread, &rc);
     if (u == NULL) return rc;
-    goabt_unit_join(u);
+    rc = goabt_unit_join(u) == ABT_ERR_MEM ? ABT_ERR_MEM : ABT_SUCCESS; /* it never ran */
     goabt_unit_free(u);
     *thread = ABT_THREAD_NULL;
-    return ABT_SUCCESS;
+    return rc;
 }
 
 int ABT_thread_free_many(int num_threads, ABT_thread *thread_list)

@@ -399,13 +399,41 @@ static void *unit_map_stack(goabt_stream *s, goabt_unit *u, size_t size)
     return top;
 }
 
-void goabt_unit_take_stack(goabt_stream *s, goabt_unit *u)
+int goabt_unit_take_stack(goabt_stream *s, goabt_unit *u)
 {
     void *top = unit_map_stack(s, u, u->stacksize);
-    /* Argobots would have refused to create it; a ULT that cannot run cannot be left
-     * waiting either (its joiners would wait forever). */
-    if (top == NULL) goabt_die("out of memory for a ULT stack (mmap failed)");
+    if (top == NULL) return -1;
     u->top = top;
+    return 0;
+}
+
+/* Out of memory for a ULT's stack. Argobots maps a stack when it creates a ULT and refuses the
+ * create; goabt maps it when the ULT first runs (a million waiting ULTs cost no stack), where
+ * no error can be returned. The ULT then ends without running, so that nobody waits for it
+ * for ever, and the places that can return an error do: ABT_thread_join and ABT_thread_free
+ * answer ABT_ERR_MEM. (Stacks of 1 MiB and more are mapped at create, which refuses them.) */
+void goabt_unit_no_stack(goabt_unit *u, goabt_stream *s)
+{
+    static int said;
+    if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) == 0) {
+        fprintf(stderr, "goabt: out of memory for a %zu-byte ULT stack: ULT %llu ends without "
+                        "running, and ABT_thread_join and ABT_thread_free on it return "
+                        "ABT_ERR_MEM (said once)\n",
+                u->stacksize, (unsigned long long)u->id);
+    }
+    u->flags |= GOABT_UNIT_NO_STACK;
+    goabt_unit_terminated(u, s);
+}
+
+/* After a direct switch that went to the scheduler instead (switch_to): what the switch was to
+ * run, then the end of the target that got no stack. */
+static void after_no_stack(goabt_unit *self, void *arg)
+{
+    goabt_stream *s = arg;
+    goabt_unit *target = s->no_stack_target;
+    s->no_stack_target = NULL;
+    s->no_stack_fn(self, s->no_stack_arg);
+    goabt_unit_no_stack(target, s);
 }
 
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
@@ -457,6 +485,16 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
             top = NULL;
             u->stack = NULL;
             u->stacksize = attr != NULL ? attr->stacksize : goabt_rt.thread_stacksize;
+            /* A large stack is mapped now, where running out of memory (or asking for more
+             * than any address space holds) can be refused, as Argobots does. */
+            if (u->stacksize >= GOABT_EAGER_STACK) {
+                top = unit_map_stack(s, u, u->stacksize);
+                if (top == NULL) {
+                    goabt_unit_drop_pool_unit(u);
+                    unit_release(s, u);
+                    return ABT_ERR_MEM;
+                }
+            }
         }
         u->ctx = NULL;
         u->top = top;
@@ -489,6 +527,7 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
     u->arg = arg;
     u->joiners = NULL;
     u->request = 0;
+    u->flags &= ~GOABT_UNIT_NO_STACK; /* it has a stack now */
     u->waiting = NULL;
     u->popped_by = NULL;
     u->suspend = 0;
@@ -724,6 +763,13 @@ static void switch_to(goabt_stream *s, goabt_unit *self, goabt_unit *target, goa
         GOABT_TOOL_EVENT(target, GOABT_TRACE_EVENT_SWITCH, target->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     }
     goabt_ctx target_ctx = goabt_unit_context(s, target);
+    if (__builtin_expect(target_ctx == NULL, 0)) { /* no stack for it: through the scheduler */
+        s->no_stack_fn = fn;
+        s->no_stack_arg = arg;
+        s->no_stack_target = target;
+        goabt_unit_switch_out(s, self, after_no_stack, s);
+        return;
+    }
     s->after_fn = fn;
     s->after_unit = self;
     s->after_arg = arg;
@@ -1115,7 +1161,7 @@ int goabt_unit_join(goabt_unit *t)
 {
     if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
         GOABT_TOOL_EVENT(t, ABT_TOOL_EVENT_THREAD_JOIN, t->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
-        return ABT_SUCCESS;
+        return (t->flags & GOABT_UNIT_NO_STACK) ? ABT_ERR_MEM : ABT_SUCCESS;
     }
     if (goabt_self_unit() == t) return ABT_ERR_INV_THREAD;
     /* Any number of joiners, ULTs (parked) and threads (asleep) alike: the terminating unit
@@ -1130,5 +1176,5 @@ int goabt_unit_join(goabt_unit *t)
         goabt_backoff(spins);
     }
     GOABT_TOOL_EVENT(t, ABT_TOOL_EVENT_THREAD_JOIN, t->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
-    return ABT_SUCCESS;
+    return (t->flags & GOABT_UNIT_NO_STACK) ? ABT_ERR_MEM : ABT_SUCCESS;
 }

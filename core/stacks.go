@@ -115,13 +115,17 @@ func (s *Stacks) LightGuards() bool {
 // lightweight guards).
 func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	page := pageSize()
+	if size > MaxStackSize {
+		return StackMapping{}, fmt.Errorf("a %d-byte stack is more than any address space here holds", size)
+	}
 	usable := (max(size, MinThreadStackSize) + page - 1) &^ (page - 1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.guard == guardUnprobed {
 		s.guard = probeLightGuards(page)
 	}
-	if s.guard == guardLight && !s.strict {
+	// A large stack gets a mapping of its own: a slab of them would map slabStacks times it.
+	if s.guard == guardLight && !s.strict && usable < bigStack {
 		return s.carve(usable, page)
 	}
 	if bases := s.spare[usable]; len(bases) > 0 {
@@ -131,7 +135,7 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 		s.guarded++
 		return StackMapping{base, usable + page}, nil
 	}
-	if s.guarded >= GuardedStacks && !s.strict {
+	if s.guarded >= GuardedStacks && !s.strict && usable < bigStack {
 		return s.carve(usable, page)
 	}
 	m, err := syscall.Mmap(-1, 0, int(usable+page), syscall.PROT_READ|syscall.PROT_WRITE,
@@ -151,6 +155,14 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	s.guarded++
 	return StackMapping{base, usable + page}, nil
 }
+
+// MaxStackSize is the largest stack Get tries to map (a 47-bit address space holds 128 TiB):
+// a larger size is refused at once, before any size arithmetic could overflow.
+const MaxStackSize = 1 << 46
+
+// bigStack is the usable size from which a stack gets a mapping of its own rather than a slab
+// place (the engine maps these when their ULT is created: GOABT_EAGER_STACK).
+const bigStack = 1 << 20
 
 // SetStrict says whether every stack Get hands out from now on has a guard page of its own (with
 // lightweight guards every stack has one anyway).

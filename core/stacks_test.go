@@ -217,3 +217,24 @@ func TestStacksStrictUsesMprotect(t *testing.T) {
 	s.SetStrict(false)
 	s.Drain()
 }
+
+// TestStacksHugeSizes: a size no address space holds is refused, not carved with an overflowing
+// product (a 2^62-byte stack used to panic in the slab carve), and a large stack gets a mapping
+// of its own instead of a slab of 64 of them.
+func TestStacksHugeSizes(t *testing.T) {
+	for _, guard := range []guardKind{guardLight, guardMapping} {
+		s := &Stacks{guard: guard}
+		for _, size := range []uintptr{1 << 62, ^uintptr(0), MaxStackSize + 1} {
+			_, err := s.Get(size)
+			require.Error(t, err, "%#x", size)
+		}
+		st, err := s.Get(2 << 20)
+		require.NoError(t, err)
+		guarded, carved := s.Out()
+		require.Equal(t, 1, guarded, "a mapping of its own")
+		require.Zero(t, carved)
+		require.Equal(t, uintptr(2<<20)+pageSize(), st.Size)
+		require.NoError(t, s.Put(st))
+		s.Drain()
+	}
+}

@@ -1068,9 +1068,14 @@ enum ABT_thread_state {
 typedef enum ABT_thread_state ABT_thread_state;
 
 /* Create a ULT running thread_func(arg) on a stack of its own (default size ABT_THREAD_STACKSIZE,
- * 16 KiB) and push it into pool; attr ABT_THREAD_ATTR_NULL means defaults, newthread NULL makes it
- * unnamed (freed when it ends). ABT_ERR_INV_POOL, ABT_ERR_INV_THREAD_ATTR, ABT_ERR_INV_ARG for a
- * NULL thread_func; on error *newthread is ABT_THREAD_NULL. */
+ * see ABT_init) and push it into pool; attr ABT_THREAD_ATTR_NULL means defaults, newthread NULL
+ * makes it unnamed (freed when it ends). ABT_ERR_INV_POOL, ABT_ERR_INV_THREAD_ATTR,
+ * ABT_ERR_INV_ARG for a NULL thread_func; on error *newthread is ABT_THREAD_NULL.
+ * Out of memory (goabt). A stack of 1 MiB or more is mapped here: ABT_ERR_MEM when it cannot
+ * be (also for a size no address space holds). A smaller one is mapped when the ULT first
+ * runs, so that waiting ULTs cost no stack; if it cannot be then, the ULT ends without running
+ * (one line on stderr, once), and ABT_thread_join and ABT_thread_free on it return
+ * ABT_ERR_MEM. Never an abort. */
 ABT_API_PUBLIC int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg,
                                      ABT_thread_attr attr, ABT_thread *newthread);
 
@@ -1112,7 +1117,8 @@ ABT_API_PUBLIC int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void 
 /* Wait for the work unit *thread to finish, free it and set *thread to ABT_THREAD_NULL.
  * ABT_ERR_INV_THREAD for a NULL pointer, an invalid or freed handle, an unnamed unit, the primary
  * ULT or the caller itself. A waiting ULT lets other work units run; external threads and tasklets
- * sleep. */
+ * sleep. ABT_ERR_MEM, the ULT freed all the same, when it ended without running for want of a
+ * stack (ABT_thread_create). */
 ABT_API_PUBLIC int ABT_thread_free(ABT_thread *thread);
 
 /* ABT_thread_free on each of the num_threads work units in thread_list, skipping ABT_THREAD_NULL
@@ -1121,7 +1127,8 @@ ABT_API_PUBLIC int ABT_thread_free_many(int num_threads, ABT_thread *thread_list
 
 /* Wait until the work unit thread has finished, without freeing it. ABT_ERR_INV_THREAD for an
  * invalid or freed handle, an unnamed unit, the primary ULT or the caller itself. A waiting ULT
- * lets other work units run; external threads and tasklets sleep. */
+ * lets other work units run; external threads and tasklets sleep. ABT_ERR_MEM when it ended
+ * without running for want of a stack (ABT_thread_create). */
 ABT_API_PUBLIC int ABT_thread_join(ABT_thread thread);
 
 /* ABT_thread_join on each of the num_threads work units in thread_list, skipping ABT_THREAD_NULL
