@@ -16,6 +16,15 @@
  * class); one that has been losing that race for a millisecond is handed the mutex instead, so
  * nobody starves.
  *
+ * Callers that cannot park and hold a stream's thread while they sleep (a tasklet, a
+ * scheduler's own context) must never wait for a ULT that only their stream can run, or their
+ * stream stops for good. So they are served first: an unlock wakes (or hands the mutex to) such
+ * a waiter before any other (MUTEX_STREAM; the flag MUTEX_HAS_STREAM says one may be queued),
+ * and one that finds the mutex handed to a ULT that has not run since takes the hand-over for
+ * itself: a hand-over to a ULT leaves `owner` marked (the waiter's address | 1) until the ULT
+ * claims it when it runs, and a ULT that finds its hand-over taken waits again, first in line.
+ * External threads hold no stream: they wait in line like ULTs.
+ *
  * The owner is the calling unit, or the calling OS thread outside ULTs and tasklets: a
  * recursive mutex counts its owner's extra locks in `nesting`; ownership belongs to the unit,
  * whichever stream it runs on. */
@@ -26,20 +35,24 @@
 #include "object.h"
 #include "wait.h"
 
-enum { GOABT_MUTEX_RECURSIVE = 0x1 };
+/* flags: GOABT_MUTEX_RECURSIVE from the attribute; MUTEX_HAS_STREAM, set while a waiter that
+ * holds a stream's thread may be queued (changed under `lock`, atomically: the fast paths read
+ * the word without it). */
+enum { GOABT_MUTEX_RECURSIVE = 0x1, MUTEX_HAS_STREAM = 0x100 };
 
 /* A waiter's tag (wait.h): what lock_* it waits in, and three marks: it has waited long enough
  * to be handed the mutex (set by the waiter), it was (set by the unlock that did), and it was
  * woken with others still queued, whom it must mark the mutex for again (set by that unlock). */
 enum { MUTEX_NORMAL = 0, MUTEX_HIGH = 1, MUTEX_LOW = 2, MUTEX_PRIO = 3 };
-enum { MUTEX_STARVING = 4, MUTEX_HANDED = 8, MUTEX_OTHERS = 16 };
+enum { MUTEX_STARVING = 4, MUTEX_HANDED = 8, MUTEX_OTHERS = 16, MUTEX_STREAM = 32 };
 
 struct ABT_mutex_opaque {
-    uint32_t flags; /* GOABT_MUTEX_RECURSIVE */
+    uint32_t flags; /* GOABT_MUTEX_RECURSIVE, MUTEX_HAS_STREAM (atomic) */
     uint32_t magic; /* GOABT_MAGIC_MUTEX, or in static memory 0 then its static magic */
     int locked;     /* 0 free, 1 held, 2 held and maybe waited for (atomic) */
     int lock;       /* spinlock over the wait lists; taken only when locked is 2 */
-    uintptr_t owner; /* the holder (caller_id), written by the holder only */
+    uintptr_t owner; /* the holder (caller_id), written by the holder only; or a hand-over to a
+                      * ULT not yet claimed: its waiter's address | 1 (CAS) */
     int nesting;     /* a recursive holder's locks beyond the first */
     int yielders;    /* ULTs in yield_for: not queued, yet waiting (atomic) */
     goabt_waitlist waiters; /* lock_high at the front, lock at the back */
@@ -76,6 +89,21 @@ static uintptr_t caller_id(void)
  * owner can have stored its own id there. */
 static void set_owner(goabt_mutex *m, uintptr_t who) { __atomic_store_n(&m->owner, who, __ATOMIC_RELAXED); }
 static int owned_by(goabt_mutex *m, uintptr_t me) { return __atomic_load_n(&m->owner, __ATOMIC_RELAXED) == me; }
+static uint32_t mutex_flags(goabt_mutex *m) { return __atomic_load_n(&m->flags, __ATOMIC_RELAXED); }
+
+/* The mark of a hand-over to the ULT waiting in w, not yet claimed. */
+static uintptr_t handed_mark(goabt_waiter *w) { return (uintptr_t)w | 1; }
+
+/* Takes the hand-over marked in m's owner for `who` (the ULT handed m, when it runs; or a
+ * stream-holding waiter taking it from that ULT): 1 if it got it. */
+static int claim_handed(goabt_mutex *m, uintptr_t mark, uintptr_t who)
+{
+    return __atomic_compare_exchange_n(&m->owner, &mark, who, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+/* Whether the caller holds a stream's thread and cannot park: a tasklet, or code running on a
+ * stream's own context (a scheduler). */
+static int caller_holds_stream(void) { return !goabt_caller_parks() && goabt_self_stream() != NULL; }
 
 static inline int try_take(goabt_mutex *m, uintptr_t me)
 {
@@ -177,7 +205,7 @@ static void mutex_waiter_cancelled(goabt_waiter *w);
  * makes a contended mutex fast). One that has waited STARVING_NS is handed m directly. */
 static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, uintptr_t me)
 {
-    if ((m->flags & GOABT_MUTEX_RECURSIVE) && owned_by(m, me)) {
+    if ((mutex_flags(m) & GOABT_MUTEX_RECURSIVE) && owned_by(m, me)) {
         m->nesting++;
         return;
     }
@@ -185,6 +213,7 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
     unsigned retries = 0;
     int starving = 0;
     int yields = prio == MUTEX_NORMAL && goabt_caller_parks();
+    int holds_stream = caller_holds_stream();
     int others = 0; /* woken with others queued: it marks m for them before anything else */
     for (int again = 0;; again = 1) {
         if (yields && !starving && !others && yield_for(m, me)) {
@@ -200,7 +229,17 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
             set_owner(m, me);
             return;
         }
+        /* Handed to a ULT that has not run since: ours instead (it waits again when it runs). */
+        uintptr_t owner = __atomic_load_n(&m->owner, __ATOMIC_ACQUIRE);
+        if (holds_stream && (owner & 1) && claim_handed(m, owner, me)) {
+            goabt_spin_unlock(&m->lock);
+            return;
+        }
         uintptr_t tag = (uintptr_t)prio;
+        if (holds_stream) {
+            tag |= MUTEX_STREAM;
+            __atomic_or_fetch(&m->flags, MUTEX_HAS_STREAM, __ATOMIC_RELAXED);
+        }
         /* The clock is read every 16th retry only: a retry costs about 100 ns. */
         if (again && (++retries & 15) == 1) {
             uint64_t now = monotonic_ns();
@@ -214,7 +253,14 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
         w.cancelled = mutex_waiter_cancelled;
         queue_waiter(m, &w, prio, again);
         goabt_wait(&w, &m->lock);
-        if (w.tag & MUTEX_HANDED) break; /* `locked` was never released in between */
+        /* Handed m: `locked` was never released in between. A ULT claims it first: a waiter
+         * holding a stream may have taken it (then this one waits again, first in line). */
+        if (w.tag & MUTEX_HANDED) {
+            if (w.unit == NULL) break;
+            if (claim_handed(m, handed_mark(&w), me)) return;
+            others = 0;
+            continue;
+        }
         others = (w.tag & MUTEX_OTHERS) != 0;
     }
     set_owner(m, me);
@@ -230,10 +276,29 @@ static inline void mutex_lock(goabt_mutex *m, int prio)
  * spinlock, so with it held the list is complete, and no fast locker can take m meanwhile (it
  * is not 0). The first waiter is woken with m free (it races running callers for it), or,
  * if it is starving, handed m still held. Returns whether a waiter was woken. */
+/* The first queued waiter that holds a stream's thread, taken out of its list; NULL (and the
+ * flag cleared) if there is none. m->lock is held. */
+static goabt_waiter *pop_stream_waiter(goabt_mutex *m)
+{
+    goabt_waitlist *lists[2] = {&m->waiters, &m->low};
+    for (int i = 0; i < 2; i++) {
+        for (goabt_waiter *q = lists[i]->head; q != NULL; q = q->next) {
+            if (q->tag & MUTEX_STREAM) {
+                goabt_waitlist_remove(lists[i], q);
+                return q;
+            }
+        }
+    }
+    __atomic_and_fetch(&m->flags, ~(uint32_t)MUTEX_HAS_STREAM, __ATOMIC_RELAXED);
+    return NULL;
+}
+
 static __attribute__((noinline)) int mutex_release_slow(goabt_mutex *m)
 {
     goabt_spin_lock(&m->lock);
-    goabt_waiter *w = goabt_waitlist_pop(&m->waiters);
+    goabt_waiter *w = NULL;
+    if (mutex_flags(m) & MUTEX_HAS_STREAM) w = pop_stream_waiter(m);
+    if (w == NULL) w = goabt_waitlist_pop(&m->waiters);
     if (w == NULL) w = goabt_waitlist_pop(&m->low);
     if (w == NULL) {
         __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
@@ -242,8 +307,10 @@ static __attribute__((noinline)) int mutex_release_slow(goabt_mutex *m)
     }
     int more = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
     if (w->tag & MUTEX_STARVING) {
-        /* Still held: 2 if more wait, 1 if w was the last. */
+        /* Still held: 2 if more wait, 1 if w was the last. A ULT's hand-over is marked in
+         * owner until it claims it (a waiter holding a stream may take it meanwhile). */
         __atomic_store_n(&m->locked, more ? 2 : 1, __ATOMIC_RELAXED);
+        if (w->unit != NULL) __atomic_store_n(&m->owner, handed_mark(w), __ATOMIC_RELEASE);
         w->tag |= MUTEX_HANDED;
     } else {
         /* Free: if others wait, w marks it 2 again when it retries (at once, without yielding
@@ -278,7 +345,8 @@ static void mutex_waiter_cancelled(goabt_waiter *w)
 {
     goabt_mutex *m = w->sync;
     if (w->tag & MUTEX_HANDED) {
-        mutex_release(m);
+        /* Unless a waiter holding a stream took the hand-over meanwhile. */
+        if (w->unit == NULL || claim_handed(m, handed_mark(w), 0)) mutex_release(m);
     } else if ((w->tag & MUTEX_OTHERS) && __atomic_exchange_n(&m->locked, 2, __ATOMIC_ACQUIRE) == 0) {
         mutex_release_slow(m);
     }
@@ -290,7 +358,7 @@ static void mutex_waiter_cancelled(goabt_waiter *w)
 static inline int mutex_unlock(goabt_mutex *m, int *woke)
 {
     *woke = 0;
-    if (!(m->flags & GOABT_MUTEX_RECURSIVE)) {
+    if (!(mutex_flags(m) & GOABT_MUTEX_RECURSIVE)) {
         /* Owner cleared first: once the mutex is free, the next holder writes its own. */
         int held = __atomic_load_n(&m->locked, __ATOMIC_RELAXED);
         if (held == 0) return ABT_ERR_MUTEX;
@@ -408,7 +476,7 @@ int ABT_mutex_trylock(ABT_mutex mutex)
     RESOLVE_MUTEX(m, mutex);
     uintptr_t me = caller_id();
     if (try_take(m, me)) return ABT_SUCCESS;
-    if ((m->flags & GOABT_MUTEX_RECURSIVE) && owned_by(m, me)) {
+    if ((mutex_flags(m) & GOABT_MUTEX_RECURSIVE) && owned_by(m, me)) {
         m->nesting++;
         return ABT_SUCCESS;
     }
@@ -419,7 +487,7 @@ int ABT_mutex_spinlock(ABT_mutex mutex)
 {
     RESOLVE_MUTEX(m, mutex);
     uintptr_t me = caller_id();
-    if ((m->flags & GOABT_MUTEX_RECURSIVE) && owned_by(m, me) &&
+    if ((mutex_flags(m) & GOABT_MUTEX_RECURSIVE) && owned_by(m, me) &&
         __atomic_load_n(&m->locked, __ATOMIC_ACQUIRE)) {
         m->nesting++;
         return ABT_SUCCESS;
@@ -474,7 +542,7 @@ int ABT_mutex_get_attr(ABT_mutex mutex, ABT_mutex_attr *attr)
     GOABT_CHECK_OUT(attr);
     struct ABT_mutex_attr_opaque *a = goabt_object_new(sizeof *a, GOABT_MAGIC_MUTEX_ATTR);
     if (a == NULL) return ABT_ERR_MEM;
-    a->flags = m->flags & GOABT_MUTEX_RECURSIVE;
+    a->flags = mutex_flags(m) & GOABT_MUTEX_RECURSIVE;
     *attr = a;
     return ABT_SUCCESS;
 }

@@ -1622,7 +1622,10 @@ ABT_API_PUBLIC int ABT_key_get(ABT_key key, void **value);
  * the longest-waiting caller: lock_high waiters first, then lock and spinlock waiters in arrival
  * order, then lock_low waiters. The woken caller takes the mutex unless a running caller took it
  * first (it then waits again, first in line); one that has lost it so for a millisecond is handed
- * it by the next unlock, so no waiter starves. The owner is the calling work unit (or OS
+ * it by the next unlock, so no waiter starves. A waiting tasklet (or scheduler, waiting on its
+ * stream's own context) holds its stream's thread, so it is served before anyone else, and takes
+ * for itself a hand-over to a ULT that has not run since: a ULT that only its stream can run
+ * would otherwise wait for it for ever. The owner is the calling work unit (or OS
  * thread): a recursive mutex may be relocked by its owner, on any stream.
  * A mutex can also live in static memory: an ABT_mutex_memory initialized with
  * ABT_MUTEX_INITIALIZER (or ABT_RECURSIVE_MUTEX_INITIALIZER) and turned into a handle with
