@@ -280,6 +280,10 @@ struct ABT_sched_opaque {
     /* Replaced as a stream's main scheduler while its run function was live there: retired
      * (freed, automatic pools and all) when that run returns, not under it. */
     int retire_deferred;
+    /* Its run function runs as a stream's main scheduler (goabt_user_sched_run) and has not
+     * returned, replaced or not (on the primary it may wait below the main ULT): ABT_sched_free
+     * refuses it meanwhile, as it refuses one in use. Atomic. */
+    int in_run;
     ABT_sched_def def;
     void *data;      /* ABT_sched_set_data */
     goabt_pool *pools[GOABT_SCHED_MAX_POOLS];

@@ -45,6 +45,7 @@ int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc)
  * no return (the main ULT resumes). */
 static int run_returned(goabt_stream *s, goabt_sched *sc)
 {
+    __atomic_store_n(&sc->in_run, 0, __ATOMIC_RELEASE);
     if (s->sched != sc) {
         goabt_sched_user_run_over(s); /* replaced: retired now if it was automatic */
         return 0;                     /* and the stream goes on with the new one */
@@ -139,6 +140,7 @@ void goabt_user_sched_stack_free(goabt_stream *s)
 int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc)
 {
     s->user_run = sc;
+    __atomic_store_n(&sc->in_run, 1, __ATOMIC_RELEASE);
     if (s->is_primary) {
         run_switch(s, run_start(s));
     } else {

@@ -588,7 +588,8 @@ ABT_API_PUBLIC int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools
 
 /* Free the scheduler *sched (with its automatic pools that no other scheduler uses) and set *sched
  * to ABT_SCHED_NULL. ABT_ERR_INV_SCHED for a NULL pointer or invalid handle, ABT_ERR_SCHED while it
- * is an execution stream's main scheduler. */
+ * is an execution stream's main scheduler, or was replaced as one while its run function ran and
+ * that run has not returned yet. */
 ABT_API_PUBLIC int ABT_sched_free(ABT_sched *sched);
 
 /* Attach the user pointer data to sched, typically from its init function. ABT_ERR_INV_SCHED for an

@@ -23,6 +23,8 @@
  *    ULT goes back to the new scheduler's pool; one replaced and put back at once stays;
  *  - a user scheduler on the primary moves the main ULT's unit from one of its pools to another
  *    (ABT_pool_pop, ABT_pool_push) before it runs it, on each of the main ULT's yields;
+ *  - a ULT that replaced its stream's user scheduler frees it: refused while the old run is
+ *    live below the ULT, done once it has returned;
  *  - bad input: no definition or no run function, init failing (its error is returned), invalid
  *    handles. (Units run from a ULT, and check_events there: sched_stacked.c.)
  * Every wait is bounded. */
@@ -511,6 +513,54 @@ static void replaced_under_main(void)
     CHECK_INT(ABT_pool_free(&under_keep), ABT_SUCCESS);
 }
 
+/* ---- Freed while its run runs ----------------------------------------------------------------
+ *
+ * A ULT that replaced its stream's user scheduler (not automatic) frees it: refused
+ * (ABT_ERR_SCHED) while the old run is still live below the ULT, which would go on in freed
+ * memory; once the ULT has yielded (the run saw it has to stop and returned), freed. */
+static ABT_sched early_sched;
+static ABT_pool early_to;
+static int early_rc, late_rc;
+
+static void replace_then_free(void *arg)
+{
+    (void)arg;
+    ABT_xstream self;
+    early_rc = late_rc = -1;
+    if (ABT_self_get_xstream(&self) != ABT_SUCCESS ||
+        ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, 1, &early_to) != ABT_SUCCESS) {
+        return;
+    }
+    early_rc = ABT_sched_free(&early_sched);
+    ABT_thread_yield(); /* the new scheduler runs it again, once the old run has returned */
+    late_rc = ABT_sched_free(&early_sched);
+}
+
+static void free_while_running(void)
+{
+    ABT_pool from;
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &from),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &early_to),
+              ABT_SUCCESS);
+    int freed = inner_free_n;
+    CHECK_INT(ABT_sched_create(&inner_def, 1, &from, ABT_SCHED_CONFIG_NULL, &early_sched),
+              ABT_SUCCESS);
+    ABT_xstream xs;
+    CHECK_INT(ABT_xstream_create(early_sched, &xs), ABT_SUCCESS);
+    ABT_thread t;
+    CHECK_INT(ABT_thread_create(from, replace_then_free, NULL, ABT_THREAD_ATTR_NULL, &t),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(early_rc, ABT_ERR_SCHED);
+    CHECK_INT(late_rc, ABT_SUCCESS);
+    CHECK_INT(inner_free_n - freed, 1);
+    CHECK_INT(inner_freed_in_run, 0);
+    CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&from), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&early_to), ABT_SUCCESS);
+}
+
 /* ---- Moving the main ULT ------------------------------------------------------------------ */
 
 static int moved, move_errors;
@@ -732,6 +782,7 @@ int main(void)
     CHECK_INT(n_free, NSTREAMS + 2);
     move_main_ult();
     replaced_under_main();
+    free_while_running();
     CHECK_INT(ABT_key_free(&inner_key), ABT_SUCCESS);
 
     CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
