@@ -38,7 +38,12 @@
  * The scheduler's context. Schedulers run on the stream's own context, not on a ULT as in
  * Argobots (stream->current is NULL there). Self queries made there (a user scheduler's run
  * function, user pool functions) answer for a stand-in, the scheduler as a ULT
- * (goabt_stream_sched_self): a descriptor that no pool, switch or join ever sees.
+ * (goabt_stream_sched_self): a descriptor that no pool, switch or join ever sees. A wait there
+ * (a run function may block on any synchronization object or join, as a ULT may) blocks the
+ * stream's thread, as an external thread's: nothing below the scheduler would run meanwhile.
+ * On the primary, whose scheduler runs on activations abandoned when the main ULT resumes, a
+ * user scheduler's run function has a stack of its own, so that it goes on where it left off
+ * once it has run the main ULT (sched_user.c, "The primary's run stack").
  *
  * Blocking. There is one way to block a ULT and one way to wake it (unit.c):
  *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted as blocked in its
@@ -254,6 +259,11 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
 
 /* A scheduler (ABT_sched): pools in priority order. */
 #define GOABT_SCHED_MAX_POOLS 64
+/* The stack a scheduler that runs as a ULT gets, as Argobots gives one (ABT_SCHED_STACKSIZE's
+ * default): a stacked scheduler's ULT (sched_stacked.c), the primary's run stack
+ * (sched_user.c). Units it runs may run on it (tasklets), and only the pages touched are ever
+ * backed. */
+#define GOABT_SCHED_STACKSIZE (4u << 20)
 /* How many free ULT stacks a stream keeps at hand (unit.c). */
 #define GOABT_STREAM_STACKS 128
 /* What a scheduler is used as (sched->used). */
@@ -278,6 +288,10 @@ struct ABT_sched_opaque {
     /* Replaced as a stream's main scheduler while its run function was live there: retired
      * (freed, automatic pools and all) when that run returns, not under it. */
     int retire_deferred;
+    /* Its run function runs as a stream's main scheduler (goabt_user_sched_run) and has not
+     * returned, replaced or not (on the primary it may wait below the main ULT): ABT_sched_free
+     * refuses it meanwhile, as it refuses one in use. Atomic. */
+    int in_run;
     ABT_sched_def def;
     void *data;      /* ABT_sched_set_data */
     goabt_pool *pools[GOABT_SCHED_MAX_POOLS];
@@ -320,7 +334,8 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     void *after_arg;
     /* Child runs in progress (goabt_unit_run_child: a ULT, a stacked scheduler's say, runs
      * another unit): while there is one, sched_ctx is the running parent ULT's, and sys_ctx
-     * the stream's own scheduler's, on the system stack, where the gate takes Go calls. */
+     * the stream's own scheduler's, on the system stack, where the gate takes Go calls (or,
+     * while run_live, the primary's activation's: below). */
     int nested;
     goabt_ctx sys_ctx;
     int main_handoff;     /* primary only, atomic: another stream popped the main ULT */
@@ -357,9 +372,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* A stacked scheduler stepped aside for want of work since a unit was last run as a child
      * here (sched_stacked.c): its parent steps aside in turn. */
     int aside;
-    /* The user scheduler whose run function is live on this stream's own stack (called by
-     * goabt_user_sched_run, not returned yet), or NULL: one replaced meanwhile is retired
-     * only once that run returns (goabt_sched_retire). */
+    /* The user scheduler whose run function is live on this stream (called by
+     * goabt_user_sched_run, not returned yet: on the primary it may be waiting for the main
+     * ULT, run_ctx), or NULL: one replaced meanwhile is retired only once that run returns
+     * (goabt_sched_retire). */
     goabt_sched *user_run;
     /* The scheduler as a ULT, for self queries from its context (goabt_stream_sched_self);
      * made there on the first, by the stream's own thread; freed with the stream. */
@@ -369,6 +385,18 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     goabt_after_fn no_stack_fn;
     void *no_stack_arg;
     goabt_unit *no_stack_target;
+    /* Primary only: a user scheduler's run function runs on a stack of its own, not on the
+     * activation below the main ULT, so that its frames outlive the activation when it runs
+     * the main ULT (sched_user.c, "The primary's run stack"). run_stack: that mapping (its
+     * lowest page a guard, from the Go core), NULL until first needed, freed with the stream.
+     * run_live: the scheduler's context is on it now (the run started or resumed, not waiting
+     * for the main ULT): sys_ctx is then the activation's, where the gate takes Go calls.
+     * run_ctx: the run's context while it waits for the main ULT to step aside, else NULL. */
+    void *run_stack;
+    size_t run_stack_size;
+    unsigned vg_run_stack; /* valgrind's id of it (valgrind build), or 0 */
+    int run_live;
+    goabt_ctx run_ctx;
 };
 
 /* Runtime-wide state read by the C paths; core.Runtime decides it (through capi/runtime.go). */
@@ -694,14 +722,20 @@ static inline void goabt_sched_after_switch(goabt_stream *s)
 
 /* A user scheduler's turn on stream s (sched_user.c): runs sc's run function until it returns;
  * then 1 if s has to end (its scheduler finished), 0 to go on with s's scheduler (replaced
- * meanwhile, or run again). May not return (the primary resumes the main ULT). */
+ * meanwhile, or run again). May not return (the primary resumes the main ULT: the run, on a
+ * stack of its own there, waits in s->run_ctx). */
 int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
+/* The primary's activation, s->run_ctx set: the run waiting for the main ULT goes on where it
+ * left off; once it has returned, as goabt_user_sched_run after the run (may not return). */
+void goabt_user_sched_resume(goabt_stream *s) GOABT_HIDDEN;
+/* Gives s's run stack, if it has one, back to the Go core (the stream is freed). */
+void goabt_user_sched_stack_free(goabt_stream *s) GOABT_HIDDEN;
 /* Frees old, an automatic scheduler that s no longer runs (ABT_xstream_set_main_sched replaced
  * it), with its automatic pools: units queued there move to s's scheduler's first pool, and a
  * pool that parked ULTs still name forwards them there (xstream.c). */
 void goabt_sched_retire(goabt_stream *s, goabt_sched *old) GOABT_HIDDEN;
-/* The user scheduler whose run function s's stack held is gone from it (the main ULT resumed
- * over it, or it returned): a deferred retirement happens now. */
+/* The user scheduler whose run function s ran has returned: a deferred retirement happens
+ * now. */
 void goabt_sched_user_run_over(goabt_stream *s) GOABT_HIDDEN;
 /* Whether sc has to stop on s: exit asked, or finish asked (of sc, or of s when sc is its main
  * scheduler) and no work is left, or s runs another scheduler now. */
@@ -799,10 +833,11 @@ int goabt_stack_guard_inside(void) GOABT_HIDDEN;
  * running on the new frames (its noreturn hook, say) would report them. */
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
-#define GOABT_UNPOISON_STACK(u) ASAN_UNPOISON_MEMORY_REGION((u)->stack, (char *)(u)->top - (char *)(u)->stack)
+#define GOABT_UNPOISON(lo, hi) ASAN_UNPOISON_MEMORY_REGION((lo), (char *)(hi) - (char *)(lo))
 #else
-#define GOABT_UNPOISON_STACK(u) ((void)0)
+#define GOABT_UNPOISON(lo, hi) ((void)0)
 #endif
+#define GOABT_UNPOISON_STACK(u) GOABT_UNPOISON((u)->stack, (u)->top)
 /* Gives u, about to run for the first time on s (the calling thread's stream), a stack of
  * u->stacksize usable bytes, from s's caches if it can (unit.c); 0, or -1 when none can be
  * mapped (out of memory). */
@@ -947,11 +982,14 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
 void goabt_unit_run_child(goabt_unit *u) GOABT_HIDDEN;
 /* The main ULT, ready and in no pool, was taken on s to be run. It lives on the main thread's
  * stack: the primary's own scheduler (s primary, no unit running) resumes it at once (no
- * return); anyone else hands it to that scheduler, and a ULT on the primary steps aside
- * (yields) for the scheduler below it to notice. */
+ * return, but to a user scheduler's run: goabt_unit_resume_main); anyone else hands it to that
+ * scheduler, and a ULT on the primary steps aside (yields) for the scheduler below it to
+ * notice. */
 void goabt_unit_hand_main(goabt_stream *s) GOABT_HIDDEN;
-/* Resumes the main ULT on the primary stream s. */
-void goabt_unit_resume_main(goabt_stream *s) __attribute__((noreturn)) GOABT_HIDDEN;
+/* Resumes the main ULT on the primary stream s, from its scheduler's context. No return, but
+ * from a user scheduler's run on its own stack (s->run_live): the run waits, and this returns
+ * once the main ULT has stepped aside again (sched_user.c). */
+void goabt_unit_resume_main(goabt_stream *s) GOABT_HIDDEN;
 /* Descriptor and stack caches: s's go to the global ones (stream deletion); the global ones go
  * to the Go core (finalize). */
 void goabt_units_cache_release(goabt_stream *s) GOABT_HIDDEN;

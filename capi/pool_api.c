@@ -388,7 +388,8 @@ int ABT_sched_free(ABT_sched *sched)
     if (sched == NULL) return ABT_ERR_INV_SCHED;
     goabt_sched *s = goabt_sched_of(*sched);
     if (s == NULL) return ABT_ERR_INV_SCHED;
-    if (s->used) return ABT_ERR_SCHED;
+    /* In use, or its run function is still live (replaced while it ran: it returns first). */
+    if (s->used || __atomic_load_n(&s->in_run, __ATOMIC_ACQUIRE)) return ABT_ERR_SCHED;
     goabt_sched_delete(s);
     *sched = ABT_SCHED_NULL;
     return ABT_SUCCESS;

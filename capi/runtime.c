@@ -67,10 +67,12 @@ void goabt_gate(void (*fn)(void *), void *arg)
     }
     goabt_unit *u = s->current;
     /* On a ULT stack: a ULT runs (not the main ULT, which runs on the main stack), or a child
-     * run is in progress (then even the scheduler code in between, after-switch callbacks
-     * and tasklets, runs on the parent ULT's stack). */
-    if (s->nested > 0 || (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN))) {
-        char *top = (char *)(s->nested > 0 ? s->sys_ctx : s->sched_ctx) - GATE_MARGIN;
+     * run is in progress, or the primary's user scheduler runs on its own stack (then even the
+     * scheduler code in between, after-switch callbacks and tasklets, runs off the system
+     * stack, which sys_ctx names). */
+    int above = s->nested > 0 || s->run_live;
+    if (above || (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN))) {
+        char *top = (char *)(above ? s->sys_ctx : s->sched_ctx) - GATE_MARGIN;
         goabt_vg_stack_hop(top); /* valgrind build only (valgrind_stacks.h) */
         goabt_gate_call(fn, arg, top);
     } else {
@@ -170,8 +172,10 @@ void goabt_engine_finalize(void)
     goabt_stream *p = goabt_rt.primary;
     goabt_trace_finalize_begin();
     /* Run what is left in the primary's pools (and wait for its parked ULTs): the main ULT
-     * steps aside, out of every pool, until the scheduler finds no work. */
-    if (goabt_sched_has_work(p->sched)) {
+     * steps aside, out of every pool, until the scheduler finds no work. A user scheduler's
+     * run that ran the main ULT is waiting for it on its own stack (sched_user.c): it goes on,
+     * finds it has to stop and returns, as in Argobots, before its scheduler is freed. */
+    if (goabt_sched_has_work(p->sched) || p->run_ctx != NULL) {
         __atomic_or_fetch(&p->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
         goabt_unit_switch_out(p, goabt_rt.main_unit, finalize_parked, NULL);
     }

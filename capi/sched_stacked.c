@@ -19,10 +19,6 @@
 #include "engine.h"
 #include "wait.h"
 
-/* A stacked scheduler's ULT gets the stack Argobots gives one (ABT_SCHED_STACKSIZE's default):
- * tasklets it runs run on it, and only the pages they touch are ever backed. */
-#define SCHED_ULT_STACKSIZE (4u << 20)
-
 void goabt_sched_ult_events(goabt_sched *sc, int idle)
 {
     if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 && goabt_timers_due()) {
@@ -84,7 +80,7 @@ int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
     __atomic_store_n(&sc->finish_req, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&sc->exit_req, 0, __ATOMIC_RELAXED);
     goabt_attr attr = {.migratable = ABT_TRUE, .magic = GOABT_MAGIC_ATTR,
-                       .stacksize = SCHED_ULT_STACKSIZE};
+                       .stacksize = GOABT_SCHED_STACKSIZE};
     int rc = goabt_unit_create(p, GOABT_ULT, stacked_main, sc, &attr, 0, NULL);
     if (rc != ABT_SUCCESS) __atomic_store_n(&sc->used, GOABT_SCHED_UNUSED, __ATOMIC_RELEASE);
     return rc;

@@ -10,17 +10,21 @@
  * returns once the unit switches back. run returns when ABT_sched_has_to_stop says so: the
  * stream ends (a secondary), or the primary resumes the main ULT in ABT_finalize, or the stream
  * goes on with the scheduler ABT_xstream_set_main_sched gave it meanwhile. On the primary the
- * scheduler runs below the suspended main ULT (engine.h, rule 5): when the main ULT is resumed
- * (popped from a pool, or handed over by another stream and noticed in
- * ABT_xstream_check_events), the run function's frames are left behind and run starts afresh
- * the next time the main ULT steps aside, as goabt's own loop does. A scheduler may also run as
- * a ULT of another (ABT_pool_add_sched, sched_stacked.c): its run function then runs on that
- * ULT, and run_unit runs each unit as the ULT's child (goabt_unit_run_child), as any ULT may
- * with ABT_self_schedule. */
+ * run function has a stack of its own ("The primary's run stack" below): when it resumes the
+ * main ULT (popped from a pool, or handed over by another stream and noticed in
+ * ABT_xstream_check_events), it waits there and goes on where it left off the next time the
+ * main ULT steps aside. A run function may block on any synchronization object or join, as a
+ * ULT may: the stream's thread waits (the scheduler has nothing below it to run meanwhile), as
+ * from an external thread. A scheduler may also run as a ULT of another (ABT_pool_add_sched,
+ * sched_stacked.c): its run function then runs on that ULT (a wait parks it), and run_unit runs
+ * each unit as the ULT's child (goabt_unit_run_child), as any ULT may with ABT_self_schedule. */
 #include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "args.h"
 #include "engine.h"
+#include "gocalls.h"
+#include "valgrind_stacks.h"
 #include "wait.h"
 
 int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc)
@@ -36,10 +40,12 @@ int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc)
     return finish && !goabt_sched_has_work(sc);
 }
 
-int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc)
+/* What follows a run's return on s: 1 if s has to end (a secondary whose scheduler finished),
+ * 0 to go on with s's scheduler (replaced meanwhile, or run again); on the primary finishing,
+ * no return (the main ULT resumes). */
+static int run_returned(goabt_stream *s, goabt_sched *sc)
 {
-    s->user_run = sc;
-    sc->def.run(sc);
+    __atomic_store_n(&sc->in_run, 0, __ATOMIC_RELEASE);
     if (s->sched != sc) {
         goabt_sched_user_run_over(s); /* replaced: retired now if it was automatic */
         return 0;                     /* and the stream goes on with the new one */
@@ -59,6 +65,88 @@ int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc)
         return 0;
     }
     return 1; /* a secondary stream ends with its main scheduler */
+}
+
+/* ---- The primary's run stack ------------------------------------------------------------------
+ *
+ * The primary's scheduler runs on activations of the main stack, below the suspended main ULT,
+ * and each is abandoned when the main ULT resumes (engine.h). goabt's loop keeps nothing there,
+ * but a run function keeps its state in its frames, and runs the main ULT from the middle of
+ * them (ABT_xstream_run_unit, ABT_xstream_check_events): started afresh at the next activation,
+ * it would do again what it had done, such as a round of a barrier its peers passed long ago
+ * (they then wait for it forever). So on the primary a run function runs on a stack of its own,
+ * of the size Argobots gives a scheduler's ULT (GOABT_SCHED_STACKSIZE), made once and kept with
+ * the stream. When it runs the main ULT, the run waits there (s->run_ctx, goabt_unit_resume_main),
+ * and the next activation resumes it where it left off (goabt_user_sched_resume): the main ULT
+ * runs on top of the run, as in Argobots, where both are ULTs. Its code is still the
+ * scheduler's context (s->current NULL): self queries answer for the scheduler as a ULT, and a
+ * wait there (mutex, barrier, join ...) blocks the stream's thread, as on a secondary, until
+ * the waker wakes it. Go calls from the run, and from the units it runs, take the gate to the
+ * activation's stack (s->sys_ctx, with s->run_live set). */
+
+/* The run's first code, on its stack: runs sc's run function, then goes back to the activation
+ * that started or last resumed it. */
+__attribute__((noreturn)) static void run_entry(void *arg)
+{
+    goabt_stream *s = arg;
+    goabt_sched *sc = s->user_run;
+    sc->def.run(sc);
+    s->run_live = 0;
+    goabt_ctx_jump(s->sys_ctx); /* the stack is free for the next run */
+}
+
+/* A fresh run's context on s's run stack, which is made the first time. */
+static goabt_ctx run_start(goabt_stream *s)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (s->run_stack == NULL) {
+        size_t mapped = 0;
+        void *m = goabt_stack_get(GOABT_SCHED_STACKSIZE, &mapped);
+        if (m == NULL) goabt_die("out of memory for the primary scheduler's stack (mmap failed)");
+        s->run_stack = m;
+        s->run_stack_size = mapped;
+        s->vg_run_stack = goabt_vg_stack_register((char *)m + page, (char *)m + mapped);
+    }
+    char *top = (char *)s->run_stack + s->run_stack_size;
+    GOABT_UNPOISON((char *)s->run_stack + page, top); /* the last run jumped away from its frames */
+    return goabt_ctx_make(top, run_entry, s);
+}
+
+/* From the activation: runs the run whose context is ctx until it returns (back here), or runs
+ * the main ULT (then this activation is abandoned). */
+static void run_switch(goabt_stream *s, goabt_ctx ctx)
+{
+    s->run_ctx = NULL;
+    s->run_live = 1;
+    goabt_ctx_switch(&s->sys_ctx, ctx);
+}
+
+void goabt_user_sched_resume(goabt_stream *s)
+{
+    goabt_sched *sc = s->user_run;
+    run_switch(s, s->run_ctx);
+    run_returned(s, sc);
+}
+
+void goabt_user_sched_stack_free(goabt_stream *s)
+{
+    if (s->run_stack == NULL) return;
+    goabt_vg_stack_deregister(s->vg_run_stack);
+    goabt_stack_put(s->run_stack, s->run_stack_size);
+    s->run_stack = NULL;
+    s->vg_run_stack = 0;
+}
+
+int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc)
+{
+    s->user_run = sc;
+    __atomic_store_n(&sc->in_run, 1, __ATOMIC_RELEASE);
+    if (s->is_primary) {
+        run_switch(s, run_start(s));
+    } else {
+        sc->def.run(sc); /* on the stream's own stack */
+    }
+    return run_returned(s, sc);
 }
 
 /* ---- Creating ------------------------------------------------------------------------------ */

@@ -122,6 +122,7 @@ void goabt_stream_delete(goabt_stream *s)
     sc->used = GOABT_SCHED_UNUSED;
     if (sc->automatic) goabt_sched_delete(sc);
     goabt_units_cache_release(s);
+    goabt_user_sched_stack_free(s); /* the primary's run stack, if it had one */
     /* A push that found s asleep may still be about to wake it. */
     for (unsigned spins = 0; __atomic_load_n(&s->wakers, __ATOMIC_ACQUIRE) != 0; spins++) {
         goabt_backoff(spins);

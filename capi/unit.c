@@ -646,8 +646,6 @@ void goabt_unit_resume_main(goabt_stream *s)
 {
     goabt_unit *m = goabt_rt.main_unit;
     s->main_child = 0; /* whatever ran for it is over */
-    /* A user scheduler's run that resumes the main ULT is left behind for good (sched_user.c). */
-    if (s->user_run != NULL) goabt_sched_user_run_over(s);
     /* The main ULT runs again after a yield or a wait: a tool sees it run, as any ULT popped
      * by a scheduler. One that lent its stream to a child (goabt_unit_run_child) or to the
      * scheduler (ABT_self_schedule) never stopped running: no event. */
@@ -657,6 +655,17 @@ void goabt_unit_resume_main(goabt_stream *s)
     m->last_stream = s;
     __atomic_store_n(&m->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
     s->current = m;
+    if (s->run_live) {
+        /* From a user scheduler's run on its own stack: the run waits there, and goes on from
+         * here when the main ULT steps aside again (primary_activation, sched_user.c). */
+        s->run_live = 0;
+        /* The activation below the main ULT is left with its frames: under AddressSanitizer
+         * their poison goes, as a jump's would (the hook the compiler puts before a noreturn
+         * call clears the stack it leaves), or ASan's own code there would report it later. */
+        GOABT_UNPOISON(s->sys_ctx, m->ctx);
+        goabt_ctx_switch(&s->run_ctx, m->ctx);
+        return;
+    }
     goabt_ctx_jump(m->ctx);
 }
 
@@ -689,7 +698,7 @@ void goabt_unit_run_child(goabt_unit *u)
      * saved context in a local of self's meanwhile; the gate finds the system stack in
      * sys_ctx. u comes back on this same stream: it switches out only to the stream it runs on. */
     goabt_ctx parent = s->sched_ctx;
-    if (s->nested++ == 0) s->sys_ctx = parent;
+    if (s->nested++ == 0 && !s->run_live) s->sys_ctx = parent; /* else the activation's, kept */
     goabt_unit_run(s, u);
     s->nested--;
     s->sched_ctx = parent;
@@ -699,7 +708,10 @@ void goabt_unit_run_child(goabt_unit *u)
 void goabt_unit_hand_main(goabt_stream *s)
 {
     goabt_unit *self = s->current;
-    if (s->is_primary && self == NULL) goabt_unit_resume_main(s);
+    if (s->is_primary && self == NULL) {
+        goabt_unit_resume_main(s); /* returns only to a user scheduler's run */
+        return;
+    }
     __atomic_store_n(&goabt_rt.primary->main_handoff, 1, __ATOMIC_SEQ_CST);
     goabt_stream_wake(goabt_rt.primary);
     if (self != NULL && s->is_primary) goabt_unit_yield(); /* the scheduler below notices */
@@ -711,6 +723,8 @@ __attribute__((noreturn)) static void primary_activation(void *arg)
     goabt_stream *s = arg;
     s->current = NULL;
     goabt_sched_after_switch(s);
+    /* A user scheduler's run that ran the main ULT goes on where it left off (sched_user.c). */
+    if (s->run_ctx != NULL) goabt_user_sched_resume(s);
     goabt_sched_loop(s);
     __builtin_unreachable();
 }

@@ -247,9 +247,9 @@ static int sched_has_pool(goabt_sched *sc, goabt_pool *p)
 /* Replaces s's main scheduler with sc. The loop of s picks sc up at its next round. Units queued
  * in pools that go away with the old scheduler move to sc's first pool, and so does the caller
  * if its pool is one of the old scheduler's. An old user scheduler whose run function is still
- * on s's stack, below the caller (it ran the caller with ABT_xstream_run_unit), is retired when
- * that run returns (it sees ABT_sched_has_to_stop), as in Argobots: freed now, it would run on
- * in freed memory. */
+ * live on s, below the caller (it ran the caller with ABT_xstream_run_unit; on the primary it
+ * may wait below the main ULT it ran, sched_user.c), is retired when that run returns (it sees
+ * ABT_sched_has_to_stop), as in Argobots: freed now, it would run on in freed memory. */
 static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *self)
 {
     goabt_sched *old = s->sched;
@@ -318,6 +318,10 @@ int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
     int rc = stream_sched(sched, &sc);
     if (rc != ABT_SUCCESS) return rc;
     replace_main_sched(s, sc, s == self_stream ? self : NULL);
+    /* A replaced user scheduler of the primary whose run ran the main ULT waits below it for it
+     * to step aside (sched_user.c): the caller yields until that run has seen it has to stop
+     * and returned, as Argobots' caller waits for the old scheduler to finish. */
+    while (s->run_ctx != NULL && s->user_run != s->sched) goabt_unit_yield();
     return ABT_SUCCESS;
 }
 

@@ -405,8 +405,12 @@ ABT_API_PUBLIC int ABT_xstream_get_rank(ABT_xstream xstream, int *rank);
 /* Make sched (ABT_SCHED_NULL: a new default one) the main scheduler of xstream; the stream's loop
  * takes it up at its next round. A running stream can only be changed by a ULT running on it
  * (else ABT_ERR_XSTREAM_STATE); the caller and the units queued in pools that go away with an
- * automatic old scheduler move to the new scheduler's first pool. ABT_ERR_INV_XSTREAM from an
- * external thread, ABT_ERR_INV_THREAD from a tasklet, ABT_ERR_INV_SCHED for a scheduler in use. */
+ * automatic old scheduler move to the new scheduler's first pool. An old user scheduler's run
+ * function that is still running (below the caller) sees ABT_sched_has_to_stop and returns at
+ * its next look, and only then is the old scheduler freed if it is automatic; one that ran the
+ * primary's main ULT, the caller, returns before this does (the caller yields to it meanwhile).
+ * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet,
+ * ABT_ERR_INV_SCHED for a scheduler in use. */
 ABT_API_PUBLIC int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched);
 
 /* Make a new predefined scheduler predef over num_pools pools (pools may be NULL: new pools) the
@@ -573,7 +577,8 @@ typedef void (*ABT_sched_run_fn)(ABT_sched);
 typedef int (*ABT_sched_free_fn)(ABT_sched);
 typedef ABT_pool (*ABT_sched_get_migr_pool_fn)(ABT_sched);
 
-/* Definition of a user-defined scheduler (type is ignored). */
+/* Definition of a user-defined scheduler (type is ignored: ABT_SCHED_TYPE_ULT and _TASK
+ * schedulers behave alike). */
 typedef struct {
     ABT_sched_type type;
     ABT_sched_init_fn init;
@@ -587,9 +592,14 @@ typedef struct {
  * error is returned, and def->free is not called). Not freed automatically unless config sets
  * ABT_sched_config_automatic. A stream whose main scheduler it is calls def->run, which pops
  * units and runs them with ABT_xstream_run_unit (or ABT_self_schedule) until
- * ABT_sched_has_to_stop says so; def->free runs when the scheduler is freed. ABT_ERR_INV_ARG
- * when newsched, def or def->run is NULL or num_pools is out of range, ABT_ERR_INV_POOL,
- * ABT_ERR_MEM; *newsched is ABT_SCHED_NULL on error. */
+ * ABT_sched_has_to_stop says so; def->free runs when the scheduler is freed. A call of run
+ * goes on where it left off after each unit it runs until it returns, also on the primary
+ * stream, where it runs the main ULT like any unit (on a 4 MiB stack of its own there: a call
+ * is never abandoned). Self queries there answer for the scheduler as a ULT; run may block on
+ * any synchronization object (mutex, cond, rwlock, barrier, eventual, future) or join, as a ULT
+ * may, and its stream runs nothing else until it is woken. ABT_ERR_INV_ARG when newsched, def
+ * or def->run is NULL or num_pools is out of range, ABT_ERR_INV_POOL, ABT_ERR_MEM; *newsched
+ * is ABT_SCHED_NULL on error. */
 ABT_API_PUBLIC int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools,
                                     ABT_sched_config config, ABT_sched *newsched);
 
@@ -603,7 +613,8 @@ ABT_API_PUBLIC int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools
 
 /* Free the scheduler *sched (with its automatic pools that no other scheduler uses) and set *sched
  * to ABT_SCHED_NULL. ABT_ERR_INV_SCHED for a NULL pointer or invalid handle, ABT_ERR_SCHED while it
- * is an execution stream's main scheduler. */
+ * is an execution stream's main scheduler, or was replaced as one while its run function ran and
+ * that run has not returned yet. */
 ABT_API_PUBLIC int ABT_sched_free(ABT_sched *sched);
 
 /* Attach the user pointer data to sched, typically from its init function. ABT_ERR_INV_SCHED for an

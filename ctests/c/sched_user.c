@@ -17,11 +17,14 @@
  *    secondaries): the replaced scheduler's run function, still below the ULT, sees
  *    ABT_sched_has_to_stop and returns, and only then is it freed (an automatic one), with its
  *    data intact until then;
- *  - on the primary, a replaced user scheduler whose run goes on to the main ULT is retired as
- *    the main ULT resumes, and the main ULT goes back to the new scheduler's pool; one replaced
- *    and put back at once stays;
+ *  - on the primary, a replaced user scheduler whose run goes on to the main ULT is retired
+ *    once that run, resumed when the main ULT steps aside, sees it has to stop and returns
+ *    (before ABT_xstream_set_main_sched returns when the main ULT replaced it), and the main
+ *    ULT goes back to the new scheduler's pool; one replaced and put back at once stays;
  *  - a user scheduler on the primary moves the main ULT's unit from one of its pools to another
  *    (ABT_pool_pop, ABT_pool_push) before it runs it, on each of the main ULT's yields;
+ *  - a ULT that replaced its stream's user scheduler frees it: refused while the old run is
+ *    live below the ULT, done once it has returned;
  *  - bad input: no definition or no run function, init failing (its error is returned), invalid
  *    handles. (Units run from a ULT, and check_events there: sched_stacked.c.)
  * Every wait is bounded. */
@@ -319,9 +322,8 @@ static int inner_free(ABT_sched sched)
 {
     inner_data_t *d = NULL;
     ABT_sched_get_data(sched, (void **)&d);
-    /* On the primary, a run that the main ULT was resumed over is left behind for good (it
-     * never returns, its flag stays set): only a secondary's run can be checked this way. */
-    if (d->in_run && !d->on_primary) __atomic_add_fetch(&inner_freed_in_run, 1, __ATOMIC_RELAXED);
+    /* Its run has returned, on the primary too (where it may have run the main ULT). */
+    if (d->in_run) __atomic_add_fetch(&inner_freed_in_run, 1, __ATOMIC_RELAXED);
     free(d);
     __atomic_add_fetch(&inner_free_n, 1, __ATOMIC_RELAXED);
     return ABT_SUCCESS;
@@ -362,17 +364,16 @@ static void replace_own_sched(void *arg)
         }
         if (rc != ABT_SUCCESS) return;
         int rank = -1;
-        ABT_bool on_primary = ABT_TRUE;
-        if (ABT_self_get_xstream_rank(&rank) != ABT_SUCCESS || rank < 0 || rank >= MAX_RANKS ||
-            ABT_self_on_primary_xstream(&on_primary) != ABT_SUCCESS) {
+        if (ABT_self_get_xstream_rank(&rank) != ABT_SUCCESS || rank < 0 || rank >= MAX_RANKS) {
             return;
         }
         int back = __atomic_load_n(&inner_back_on[rank], __ATOMIC_RELAXED);
         ABT_thread_yield(); /* the new scheduler runs it */
         /* A replaced inner scheduler's run (live below this ULT) got its stream back at that
          * yield, as from any unit it runs, whatever else is ready: only there does it see that
-         * it has to stop (on a secondary: on the primary the main ULT may take over first). */
-        if (i % 2 == 1 && !on_primary &&
+         * it has to stop (on the primary too: one that ran the main ULT meanwhile waited for it
+         * and went on). */
+        if (i % 2 == 1 &&
             __atomic_load_n(&inner_back_on[rank], __ATOMIC_RELAXED) == back) {
             __atomic_add_fetch(&replaced_run_kept, 1, __ATOMIC_RELAXED);
         }
@@ -438,9 +439,11 @@ static void replace_from_inside(void)
  *
  * On the primary, an automatic user scheduler U (its pool made for it, automatic too) runs a
  * ULT that replaces it; U's run goes on to the main ULT, queued in U's pool, before it looks
- * whether it has to stop: U and its pool are retired as the main ULT resumes, and the main ULT
- * must then go back to the new scheduler's pool, not the freed one (ASan sees it). Then a ULT
- * replaces U and puts it back at once: U stays, and is not retired under the stream. */
+ * whether it has to stop: U and its pool are retired once the run, resumed as the main ULT
+ * yields, has returned, and the main ULT must then go back to the new scheduler's pool, not the
+ * freed one (ASan sees it). Then a ULT replaces U and puts it back at once: U stays, and is not
+ * retired under the stream; the main ULT replaces it at last, and its run (which ran the main
+ * ULT) returns before ABT_xstream_set_main_sched does: U is freed by then. */
 static ABT_sched under_u;
 static ABT_pool under_keep;
 static int under_errors;
@@ -508,6 +511,54 @@ static void replaced_under_main(void)
     CHECK_INT(under_errors, 0);
     CHECK_INT(inner_freed_in_run, 0);
     CHECK_INT(ABT_pool_free(&under_keep), ABT_SUCCESS);
+}
+
+/* ---- Freed while its run runs ----------------------------------------------------------------
+ *
+ * A ULT that replaced its stream's user scheduler (not automatic) frees it: refused
+ * (ABT_ERR_SCHED) while the old run is still live below the ULT, which would go on in freed
+ * memory; once the ULT has yielded (the run saw it has to stop and returned), freed. */
+static ABT_sched early_sched;
+static ABT_pool early_to;
+static int early_rc, late_rc;
+
+static void replace_then_free(void *arg)
+{
+    (void)arg;
+    ABT_xstream self;
+    early_rc = late_rc = -1;
+    if (ABT_self_get_xstream(&self) != ABT_SUCCESS ||
+        ABT_xstream_set_main_sched_basic(self, ABT_SCHED_DEFAULT, 1, &early_to) != ABT_SUCCESS) {
+        return;
+    }
+    early_rc = ABT_sched_free(&early_sched);
+    ABT_thread_yield(); /* the new scheduler runs it again, once the old run has returned */
+    late_rc = ABT_sched_free(&early_sched);
+}
+
+static void free_while_running(void)
+{
+    ABT_pool from;
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &from),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &early_to),
+              ABT_SUCCESS);
+    int freed = inner_free_n;
+    CHECK_INT(ABT_sched_create(&inner_def, 1, &from, ABT_SCHED_CONFIG_NULL, &early_sched),
+              ABT_SUCCESS);
+    ABT_xstream xs;
+    CHECK_INT(ABT_xstream_create(early_sched, &xs), ABT_SUCCESS);
+    ABT_thread t;
+    CHECK_INT(ABT_thread_create(from, replace_then_free, NULL, ABT_THREAD_ATTR_NULL, &t),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
+    CHECK_INT(early_rc, ABT_ERR_SCHED);
+    CHECK_INT(late_rc, ABT_SUCCESS);
+    CHECK_INT(inner_free_n - freed, 1);
+    CHECK_INT(inner_freed_in_run, 0);
+    CHECK_INT(ABT_xstream_free(&xs), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&from), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&early_to), ABT_SUCCESS);
 }
 
 /* ---- Moving the main ULT ------------------------------------------------------------------ */
@@ -731,6 +782,7 @@ int main(void)
     CHECK_INT(n_free, NSTREAMS + 2);
     move_main_ult();
     replaced_under_main();
+    free_while_running();
     CHECK_INT(ABT_key_free(&inner_key), ABT_SUCCESS);
 
     CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
