@@ -73,9 +73,14 @@ func TestValgrind(t *testing.T) {
 		"go_env": "time: the whole Argobots program four ways, through Go pools (memory-safe Go; " +
 			"their C side runs here in go_api)",
 		"sched_predef": "time: 240 execution streams made and joined, one per trial",
+		// Its other variants run: this one lifts the guard page with mprotect from a SIGSEGV
+		// handler and returns into the faulting write, which valgrind reports as invalid
+		// accesses of the handler's frames on the signal stack.
+		"stack_guard_place/strict": "a guard lifted from inside a SIGSEGV handler",
 	}
 	for name := range skip {
-		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", name+".c"), "a program left out must exist")
+		base, _, _ := strings.Cut(name, "/")
+		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", base+".c"), "a program left out must exist")
 	}
 	// Programs whose bounded waits (multi-stream rounds, watchdogs) expired under valgrind in
 	// runs of make test on 2 cores even one program at a time: they stay in the plain and ASan
