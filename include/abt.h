@@ -250,7 +250,9 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  *                    ABT_self_exit): catches overflows that fault nowhere, on stacks the
  *                    program gave (ABT_thread_attr_set_stack) and unguarded slab stacks;
  *   none, or any other value (as in Argobots)  no check: the guard pages stay where they are,
- *                    but a ULT that runs into one dies by a bare SIGSEGV.
+ *                    but a ULT that runs into one dies by a bare SIGSEGV. Any other value
+ *                    (a typo, say) also gets one line on stderr naming it and saying none is
+ *                    used, once per process, as other values goabt cannot use do.
  * Outside none, when the running ULT faults in its guard page (or just below its stack, its
  * stack pointer below too), or its canary is found broken, goabt writes one line on stderr,
  *   goabt: stack overflow: ULT <id> (function <name> at <address>) ran off its <size>-byte
