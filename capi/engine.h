@@ -847,6 +847,8 @@ void goabt_leaks_at_init(void) GOABT_HIDDEN;
 void goabt_leaks_report(void) GOABT_HIDDEN;
 /* When golib.c has loaded the Go core: GOABT_CHECK_LEAKS for OPAL objects (opal.c). */
 void goabt_opal_leaks_at_load(int mode, int exit_status) GOABT_HIDDEN;
+/* In the child of every fork, from golib.c's handler: OPAL's C locks are free (opal.c). */
+void goabt_opal_forked(void) GOABT_HIDDEN;
 #define GOABT_LEAK_NOTE(kind, obj)                                                            \
     do {                                                                                      \
         if (__builtin_expect(__atomic_load_n(&goabt_leak_check, __ATOMIC_RELAXED) != 0, 0)) {  \

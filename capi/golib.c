@@ -31,12 +31,13 @@ static int forked_warned; /* atomic */
 
 /* Fork handlers, registered when libgoabt.so loads: a fork never happens in the middle of a
  * load (prepare takes the load lock), and a child of a process that loaded the Go core knows
- * it cannot use it; a child of one that had not loads its own. */
+ * it cannot use it; a child of one that had not loads its own. OPAL works in both (opal.c). */
 static void before_fork(void) { pthread_mutex_lock(&load_lock); }
 static void after_fork_parent(void) { pthread_mutex_unlock(&load_lock); }
 static void after_fork_child(void)
 {
     pthread_mutex_init(&load_lock, NULL);
+    goabt_opal_forked();
     if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&forked_child, 1, __ATOMIC_RELEASE);
     }

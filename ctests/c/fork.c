@@ -4,8 +4,10 @@
  *    ABT_finalize twice): every one succeeds (a Go runtime started at load time used to leave
  *    them hanging in their first ABT_init);
  *  - after the parent used goabt (ABT_init, ABT_finalize): a child's ABT_init fails at once with
- *    ABT_ERR_OTHER and one line on stderr saying why, and OPAL objects of a class the parent
- *    already initialized still work there (they need no Go);
+ *    ABT_ERR_OTHER and one line on stderr saying why, and OPAL works there: objects of a class
+ *    the parent initialized, and of classes it never did (a base and a derived class:
+ *    constructors base first, destructors derived first), before and after
+ *    opal_class_finalize;
  *  - fork while streams run: the child exits at once, the parent's streams go on.
  * Every child has an alarm: a hang shows up as a failure, not as a stuck test. */
 #include <pthread.h>
@@ -25,6 +27,55 @@ typedef struct {
 } thing_t;
 static void thing_construct(thing_t *t) { t->value = 42; }
 OBJ_CLASS_INSTANCE(thing_t, opal_object_t, thing_construct, NULL);
+
+/* OPAL classes no parent ever initializes: base <- derived, each with a constructor and a
+ * destructor that log their order. */
+typedef struct {
+    opal_object_t super;
+    char log[16];
+    int n;
+} base_t;
+typedef struct {
+    base_t super;
+} derived_t;
+static char destroyed[16];
+static int ndestroyed;
+static void base_construct(base_t *b)
+{
+    b->n = 0; /* OBJ_NEW's memory is malloc's */
+    b->log[b->n++] = 'b';
+}
+static void base_destruct(base_t *b) { (void)b; destroyed[ndestroyed++] = 'b'; }
+static void derived_construct(derived_t *d) { d->super.log[d->super.n++] = 'd'; }
+static void derived_destruct(derived_t *d) { (void)d; destroyed[ndestroyed++] = 'd'; }
+OBJ_CLASS_INSTANCE(base_t, opal_object_t, base_construct, base_destruct);
+OBJ_CLASS_INSTANCE(derived_t, base_t, derived_construct, derived_destruct);
+
+/* OPAL in a child forked after the parent used goabt: a class the parent used, and classes it
+ * never initialized (constructors base first, destructors derived first), again after
+ * opal_class_finalize; the number of things that went wrong. */
+static int opal_in_child(void)
+{
+    int bad = 0;
+    thing_t *th = OBJ_NEW(thing_t);
+    bad += th == NULL || th->value != 42;
+    OBJ_RELEASE(th);
+    for (int round = 0; round < 2; round++) {
+        ndestroyed = 0;
+        derived_t *d = OBJ_NEW(derived_t);
+        bad += d == NULL || d->super.n != 2 || memcmp(d->super.log, "bd", 2) != 0;
+        OBJ_RETAIN(d);
+        OBJ_RELEASE(d);
+        bad += d == NULL || ndestroyed != 0;
+        OBJ_RELEASE(d);
+        bad += d != NULL || ndestroyed != 2 || memcmp(destroyed, "db", 2) != 0;
+        base_t *b = OBJ_NEW(base_t);
+        bad += b == NULL || b->n != 1 || b->log[0] != 'b';
+        OBJ_RELEASE(b);
+        opal_class_finalize(); /* a new epoch: the classes initialize again */
+    }
+    return bad;
+}
 
 static int sum;
 static void add(void *arg) { __atomic_add_fetch(&sum, (int)(intptr_t)arg, __ATOMIC_RELAXED); }
@@ -96,14 +147,12 @@ static int fork_children(int n, int (*child)(void), char *err, size_t errlen)
     return ok;
 }
 
-/* In a child of a parent that used goabt: ABT_init refuses, OPAL objects of a known class work. */
+/* In a child of a parent that used goabt: ABT_init refuses, OPAL objects work. */
 static int child_after_use(void)
 {
     if (ABT_init(0, NULL) != ABT_ERR_OTHER) return 1;
     if (ABT_init(0, NULL) != ABT_ERR_OTHER) return 2; /* and again, without hanging */
-    thing_t *th = OBJ_NEW(thing_t);
-    if (th == NULL || th->value != 42) return 3;
-    OBJ_RELEASE(th);
+    if (opal_in_child() != 0) return 3;
     return 0;
 }
 
