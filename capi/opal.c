@@ -101,8 +101,9 @@ static void class_finalize_c(void)
     goabt_spin_unlock(&c_classes_lock);
 }
 
-/* Whether the Go core serves OPAL here. */
-static int go_core(void) { return goabt_go_available(); }
+/* Whether the Go core serves OPAL here; not in a forked child, where OPAL works without it
+ * and nothing is said (goabt_go_available would say that goabt cannot run). */
+static int go_core(void) { return !goabt_forked() && goabt_go_available(); }
 
 /* Each entry point reaches Go (capi/opal.go) through the gate: objects are also made inside
  * ULTs, whose stacks Go must not run on (engine.md rule 3). Without the Go core the C above

@@ -103,7 +103,8 @@ int ABT_tool_query_thread(ABT_tool_context context, uint64_t event, ABT_tool_que
                           void *val)
 {
     (void)event;
-    if ((uintptr_t)context < 4096) return ABT_ERR_INV_TOOL_CONTEXT;
+    /* In a forked child no callback runs: a context there is one of the parent's. */
+    if ((uintptr_t)context < 4096 || goabt_forked()) return ABT_ERR_INV_TOOL_CONTEXT;
     if (val == NULL) return ABT_ERR_INV_ARG;
     struct ABT_tool_context_opaque *c = context;
     switch (query_kind) {

@@ -13,7 +13,7 @@
  *    in an epoch calls opal_class_initialize() in the library, which builds the arrays once,
  *    under a lock, and publishes them.
  *  - Fork: everything here works in any process, a child forked after its parent used goabt
- *    included (README: Argobots calls cannot run there): classes the parent never initialized
+ *    included (abt.h, "Fork": Argobots calls fail there): classes the parent never initialized
  *    initialize there too, without goabt's Go core; opal_class_finalize() there frees the arrays
  *    the child built (those the parent built before the fork stay allocated).
  *  - Immortal objects (goabt's addition): objects made with OPAL_OBJ_STATIC_INIT, or marked with
