@@ -1,6 +1,7 @@
 /* args.h: the argument checks of the ABT_* entry points, shared by every API file. An entry
  * checks in Argobots' order (initialized, then handles, then output pointers), and turns a
- * handle into its object only through engine.h's goabt_*_of (the one place that does). */
+ * handle into its object only through engine.h's goabt_*_of (the one place that does). These
+ * two checks are also what keeps a forked child out (engine.h, goabt_forked). */
 #ifndef GOABT_ARGS_H
 #define GOABT_ARGS_H
 
@@ -11,6 +12,14 @@
 #define GOABT_CHECK_INIT()                                                                    \
     do {                                                                                      \
         if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                               \
+    } while (0)
+
+/* Returns ABT_ERR_UNINITIALIZED in a process forked after goabt started (engine.h,
+ * goabt_forked): for the few entries that neither need ABT_init nor take a handle, whose checks
+ * cover every other entry there. */
+#define GOABT_CHECK_NOT_FORKED()                                                              \
+    do {                                                                                      \
+        if (goabt_forked()) return ABT_ERR_UNINITIALIZED;                                     \
     } while (0)
 
 /* Returns ABT_ERR_INV_ARG for a NULL output pointer. */

@@ -25,6 +25,7 @@ typedef struct ABT_barrier_opaque goabt_barrier;
 int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
 {
     if (newbarrier != NULL) *newbarrier = ABT_BARRIER_NULL; /* Argobots 1.x does so on error */
+    GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     GOABT_CHECK_OUT(newbarrier);
     if (num_waiters == 0) return ABT_ERR_INV_ARG;
     goabt_barrier *b = goabt_object_new(sizeof *b, GOABT_MAGIC_BARRIER);

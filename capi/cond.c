@@ -33,6 +33,7 @@ typedef struct ABT_cond_opaque goabt_cond;
 int ABT_cond_create(ABT_cond *newcond)
 {
     if (newcond != NULL) *newcond = ABT_COND_NULL;
+    GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     GOABT_CHECK_OUT(newcond);
     goabt_cond *c = goabt_object_new(sizeof *c, GOABT_MAGIC_COND);
     if (c == NULL) return ABT_ERR_MEM;

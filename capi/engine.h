@@ -408,6 +408,10 @@ struct goabt_runtime {
      * on a new unit. Pools and schedulers carry the same generation (goabt_runtime_magic): like
      * units they belong to the runtime that made them. */
     uint32_t unit_magic;
+    /* 1 in a process forked after goabt started its Go core (golib.c, goabt_engine_forked),
+     * where nothing of goabt can run: see goabt_forked. Beside unit_magic and init_depth,
+     * which the entries that check it read anyway. */
+    int forked;
     size_t thread_stacksize;  /* default ULT stack size (ABT_THREAD_STACKSIZE) */
     int max_xstreams;         /* what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports */
     int affinity;             /* streams are bound to CPUs by rank (ABT_SET_AFFINITY) */
@@ -507,12 +511,44 @@ static inline int goabt_initialized(void)
 void *goabt_mem_new(size_t size) GOABT_HIDDEN;
 void goabt_mem_delete(void *obj, size_t size) GOABT_HIDDEN;
 
+/* A process forked after goabt started its Go core. The fork copied goabt's state but none of
+ * the threads that ran it (streams, the Go runtime's), so nothing of it can run here: a lock
+ * may be held by a thread that is gone, a ULT may wait for a stream that is gone, and the Go
+ * core cannot run at all (golib.c). The child's half of the fork (goabt_engine_forked, called
+ * from golib.c's fork handler before fork returns in the child) leaves the process as one in
+ * which goabt was never initialized and every handle is stale, and ABT_init refuses to start it.
+ * One check covers the whole API, in the two places every entry passes before it touches
+ * anything:
+ *   - the init check (GOABT_CHECK_INIT and the GOABT_SELF* macros, args.h): init_depth is 0,
+ *     so every entry that needs the runtime returns ABT_ERR_UNINITIALIZED;
+ *   - the handle checks below (goabt_*_of here, goabt_object_of in object.h, the pool-unit,
+ *     pool-definition and configuration lookups): they refuse every handle, so an entry that
+ *     needs no runtime but takes a handle (synchronization objects, attributes, timers, the
+ *     queries that read an object) returns its kind's invalid-handle error. Units cost nothing
+ *     more: the child moves to a new unit generation (unit_magic), which no inherited unit
+ *     carries. The other kinds test the flag after their magic; keys do not (keys.h says why).
+ * The few entries that take neither (ABT_key_create, the timer and configuration creators,
+ * ABT_thread_yield from outside a ULT ...) use GOABT_CHECK_NOT_FORKED (args.h). The calling
+ * thread is no stream's any more either: a child forked inside a ULT or a tasklet goes on running
+ * its function, on its stack, and when that returns the process exits with status 0, as a
+ * process whose last thread returns (goabt_forked_unit_returned). */
+static inline int goabt_forked(void)
+{
+    return __builtin_expect(__atomic_load_n(&goabt_rt.forked, __ATOMIC_RELAXED), 0);
+}
+/* In the child of a fork, from golib.c's handler: see goabt_forked. */
+void goabt_engine_forked(void) GOABT_HIDDEN;
+/* A ULT or tasklet the child was forked inside returned: exit(0). */
+__attribute__((noreturn, cold)) void goabt_forked_unit_returned(void) GOABT_HIDDEN;
+
+
 /* Calls fn(arg) on the system stack: through the gate when the caller runs on a ULT stack,
  * directly otherwise. Every call into Go from C goes through here. */
 void goabt_gate(void (*fn)(void *), void *arg) GOABT_HIDDEN;
 
 /* Handle checks: the object behind a handle, or NULL if the handle is a NULL handle, NULL, or
- * an object of another kind or freed. The one place handles become objects. */
+ * an object of another kind or freed, or in a forked child (goabt_forked). The one place
+ * handles become objects. */
 static inline goabt_unit *goabt_unit_of(ABT_thread h)
 {
     if ((uintptr_t)h < 4096) return NULL; /* NULL, and every ABT_*_NULL (small constants) */
@@ -525,14 +561,15 @@ static inline goabt_unit *goabt_unit_of(ABT_thread h)
 static inline goabt_unit *goabt_unit_or_sched_of(ABT_thread h)
 {
     if ((uintptr_t)h < 4096) return NULL;
-    if (h->magic == GOABT_MAGIC_SCHED_SELF) return h;
-    return h->magic == __atomic_load_n(&goabt_rt.unit_magic, __ATOMIC_RELAXED) ? h : NULL;
+    uint32_t m = h->magic;
+    if (m == __atomic_load_n(&goabt_rt.unit_magic, __ATOMIC_RELAXED)) return h;
+    return m == GOABT_MAGIC_SCHED_SELF && !goabt_forked() ? h : NULL;
 }
 
 static inline goabt_stream *goabt_stream_of(ABT_xstream h)
 {
     if ((uintptr_t)h < 4096) return NULL;
-    return h->magic == GOABT_MAGIC_STREAM ? h : NULL;
+    return h->magic == GOABT_MAGIC_STREAM && !goabt_forked() ? h : NULL;
 }
 
 /* The magic of a kind whose objects belong to one runtime (pools, schedulers): the kind's top
@@ -559,7 +596,7 @@ static inline goabt_sched *goabt_sched_of(ABT_sched h)
 static inline goabt_attr *goabt_attr_of(ABT_thread_attr h)
 {
     if ((uintptr_t)h < 4096) return NULL;
-    return h->magic == GOABT_MAGIC_ATTR ? h : NULL;
+    return h->magic == GOABT_MAGIC_ATTR && !goabt_forked() ? h : NULL;
 }
 
 /* Pools (pool.c). */
@@ -922,6 +959,8 @@ void goabt_leaks_at_init(void) GOABT_HIDDEN;
 void goabt_leaks_report(void) GOABT_HIDDEN;
 /* When golib.c has loaded the Go core: GOABT_CHECK_LEAKS for OPAL objects (opal.c). */
 void goabt_opal_leaks_at_load(int mode, int exit_status) GOABT_HIDDEN;
+/* In the child of every fork, from golib.c's handler: OPAL's C locks are free (opal.c). */
+void goabt_opal_forked(void) GOABT_HIDDEN;
 #define GOABT_LEAK_NOTE(kind, obj)                                                            \
     do {                                                                                      \
         if (__builtin_expect(__atomic_load_n(&goabt_leak_check, __ATOMIC_RELAXED) != 0, 0)) {  \
@@ -959,6 +998,7 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
     if (u->kind == GOABT_TASKLET) {
         s->current = u;
         u->func(u->arg);
+        if (goabt_forked()) goabt_forked_unit_returned(); /* forked inside it: engine.h */
         s->current = NULL;
         goabt_unit_terminated(u, s);
         return;

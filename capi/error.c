@@ -1,6 +1,7 @@
 //go:build goabt_c_engine
 /* ABT_error_get_str: the C entry; the names live in the Go core (core/errors.go). Through the
  * gate, because programs ask for error strings from inside ULTs too. */
+#include "args.h"
 #include "engine.h"
 #include "gocalls.h"
 
@@ -19,6 +20,7 @@ static void error_get_str_gated(void *p)
 
 int ABT_error_get_str(int err, char *str, size_t *len)
 {
+    GOABT_CHECK_NOT_FORKED(); /* the names are the Go core's */
     struct error_call c = {err, str, len, ABT_ERR_OTHER};
     goabt_gate(error_get_str_gated, &c);
     return c.rc;

@@ -55,6 +55,7 @@ static size_t object_size(int nbytes)
 
 int ABT_eventual_create(int nbytes, ABT_eventual *neweventual)
 {
+    GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     if (nbytes < 0) return ABT_ERR_INV_ARG;
     GOABT_CHECK_OUT(neweventual);
     goabt_eventual *e = goabt_object_new(object_size(nbytes), GOABT_MAGIC_EVENTUAL);

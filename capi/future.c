@@ -53,6 +53,7 @@ static size_t object_size(uint32_t num)
 
 int ABT_future_create(uint32_t num_compartments, void (*cb_func)(void **), ABT_future *newfuture)
 {
+    GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     GOABT_CHECK_OUT(newfuture);
     goabt_future *f = goabt_object_new(object_size(num_compartments), GOABT_MAGIC_FUTURE);
     if (f == NULL) return ABT_ERR_MEM;

@@ -8,8 +8,9 @@
  * engine (libgoabt.so) does not link the Go core: it dlopens it, from the directory it was
  * loaded from itself (or GOABT_GO_LIBRARY), the first time something needs Go (ABT_init, a key,
  * an OPAL class, an object's memory), and calls it through the table goabt_go. A child forked
- * before that loads its own; a child forked after it cannot use Go at all, and every entry that
- * needs Go says so on stderr, once, and fails (ABT_init returns ABT_ERR_OTHER) instead of hanging.
+ * before that loads its own; a child forked after it cannot use Go at all, nor anything else of
+ * goabt (engine.h, goabt_forked): every entry fails instead of hanging, and ABT_init says why on
+ * stderr, once, and returns ABT_ERR_OTHER.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -26,20 +27,19 @@ struct goabt_go_entries goabt_go;
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static int loaded;        /* atomic: 1 once goabt_go is filled */
 static int failed;        /* the load failed: not tried again */
-static int forked_child;  /* atomic: this process was forked after the load */
 static int forked_warned; /* atomic */
 
 /* Fork handlers, registered when libgoabt.so loads: a fork never happens in the middle of a
  * load (prepare takes the load lock), and a child of a process that loaded the Go core knows
- * it cannot use it; a child of one that had not loads its own. */
+ * it cannot use it, nor anything else of goabt (goabt_engine_forked); a child of one that had
+ * not loads its own. OPAL works in both (opal.c). */
 static void before_fork(void) { pthread_mutex_lock(&load_lock); }
 static void after_fork_parent(void) { pthread_mutex_unlock(&load_lock); }
 static void after_fork_child(void)
 {
     pthread_mutex_init(&load_lock, NULL);
-    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&forked_child, 1, __ATOMIC_RELEASE);
-    }
+    goabt_opal_forked();
+    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) goabt_engine_forked();
 }
 
 /* Where libgoabt.so was loaded from, as an absolute path, found when it is loaded: the program
@@ -148,7 +148,7 @@ static void load(void)
 
 int goabt_go_forked(void)
 {
-    if (!__atomic_load_n(&forked_child, __ATOMIC_ACQUIRE)) return 0;
+    if (!goabt_forked()) return 0;
     if (!__atomic_exchange_n(&forked_warned, 1, __ATOMIC_ACQ_REL)) {
         fprintf(stderr, "goabt: this process was forked after goabt started its Go runtime, which "
                         "does not survive fork (golang/go#15538): goabt cannot run here; use it "

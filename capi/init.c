@@ -12,7 +12,8 @@ int ABT_init(int argc, char **argv)
     (void)argc;
     (void)argv;
     /* A child forked after the parent started goabt inherits its state but none of its threads
-     * (streams, the Go runtime's): nothing of it can run here (golib.c). */
+     * (streams, the Go runtime's): nothing of it can run here (golib.c; engine.h,
+     * goabt_forked). Said once on stderr. */
     if (goabt_go_forked()) return ABT_ERR_OTHER;
     int rc = ABT_SUCCESS;
     pthread_mutex_lock(&init_lock);
@@ -34,6 +35,9 @@ int ABT_init(int argc, char **argv)
 
 int ABT_finalize(void)
 {
+    /* A forked child: never initialized here (engine.h, goabt_forked); and init_lock may be
+     * held by a thread that did not come along. */
+    if (goabt_forked()) return ABT_ERR_UNINITIALIZED;
     int rc = ABT_SUCCESS;
     pthread_mutex_lock(&init_lock);
     int depth = goabt_rt.init_depth;

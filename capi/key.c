@@ -150,6 +150,7 @@ void goabt_keys_release_spare(goabt_unit *u)
 
 int ABT_key_create(void (*destructor)(void *), ABT_key *newkey)
 {
+    GOABT_CHECK_NOT_FORKED(); /* keys need no ABT_init, but the Go core */
     if (newkey == NULL) return ABT_ERR_INV_ARG;
     goabt_key *k = goabt_key_create(destructor);
     if (k == NULL) return ABT_ERR_MEM;
@@ -160,6 +161,7 @@ int ABT_key_create(void (*destructor)(void *), ABT_key *newkey)
 
 int ABT_key_free(ABT_key *key)
 {
+    GOABT_CHECK_NOT_FORKED(); /* goabt_key_of does not (keys.h) */
     if (key == NULL) return ABT_ERR_INV_ARG;
     goabt_key *k = goabt_key_of(*key);
     if (k == NULL || goabt_key_free(k) != 0) return ABT_ERR_INV_KEY;

@@ -412,6 +412,7 @@ void goabt_mutex_retake(goabt_mutex *m, int nesting)
 int ABT_mutex_create(ABT_mutex *newmutex)
 {
     if (newmutex != NULL) *newmutex = ABT_MUTEX_NULL;
+    GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     GOABT_CHECK_OUT(newmutex);
     goabt_mutex *m = goabt_object_new(sizeof *m, GOABT_MAGIC_MUTEX);
     if (m == NULL) return ABT_ERR_MEM;
@@ -422,6 +423,7 @@ int ABT_mutex_create(ABT_mutex *newmutex)
 int ABT_mutex_create_with_attr(ABT_mutex_attr attr, ABT_mutex *newmutex)
 {
     if (newmutex != NULL) *newmutex = ABT_MUTEX_NULL;
+    GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     uint32_t flags = 0;
     if (attr != ABT_MUTEX_ATTR_NULL) {
         RESOLVE_ATTR(a, attr);
@@ -549,6 +551,7 @@ int ABT_mutex_get_attr(ABT_mutex mutex, ABT_mutex_attr *attr)
 
 int ABT_mutex_attr_create(ABT_mutex_attr *newattr)
 {
+    GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     GOABT_CHECK_OUT(newattr);
     struct ABT_mutex_attr_opaque *a = goabt_object_new(sizeof *a, GOABT_MAGIC_MUTEX_ATTR);
     if (a == NULL) return ABT_ERR_MEM;

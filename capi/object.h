@@ -56,14 +56,15 @@ void goabt_object_delete(void *obj, size_t size) GOABT_HIDDEN;
 
 /* The object behind handle h if it carries magic or, with statics, if it is static memory of
  * that kind (claimed now if it was never used); else NULL. NULL handles (every ABT_*_NULL is
- * below 4096) are refused. */
+ * below 4096) are refused, and so is every handle in a forked child (engine.h, goabt_forked):
+ * an object there may be held, or waited for, by a thread that is gone. */
 static inline void *goabt_object_of(void *h, uint32_t magic, int statics)
 {
     if ((uintptr_t)h < 4096) return NULL;
     uint32_t *word = &((goabt_object *)h)->magic;
     uint32_t m = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-    if (m == magic) return h;
-    if (!statics) return NULL;
+    if (m == magic) return goabt_forked() ? NULL : h;
+    if (!statics || goabt_forked()) return NULL;
     uint32_t mine = GOABT_STATIC_MAGIC(magic);
     if (m == 0) __atomic_compare_exchange_n(word, &m, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     return m == mine || m == 0 ? h : NULL;

@@ -4,6 +4,7 @@
  * report. The report is C because it must work from any stack and print even when the object
  * it describes is garbage. */
 #define OPAL_ENABLE_DEBUG 1 /* the report reads the debug layout */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "engine.h"
@@ -30,27 +31,103 @@ opal_class_t opal_object_t_class = {
     16 /* sizeof(opal_object_t) without debug; OBJ_NEW(opal_object_t) in a debug build gets 40 */,
 };
 
+/* ---- Classes without the Go core ------------------------------------------------------------
+ * Where the Go core cannot run (a process forked after it started, golib.c; one where it could
+ * not be loaded), classes are initialized here, as core/opal does it: Open MPI's object system
+ * has no such limit, and a child forked by a program that used goabt may make objects of
+ * classes its parent never used. Built arrays are malloc'd and listed here; opal_class_finalize
+ * frees them and moves the epoch on. Arrays the Go core built before a fork stay allocated in
+ * the child (their list is the Go core's, which cannot run there). */
+static int c_classes_lock; /* spinlock: class initialization is rare, and a fork frees it */
+static void **c_arrays;    /* one allocation per class initialized in this epoch */
+static size_t c_num_arrays, c_cap_arrays;
+
+static void c_classes_out_of_memory(const opal_class_t *cls)
+{
+    fprintf(stderr, "goabt: out of memory initializing OPAL class %s\n",
+            cls->cls_name != NULL ? cls->cls_name : "?");
+    abort(); /* as core/opal: OBJ_NEW has no way to say it */
+}
+
+static void class_initialize_c(opal_class_t *cls)
+{
+    goabt_spin_lock(&c_classes_lock);
+    int epoch = __atomic_load_n(&opal_class_init_epoch, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&cls->cls_initialized, __ATOMIC_ACQUIRE) == epoch) {
+        goabt_spin_unlock(&c_classes_lock);
+        return;
+    }
+    int depth = 0, nc = 0, nd = 0;
+    for (opal_class_t *k = cls; k != NULL; k = k->cls_parent) {
+        depth++;
+        nc += k->cls_construct != NULL;
+        nd += k->cls_destruct != NULL;
+    }
+    /* One allocation: constructors base class first, NULL, destructors most derived first,
+     * NULL. */
+    opal_construct_t *cons =
+        malloc((size_t)(nc + 1) * sizeof *cons + (size_t)(nd + 1) * sizeof(opal_destruct_t));
+    if (cons == NULL) c_classes_out_of_memory(cls);
+    opal_destruct_t *des = (opal_destruct_t *)(cons + nc + 1);
+    int i = nc, j = 0;
+    for (opal_class_t *k = cls; k != NULL; k = k->cls_parent) {
+        if (k->cls_construct != NULL) cons[--i] = k->cls_construct;
+        if (k->cls_destruct != NULL) des[j++] = k->cls_destruct;
+    }
+    cons[nc] = NULL;
+    des[nd] = NULL;
+    if (c_num_arrays == c_cap_arrays) {
+        size_t cap = c_cap_arrays ? 2 * c_cap_arrays : 16;
+        void **grown = realloc(c_arrays, cap * sizeof *grown);
+        if (grown == NULL) c_classes_out_of_memory(cls);
+        c_arrays = grown;
+        c_cap_arrays = cap;
+    }
+    c_arrays[c_num_arrays++] = cons;
+    cls->cls_depth = depth;
+    cls->cls_construct_array = cons;
+    cls->cls_destruct_array = des;
+    __atomic_store_n(&cls->cls_initialized, epoch, __ATOMIC_RELEASE); /* publishes the arrays */
+    goabt_spin_unlock(&c_classes_lock);
+}
+
+static void class_finalize_c(void)
+{
+    goabt_spin_lock(&c_classes_lock);
+    int epoch = __atomic_load_n(&opal_class_init_epoch, __ATOMIC_RELAXED);
+    __atomic_store_n(&opal_class_init_epoch, epoch == INT_MAX ? 1 : epoch + 1, __ATOMIC_RELEASE);
+    for (size_t i = 0; i < c_num_arrays; i++) free(c_arrays[i]);
+    c_num_arrays = 0;
+    goabt_spin_unlock(&c_classes_lock);
+}
+
+/* Whether the Go core serves OPAL here; not in a forked child, where OPAL works without it
+ * and nothing is said (goabt_go_available would say that goabt cannot run). */
+static int go_core(void) { return !goabt_forked() && goabt_go_available(); }
+
 /* Each entry point reaches Go (capi/opal.go) through the gate: objects are also made inside
- * ULTs, whose stacks Go must not run on (engine.md rule 3). Without the Go core (a process
- * forked after it started, golib.c) a class cannot be initialized: that is said and the
- * process stops, rather than hand out objects without constructors. */
+ * ULTs, whose stacks Go must not run on (engine.md rule 3). Without the Go core the C above
+ * does the work. */
 static void class_initialize_gated(void *cls)
 {
-    if (!goabt_go_available()) {
-        fprintf(stderr, "goabt: cannot initialize OPAL class %s without the Go core\n",
-                ((opal_class_t *)cls)->cls_name ? ((opal_class_t *)cls)->cls_name : "?");
-        abort();
+    if (go_core()) {
+        goabt_go.opal_class_initialize(cls);
+    } else {
+        class_initialize_c(cls);
     }
-    goabt_go.opal_class_initialize(cls);
 }
 static void class_finalize_gated(void *unused)
 {
     (void)unused;
-    if (goabt_go_available()) goabt_go.opal_class_finalize();
+    if (go_core()) {
+        goabt_go.opal_class_finalize();
+    } else {
+        class_finalize_c();
+    }
 }
 static void set_using_threads_gated(void *have)
 {
-    if (goabt_go_available()) {
+    if (go_core()) {
         *(bool *)have = goabt_go.opal_set_using_threads(*(bool *)have);
     } else {
         opal_uses_threads = *(bool *)have; /* the flag the header reads is ours anyway */
@@ -211,4 +288,13 @@ static void leaks_report(void)
     fflush(stderr);
     free(all);
     if (mode == 2) goabt_leaks_exit_later(opal_leak_exit_status);
+}
+
+/* In the child of every fork (golib.c): the child's only thread runs this, so a lock that a
+ * thread left behind held is free. */
+void goabt_opal_forked(void)
+{
+    c_classes_lock = 0;
+    quarantine_lock = 0;
+    pthread_mutex_init(&opal_leaks.lock, NULL);
 }

@@ -59,7 +59,7 @@ static user_def *user_def_of(ABT_pool_user_def h)
 {
     user_def *d = (user_def *)h;
     if ((uintptr_t)h < 4096 || d->tag != USER_DEF_TAG) return NULL;
-    return d->magic == GOABT_MAGIC_POOL_USER_DEF ? d : NULL;
+    return d->magic == GOABT_MAGIC_POOL_USER_DEF && !goabt_forked() ? d : NULL;
 }
 
 /* ---- Pool units back to work units ---------------------------------------------------------- */
@@ -187,6 +187,7 @@ static void map_del(ABT_unit key)
 goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit)
 {
     if ((uintptr_t)unit < 4096) return NULL; /* ABT_UNIT_NULL and the other null handles */
+    if (goabt_forked()) return NULL;          /* before the map's locks (engine.h) */
     goabt_unit *u = map_get(unit);
     if (u != NULL) return u;
     return goabt_unit_of((ABT_thread)unit); /* a built-in pool's unit is the work unit */
@@ -362,6 +363,7 @@ int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
                              ABT_pool_user_push_fn p_push, ABT_pool_user_def *newdef)
 {
     if (newdef != NULL) *newdef = ABT_POOL_USER_DEF_NULL;
+    GOABT_CHECK_NOT_FORKED();
     if (newdef == NULL || !p_create_unit || !p_free_unit || !p_is_empty || !p_pop || !p_push) {
         return ABT_ERR_INV_ARG;
     }
@@ -472,6 +474,7 @@ static size_t config_value_size(ABT_pool_config_type type)
 int ABT_pool_config_create(ABT_pool_config *config)
 {
     if (config != NULL) *config = ABT_POOL_CONFIG_NULL;
+    GOABT_CHECK_NOT_FORKED();
     GOABT_CHECK_OUT(config);
     struct ABT_pool_config_opaque *c = goabt_mem_new(sizeof *c);
     if (c == NULL) return ABT_ERR_MEM;

@@ -103,6 +103,20 @@ static void next_unit_generation(void)
                      __ATOMIC_RELAXED);
 }
 
+void goabt_engine_forked(void)
+{
+    /* The child's only thread, before fork returns: no other thread reads these yet. */
+    goabt_rt.forked = 1;
+    goabt_rt.init_depth = 0;
+    next_unit_generation();
+    tls_stream = NULL; /* the forking thread may have been a stream's; here it is nobody's */
+}
+
+void goabt_forked_unit_returned(void)
+{
+    exit(0);
+}
+
 /* Whether membarrier(PRIVATE_EXPEDITED) works here: registered, and tried once. */
 static int membarrier_works(void)
 {

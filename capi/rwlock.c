@@ -103,6 +103,7 @@ static int rwlock_acquire(ABT_rwlock rwlock, int writer)
 int ABT_rwlock_create(ABT_rwlock *newrwlock)
 {
     if (newrwlock != NULL) *newrwlock = ABT_RWLOCK_NULL; /* Argobots 1.x does so on error */
+    GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     GOABT_CHECK_OUT(newrwlock);
     goabt_rwlock *l = goabt_object_new(sizeof *l, GOABT_MAGIC_RWLOCK);
     if (l == NULL) return ABT_ERR_MEM;

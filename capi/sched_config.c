@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "engine.h"
 
 #define CONFIG_MAGIC 0x53434647 /* "SCFG" */
@@ -29,7 +30,7 @@ struct ABT_sched_config_opaque {
 static struct ABT_sched_config_opaque *config_of(ABT_sched_config h)
 {
     if (h == NULL || h == ABT_SCHED_CONFIG_NULL || (uintptr_t)h < 4096) return NULL;
-    return h->magic == CONFIG_MAGIC ? h : NULL;
+    return h->magic == CONFIG_MAGIC && !goabt_forked() ? h : NULL;
 }
 
 static struct config_entry *find(struct ABT_sched_config_opaque *c, int idx)
@@ -70,6 +71,7 @@ static int put(struct ABT_sched_config_opaque *c, int idx, ABT_sched_config_type
 
 int ABT_sched_config_create(ABT_sched_config *config, ...)
 {
+    GOABT_CHECK_NOT_FORKED();
     if (config == NULL) return ABT_ERR_INV_ARG;
     *config = ABT_SCHED_CONFIG_NULL;
     struct ABT_sched_config_opaque *c = goabt_mem_new(sizeof *c);

@@ -171,15 +171,23 @@ int ABT_thread_free_many(int num_threads, ABT_thread *thread_list)
 int ABT_thread_yield(void)
 {
     goabt_unit *self = goabt_self_unit();
-    /* From an external thread or a tasklet there is nothing to yield: Argobots 1.x succeeds. */
-    if (self != NULL && self->kind == GOABT_ULT) goabt_unit_yield();
+    /* From an external thread or a tasklet there is nothing to yield: Argobots 1.x succeeds.
+     * A forked child's thread is no stream's (engine.h, goabt_forked): it gets an error. */
+    if (self != NULL && self->kind == GOABT_ULT) {
+        goabt_unit_yield();
+    } else {
+        GOABT_CHECK_NOT_FORKED();
+    }
     return ABT_SUCCESS;
 }
 
 int ABT_thread_yield_to(ABT_thread thread)
 {
     goabt_unit *self = goabt_self_unit();
-    if (self == NULL || self->kind != GOABT_ULT) return ABT_SUCCESS;
+    if (self == NULL || self->kind != GOABT_ULT) {
+        GOABT_CHECK_NOT_FORKED();
+        return ABT_SUCCESS;
+    }
     goabt_unit *t = goabt_unit_of(thread);
     if (t == NULL || t->kind != GOABT_ULT || t == self) return ABT_ERR_INV_THREAD;
     goabt_unit_yield_to(t);

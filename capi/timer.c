@@ -2,11 +2,13 @@
 /* Timers: C, because a Go call (about 50 ns) would cost more than reading the clock. None of
  * these functions needs ABT_init. A timer is an object (object.h): its memory stays readable
  * once freed, so a freed handle is refused by its magic like every other kind's, and so are
- * NULL handles of any kind (every ABT_*_NULL is below 4096). */
+ * NULL handles of any kind (every ABT_*_NULL is below 4096), and every handle in a forked
+ * child, where timers are refused like everything else (engine.h, goabt_forked). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include "args.h"
 #include "engine.h"
 #include "object.h"
 
@@ -38,6 +40,7 @@ double ABT_get_wtime(void)
 
 int ABT_timer_create(ABT_timer *newtimer)
 {
+    GOABT_CHECK_NOT_FORKED();
     if (newtimer == NULL)
         return ABT_ERR_INV_ARG;
     struct ABT_timer_opaque *t = goabt_object_new(sizeof *t, GOABT_MAGIC_TIMER);
@@ -130,6 +133,7 @@ int ABT_timer_stop_and_add(ABT_timer timer, double *secs)
 
 int ABT_timer_get_overhead(double *overhead)
 {
+    GOABT_CHECK_NOT_FORKED();
     if (overhead == NULL)
         return ABT_ERR_INV_ARG;
     struct ABT_timer_opaque t = {.magic = GOABT_MAGIC_TIMER};

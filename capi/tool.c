@@ -127,7 +127,10 @@ int ABT_tool_query_thread(ABT_tool_context context, uint64_t event, ABT_tool_que
     (void)event;
     if (!goabt_rt.tool) return ABT_ERR_FEATURE_NA;
     struct ABT_tool_context_opaque *c = context;
-    if ((uintptr_t)context < 4096 || !context_live(c)) return ABT_ERR_INV_TOOL_CONTEXT;
+    /* In a forked child no callback runs: a context there is one of the parent's. */
+    if ((uintptr_t)context < 4096 || goabt_forked() || !context_live(c)) {
+        return ABT_ERR_INV_TOOL_CONTEXT;
+    }
     if (val == NULL) return ABT_ERR_INV_ARG;
     switch (query_kind) {
     case ABT_TOOL_QUERY_KIND_POOL:

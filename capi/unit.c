@@ -1062,6 +1062,8 @@ void goabt_unit_exit_to(goabt_unit *target)
 void goabt_unit_exit(void)
 {
     goabt_stream *s = goabt_self_stream();
+    /* No stream: the process was forked inside this ULT (engine.h, goabt_forked). */
+    if (__builtin_expect(s == NULL, 0)) goabt_forked_unit_returned();
     s->after_fn = goabt_unit_terminated;
     s->after_unit = s->current;
     s->after_arg = s;

@@ -114,19 +114,22 @@ func (m StackCheck) String() string {
 
 // parseStackCheck reads ABT_STACK_OVERFLOW_CHECK's value (case does not matter). Unset, the
 // default is mprotect. Argobots turns its guard pages off for any value other than mprotect and
-// mprotect_strict; so does goabt, none included, except canary, which it implements.
-func parseStackCheck(v string) StackCheck {
+// mprotect_strict; so does goabt, except canary, which it implements. ok is false for a value
+// that is none of the four names (a typo, most likely: the caller warns).
+func parseStackCheck(v string) (mode StackCheck, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "":
-		return StackCheckMprotect
+		return StackCheckMprotect, true
 	case "mprotect":
-		return StackCheckMprotect
+		return StackCheckMprotect, true
 	case "mprotect_strict":
-		return StackCheckStrict
+		return StackCheckStrict, true
 	case "canary":
-		return StackCheckCanary
+		return StackCheckCanary, true
+	case "none":
+		return StackCheckNone, true
 	}
-	return StackCheckNone
+	return StackCheckNone, false
 }
 
 // LeakCheck is GOABT_CHECK_LEAKS's mode. Its values are what the C engine and the OPAL header
@@ -256,7 +259,12 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 				getenv("GOABT_SAFETY_WAKEUP_MS"), DefaultSafetyWakeup.Milliseconds())
 		}
 	}
-	c.StackCheck = parseStackCheck(lookupEnv(getenv, "STACK_OVERFLOW_CHECK"))
+	stackCheck := lookupEnv(getenv, "STACK_OVERFLOW_CHECK")
+	var stackCheckKnown bool
+	if c.StackCheck, stackCheckKnown = parseStackCheck(stackCheck); !stackCheckKnown {
+		warn("%s=%s is none of none, canary, mprotect and mprotect_strict; using none",
+			envName(getenv, "STACK_OVERFLOW_CHECK"), stackCheck)
+	}
 	if c.StackCheck == StackCheckMprotect || c.StackCheck == StackCheckStrict {
 		// The guard page is the stack's lowest page in these modes (capi/unit.c), and the
 		// default stack two pages larger, as in Argobots: the room a ULT has stays.

@@ -17,7 +17,9 @@
  * execution streams may be created and used before ABT_init, used and freed after
  * ABT_finalize, and kept across ABT_finalize and a later ABT_init. Made before the runtime
  * starts, they work for the work units that run once it has; outside it, their callers are
- * plain threads, which sleep when they wait. Keys and timers need no runtime either.
+ * plain threads, which sleep when they wait. Keys and timers need no runtime either. (Not in a
+ * child forked after its parent used goabt, where every call fails: Fork, after
+ * ABT_initialized.)
  */
 #ifndef ABT_H_INCLUDED
 #define ABT_H_INCLUDED
@@ -239,7 +241,8 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  * ABT_MAX_NUM_XSTREAMS and ABT_SET_AFFINITY (or ABT_ENV_*) from the environment, and goabt's own variables (README),
  * among them GOABT_POOL and GOABT_SCHED, which name a pool and a scheduler written in Go that
  * replace the predefined ones (goabt.h): ABT_ERR_INV_ARG, said on stderr, when one names nothing
- * registered. Calls nest: each needs its own ABT_finalize.
+ * registered. Calls nest: each needs its own ABT_finalize. In a process forked after its
+ * parent used goabt: ABT_ERR_OTHER, said on stderr (Fork, after ABT_initialized).
  *
  * Stack overflows. ABT_STACK_OVERFLOW_CHECK (or ABT_ENV_STACK_OVERFLOW_CHECK), read at every
  * outermost ABT_init, picks how a ULT running off its stack is caught; any case goes:
@@ -264,7 +267,9 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  *                    program gave (ABT_thread_attr_set_stack) and unguarded slab stacks;
  *   none, or any other value (as in Argobots)  no check: guard pages stay below the stacks a
  *                    ULT reports (default size 16384), but a ULT that runs into one dies by a
- *                    bare SIGSEGV.
+ *                    bare SIGSEGV. Any other value (a typo, say) also gets one line on stderr
+ *                    naming it and saying none is used, once per process, as other values
+ *                    goabt cannot use do.
  * Outside none, when the running ULT faults in its guard page (or just below its stack), its
  * stack pointer at or below the fault, or its canary is found broken, goabt writes one line on
  * stderr,
@@ -324,6 +329,28 @@ ABT_API_PUBLIC int ABT_finalize(void);
 /* Return ABT_SUCCESS between ABT_init and its matching ABT_finalize, ABT_ERR_UNINITIALIZED
  * otherwise; callable at any time, from any thread. */
 ABT_API_PUBLIC int ABT_initialized(void);
+
+/* Fork (goabt's). A process may fork at any time; what its child can do depends on when.
+ *   - Forked before the process first used goabt (its first ABT_init, key or OPAL class), the
+ *     child uses goabt as any process does: it starts its own runtime.
+ *   - Forked after that, nothing of goabt runs in the child: goabt runs on a Go runtime, which
+ *     does not survive fork, and the threads that ran the parent's execution streams did not
+ *     come along. No call hangs or aborts there, and every call fails: ABT_init returns
+ *     ABT_ERR_OTHER and says why in one line on stderr (once per process); ABT_initialized,
+ *     ABT_finalize and every call that takes no handle return ABT_ERR_UNINITIALIZED; a call
+ *     that takes a handle returns ABT_ERR_UNINITIALIZED or the invalid-handle error of its kind
+ *     (ABT_ERR_INV_THREAD, ABT_ERR_INV_POOL, ABT_ERR_INV_MUTEX ...: the latter from the calls
+ *     that Argobots lets run without the runtime, on synchronization objects, attributes,
+ *     timers and configurations, and the queries that read an object): every handle the child
+ *     inherited is invalid there, static mutexes (ABT_MUTEX_INITIALIZER) included, whatever
+ *     state the parent's object was in (held, waited for). Only the comparisons ABT_*_equal,
+ *     which compare handle values, and ABT_get_wtime still answer. The child runs on whatever
+ *     stack fork was called from, outside any execution stream: when the function of the ULT
+ *     or tasklet it was forked inside returns, the child exits with status 0, as a process whose
+ *     last thread returns (it must not return into goabt from a scheduler's, pool's or tool's
+ *     function it was forked in). OPAL objects work there (opal_object.h).
+ * Native Argobots also lets a child forked after the parent's ABT_finalize start its own
+ * runtime; goabt does not. */
 
 /* ---------------------------------------------------------------------------------------------
  * Execution streams
@@ -1641,8 +1668,9 @@ ABT_API_PUBLIC int ABT_key_get(ABT_key key, void **value);
  * A mutex can also live in static memory: an ABT_mutex_memory initialized with
  * ABT_MUTEX_INITIALIZER (or ABT_RECURSIVE_MUTEX_INITIALIZER) and turned into a handle with
  * ABT_MUTEX_MEMORY_GET_HANDLE. Such a mutex works before ABT_init, after ABT_finalize and from
- * any thread, and is never freed. Invalid handles (NULL, ABT_MUTEX_NULL, freed mutexes, objects
- * of other kinds, a static memory area another kind already uses) give ABT_ERR_INV_MUTEX.
+ * any thread (not in a child forked after its parent used goabt: Fork), and is never freed.
+ * Invalid handles (NULL, ABT_MUTEX_NULL, freed mutexes, objects of other kinds, a static memory
+ * area another kind already uses) give ABT_ERR_INV_MUTEX.
  * ------------------------------------------------------------------------------------------- */
 
 /* Storage for a statically allocated mutex; its content is private to the runtime. */

@@ -12,6 +12,10 @@
  *  - OBJ_NEW / OBJ_CONSTRUCT run the class's constructor array inline. The first use of a class
  *    in an epoch calls opal_class_initialize() in the library, which builds the arrays once,
  *    under a lock, and publishes them.
+ *  - Fork: everything here works in any process, a child forked after its parent used goabt
+ *    included (abt.h, "Fork": Argobots calls fail there): classes the parent never initialized
+ *    initialize there too, without goabt's Go core; opal_class_finalize() there frees the arrays
+ *    the child built (those the parent built before the fork stay allocated).
  *  - Immortal objects (goabt's addition): objects made with OPAL_OBJ_STATIC_INIT, or marked with
  *    OBJ_SET_IMMORTAL, are never freed. While threads are on their RETAIN/RELEASE change nothing
  *    and write nothing, so they cost no atomic and no cache-line transfer; while threads are off

@@ -2,8 +2,9 @@
  * the warnings about bad environment values, against Argobots 1.2's documented semantics:
  *  - before ABT_init, in forked children (goabt not started in this process yet): ABT_PRINT_CONFIG=1
  *    prints the configuration once at an outermost ABT_init (not at a nested one);
- *    ABT_THREAD_STACKSIZE=lots and ABT_SET_AFFINITY=garbage each get one line on stderr naming
- *    the variable and the value used instead, once over two init cycles;
+ *    ABT_THREAD_STACKSIZE=lots, ABT_SET_AFFINITY=garbage and ABT_STACK_OVERFLOW_CHECK=
+ *    mprotect-strict (a typo: the check is off, as in Argobots) each get one line on stderr
+ *    naming the variable and the value used instead, once over two init cycles;
  *  - each object kind printed into a tmpfile: stream (its rank), all streams, pool (its id,
  *    kind, access), scheduler (its address, its pools), ULT and tasklet (their ids, state,
  *    function), ULT attribute (address, stack size), the configuration (every query kind);
@@ -113,11 +114,15 @@ static void child_bad_env(void)
 {
     setenv("ABT_THREAD_STACKSIZE", "lots", 1);
     setenv("ABT_SET_AFFINITY", "garbage", 1);
+    setenv("ABT_STACK_OVERFLOW_CHECK", "mprotect-strict", 1); /* a typo: none, as in Argobots */
     for (int i = 0; i < 2; i++) {
         if (ABT_init(0, NULL) != ABT_SUCCESS) _exit(2);
         size_t size = 0;
         ABT_info_query_config(ABT_INFO_QUERY_KIND_DEFAULT_THREAD_STACKSIZE, &size);
-        if (size != 24576) _exit(3); /* the default of mode mprotect, goabt's default */
+        if (size != 16384) _exit(3); /* mode none (the unusable value): Argobots' 16 KiB */
+        int mode = -1;
+        ABT_info_query_config(ABT_INFO_QUERY_KIND_ENABLED_STACK_OVERFLOW_CHECK, &mode);
+        if (mode != 0) _exit(4);
         ABT_finalize();
     }
 }
@@ -137,9 +142,12 @@ static void test_children(void)
     out = run_child(child_bad_env, 2, &status);
     CHECK(out != NULL);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    CHECK_INT(count(out, "goabt: ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 24576\n"), 1);
+    CHECK_INT(count(out, "goabt: ABT_THREAD_STACKSIZE=lots is not a number of bytes; using 16384\n"), 1);
     CHECK_INT(count(out, "goabt: ABT_SET_AFFINITY=\"garbage\": a CPU id or \"{\" expected at offset 0; "
                          "streams are not bound to CPUs\n"),
+              1);
+    CHECK_INT(count(out, "goabt: ABT_STACK_OVERFLOW_CHECK=mprotect-strict is none of none, canary, "
+                         "mprotect and mprotect_strict; using none\n"),
               1);
     free(out);
 }
