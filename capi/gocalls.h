@@ -65,6 +65,9 @@ extern struct goabt_go_entries goabt_go GOABT_HIDDEN;
  * 0 if it cannot be used: not found, or this process was forked after it started (golib.c),
  * which it then says once on stderr. */
 int goabt_go_available(void) GOABT_HIDDEN;
+/* Why goabt_go_available said no: ABT_ERR_MEM when the address-space limit leaves the Go
+ * runtime no room to start (said on stderr; a later call tries again), else ABT_ERR_OTHER. */
+int goabt_go_unavailable_error(void) GOABT_HIDDEN;
 /* Whether this process was forked after the Go core started (then says so once on stderr). */
 int goabt_go_forked(void) GOABT_HIDDEN;
 

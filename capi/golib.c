@@ -16,6 +16,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
@@ -28,6 +30,7 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static int loaded;        /* atomic: 1 once goabt_go is filled */
 static int failed;        /* the load failed: not tried again */
 static int forked_warned; /* atomic */
+static int too_little_room; /* the last try found the address-space limit too low (retried) */
 
 /* Fork handlers, registered when libgoabt.so loads: a fork never happens in the middle of a
  * load (prepare takes the load lock), and a child of a process that loaded the Go core knows
@@ -77,9 +80,52 @@ static int go_library_path(char *out, size_t n)
         if (goabt_go.field == NULL) missing = name;                                           \
     } while (0)
 
+/* How much address space the Go runtime takes when it starts: mostly reservations (its heap's
+ * arena index, page summaries, scavenger index), few of them ever backed by memory. Under an
+ * address-space limit (ulimit -v, RLIMIT_AS) without that much room it cannot start, and dies
+ * with the process ("failed to reserve page summary memory", "pthread_create failed", "out of
+ * memory allocating heap arena map", by limit): measured here, a process needs about 1.35 GiB
+ * of room for it, so 1.5 GiB is asked for. */
+#define GO_CORE_ADDRESS_SPACE ((size_t)1536 << 20)
+
+/* The process's address space now, in bytes (/proc/self/statm, in pages), or 0. */
+static size_t address_space_used(void)
+{
+    FILE *f = fopen("/proc/self/statm", "re");
+    unsigned long pages = 0;
+    if (f == NULL) return 0;
+    if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+    fclose(f);
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Whether the address-space limit leaves the Go runtime room to start; if not, says so on
+ * stderr, once. Checked at every try: a program may raise its limit and try again. */
+static int room_for_go(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 1;
+    size_t used = address_space_used();
+    if ((size_t)rl.rlim_cur >= used + GO_CORE_ADDRESS_SPACE) return 1;
+    static int said;
+    if (!said) {
+        said = 1;
+        fprintf(stderr,
+                "goabt: the address-space limit (ulimit -v) is %llu KiB with %zu KiB in use; "
+                "goabt's Go core needs about %zu KiB more, reserved when it starts and mostly "
+                "unused: raise the limit (ABT_init returns ABT_ERR_MEM)\n",
+                (unsigned long long)rl.rlim_cur / 1024, used / 1024, GO_CORE_ADDRESS_SPACE / 1024);
+    }
+    return 0;
+}
+
+int goabt_go_unavailable_error(void) { return too_little_room ? ABT_ERR_MEM : ABT_ERR_OTHER; }
+
 static void load(void)
 {
     char path[4096];
+    too_little_room = !room_for_go();
+    if (too_little_room) return;
     if (!go_library_path(path, sizeof path)) {
         fprintf(stderr, "goabt: cannot tell where libgoabt-go.so is; set GOABT_GO_LIBRARY\n");
         failed = 1;

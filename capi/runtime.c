@@ -134,7 +134,7 @@ int goabt_engine_init(void)
     goabt_rt.next_pool_id = 0;
     next_unit_generation();
     /* The first call into Go: on the main thread, which runs no ULT yet, so no gate. */
-    if (!goabt_go_available()) return ABT_ERR_OTHER;
+    if (!goabt_go_available()) return goabt_go_unavailable_error();
     int rc = goabt_go.runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
                                    &goabt_rt.max_xstreams, &goabt_rt.affinity, &goabt_rt.safety_ns,
                                    &goabt_rt.go_pool, &goabt_rt.go_sched, &goabt_rt.stack_check,

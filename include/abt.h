@@ -242,7 +242,10 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  * among them GOABT_POOL and GOABT_SCHED, which name a pool and a scheduler written in Go that
  * replace the predefined ones (goabt.h): ABT_ERR_INV_ARG, said on stderr, when one names nothing
  * registered. Calls nest: each needs its own ABT_finalize. In a process forked after its
- * parent used goabt: ABT_ERR_OTHER, said on stderr (Fork, after ABT_initialized).
+ * parent used goabt: ABT_ERR_OTHER, said on stderr (Fork, after ABT_initialized). Under an
+ * address-space limit (ulimit -v, RLIMIT_AS) that leaves less than about 1.5 GiB of room, which
+ * goabt's Go core reserves when it starts (mostly unused): ABT_ERR_MEM, said in one line on
+ * stderr, and the process goes on as before; a later ABT_init tries again.
  *
  * Stack overflows. ABT_STACK_OVERFLOW_CHECK (or ABT_ENV_STACK_OVERFLOW_CHECK), read at every
  * outermost ABT_init, picks how a ULT running off its stack is caught; any case goes:
