@@ -11,6 +11,12 @@
 // with (NAME=value): one program run with several configurations.
 // Extra linker inputs go on a line "// ctest-libs: -lm", and environment variables the program
 // runs with on a line "// ctest-env: GOGC=1".
+//
+// Every program runs with GOABT_CHECK_LEAKS=fatal: one that does not free what it made (an ABT
+// object at the last ABT_finalize, an OPAL object at opal_class_finalize) exits with status 23
+// and fails, its leaks listed. A program that keeps objects on purpose says why on a line
+// "// ctest-leaks: <reason>" and runs without the check; its own ctest-env or variant lines may
+// set GOABT_CHECK_LEAKS otherwise.
 package ctests
 
 import (
@@ -152,6 +158,9 @@ type program struct {
 	variants []variant
 	libs     []string
 	env      []string
+	// keeps says why the program keeps objects past the last ABT_finalize on purpose ("": it
+	// frees what it makes, and runs with the leak check fatal).
+	keeps string
 }
 
 func readProgram(t *testing.T, path string) program {
@@ -178,6 +187,10 @@ func readProgram(t *testing.T, path string) program {
 		}
 		if rest, ok := strings.CutPrefix(line, "// ctest-env:"); ok {
 			p.env = append(p.env, strings.Fields(rest)...)
+		}
+		if rest, ok := strings.CutPrefix(line, "// ctest-leaks:"); ok {
+			p.keeps = strings.TrimSpace(rest)
+			require.NotEmpty(t, p.keeps, "%s: ctest-leaks needs a reason", path)
 		}
 	}
 	if len(p.variants) == 0 {
@@ -312,7 +325,11 @@ func runAll(t *testing.T, lib library, env []string) {
 					t.Skip(why)
 				}
 				t.Parallel()
-				run(t, lib, compile(t, p, v, lib), append(append(append([]string{}, env...), p.env...), v.env...))
+				leaks := []string{"GOABT_CHECK_LEAKS=fatal"}
+				if p.keeps != "" {
+					leaks = []string{"GOABT_CHECK_LEAKS=0"}
+				}
+				run(t, lib, compile(t, p, v, lib), append(append(append(leaks, env...), p.env...), v.env...))
 			})
 		}
 	}

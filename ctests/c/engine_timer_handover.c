@@ -56,6 +56,7 @@ int main(void)
     CHECK_INT(rc, ABT_ERR_COND_TIMEDOUT);
     if (__atomic_load_n(&done, __ATOMIC_ACQUIRE)) CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK_INT(ABT_xstream_free(&b), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_free(&p), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&a_own), ABT_SUCCESS);
     CHECK_INT(ABT_cond_free(&cond), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_free(&mutex), ABT_SUCCESS);

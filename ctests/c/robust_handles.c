@@ -13,6 +13,7 @@
  *    ULT of the old runtime in it, and ABT_pool_free answered ABT_ERR_POOL for ever); keys,
  *    ULT attributes, configurations, pool definitions and synchronization objects stay valid
  *    until freed, after the new ABT_init too. */
+// ctest-leaks: it keeps ULT, pool and scheduler handles past ABT_finalize on purpose, to check that they are refused there
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
