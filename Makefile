@@ -114,13 +114,16 @@ demo: lib
 
 # Tools the tests call: cmake for the find_package(goabt) tests, pkg-config for the argobots.pc
 # ones, valgrind (and its headers, for lib-valgrind) for ctests/valgrind_test.go, jemalloc for
-# the programs run under another allocator (freed_handles).
+# the programs run under another allocator (freed_handles), Open MPI's compiler wrapper and
+# launcher (mpicc from libopenmpi-dev, mpirun from openmpi-bin) for ctests/mpi_test.go.
 test-deps:
 	@command -v cmake >/dev/null 2>&1 || { $(call apt_install,cmake); }
 	@command -v pkg-config >/dev/null 2>&1 || { $(call apt_install,pkg-config); }
 	@{ command -v valgrind >/dev/null 2>&1 && test -f /usr/include/valgrind/valgrind.h; } \
 	  || { $(call apt_install,valgrind); }
 	@ls /usr/lib/*/libjemalloc.so.2 >/dev/null 2>&1 || { $(call apt_install,libjemalloc2); }
+	@{ command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } \
+	  || { $(call apt_install,libopenmpi-dev openmpi-bin); }
 
 test: lib test-deps
 	@unformatted="$$(gofmt -l core capi ctests bench abi)"; \
