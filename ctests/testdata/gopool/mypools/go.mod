@@ -1,0 +1,3 @@
+module example.com/mypools
+
+go 1.26
