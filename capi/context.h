@@ -31,7 +31,7 @@ typedef void *goabt_ctx;
  * supported architecture (x86-64 uses at most 95, arm64 at most 207); fn gets the rest. */
 #define GOABT_CTX_MAKE_RESERVE 256
 
-/* The smallest ULT stack goabt uses (../shared/design/engine.md, rule 2): below a guard page, a
+/* The smallest ULT stack goabt uses (docs/design.md, rule 2): below a guard page, a
  * C function, the gate's frame and first-call symbol binding fit in 8 KiB with room to spare. */
 #define GOABT_CTX_MIN_STACK 8192
 

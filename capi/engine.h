@@ -4,7 +4,7 @@
  * Roles (fixed names, used everywhere):
  *   stream      an execution stream (ABT_xstream): one OS thread. The primary stream is the
  *               process's main thread; a secondary stream is a pthread started from C (never a
- *               Go-created thread: ULT stacks there crash the Go runtime, engine.md).
+ *               Go-created thread: ULT stacks there crash the Go runtime, docs/design.md).
  *   unit        a work unit (ABT_thread / ABT_task): a ULT, with its own mmap'd stack, or a
  *               tasklet, which runs to completion on the system stack. The main ULT is the
  *               program's main thread seen as a ULT: it runs on the main stack, never elsewhere.
@@ -22,13 +22,13 @@
  *
  * Who does what. Every hot path is C over memory whose layout is defined here: the context
  * switch, the scheduler loop, queues, wake-ups, blocking, the synchronization objects, and the
- * key and object fast paths (engine.md rule 9). The Go core (core/, reached from C through the
+ * key and object fast paths (docs/design.md rule 9). The Go core (core/, reached from C through the
  * gate, gocalls.h) owns memory (unit descriptors, stacks, key tables: the C caches go to it when
  * they miss or overflow), registries (keys, OPAL classes), configuration, and every slow path.
  *
  * Switching out. A unit that gives up the processor (yield, park, terminate) records in its
  * stream what the scheduler must do with it once its context is saved (stream->after_fn), then
- * switches to the scheduler, which runs that callback first thing (engine.md rule 4: before the
+ * switches to the scheduler, which runs that callback first thing (docs/design.md rule 4: before the
  * context is saved, handing the unit to a pool or a wait list would let another stream resume it
  * twice). When the scheduler would only pop the next ULT of a built-in pool, the unit pops it
  * itself and switches straight to it, where the callback runs instead (unit.c, "Hand-over"): one
@@ -59,7 +59,7 @@
  *
  * Two libraries: these C files are libgoabt.so, which programs link; the Go core is
  * libgoabt-go.so, which golib.c loads the first time something needs Go, so that a program may
- * fork before it first uses goabt (a Go runtime does not survive fork, engine.md rule 12).
+ * fork before it first uses goabt (a Go runtime does not survive fork, docs/design.md rule 12).
  *
  * Files, one per kind: runtime.c (init, finalize, per-thread state, the gate), unit.c (units:
  * descriptors, stacks, create, run, yield, join, park, ready), sched.c (the scheduler loop, idle

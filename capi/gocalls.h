@@ -1,5 +1,5 @@
 /* gocalls.h: the Go functions the C engine calls (capi/runtime.go, over core/). Each wrapper
- * goes through the gate, so it is safe from any stack (engine.md rule 3). */
+ * goes through the gate, so it is safe from any stack (docs/design.md rule 3). */
 #ifndef GOABT_GOCALLS_H
 #define GOABT_GOCALLS_H
 
@@ -9,7 +9,7 @@
 
 /* The Go core's exports (capi/runtime.go, key.go, opal.go, error.go, gopool.go), reached through this
  * table once golib.c has loaded libgoabt-go.so. C memory crosses as uintptr_t, never as a
- * pointer type: Go then never stores a pointer into C memory (core.Addr, engine.md rule 11). */
+ * pointer type: Go then never stores a pointer into C memory (core.Addr, docs/design.md rule 11). */
 struct goabt_go_entries {
     int (*runtime_init)(size_t unit_size, size_t *stacksize, int *max_xstreams, int *affinity,
                         long long *safety_ns, int *go_pool, int *go_sched, int *stack_check,

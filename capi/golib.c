@@ -2,7 +2,7 @@
 /* golib.c: how the C engine reaches the Go core: libgoabt-go.so, loaded on first need.
  *
  * A Go c-shared library starts the Go runtime from a load-time constructor, and a Go runtime
- * does not survive fork (engine.md rule 12; golang/go#15538): a program that forks before it
+ * does not survive fork (docs/design.md rule 12; golang/go#15538): a program that forks before it
  * first uses goabt (test runners fork per test, servers fork to daemonize) would leave children
  * whose first call waits forever for runtime threads that exist only in the parent. So the C
  * engine (libgoabt.so) does not link the Go core: it dlopens it, from the directory it was

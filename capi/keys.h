@@ -6,7 +6,7 @@
  * has a fixed slot in every table (chunk `chunk`, index `offset`); chunk 0 is inside the table,
  * later chunks are added (never moved) when a key with a larger id is first set. So:
  *   - get, and set of a slot the key already fills, are plain loads and stores: no Go call, no
- *     atomic read-modify-write (engine.md rule 9);
+ *     atomic read-modify-write (docs/design.md rule 9);
  *   - the first set of a slot claims it with one compare-and-swap on its serial, so set_specific
  *     calls racing from several streams on one unit all land, and at most one of them evicts a
  *     freed key's old value (goabt_keys_insert, key.c);

@@ -106,7 +106,7 @@ static void class_finalize_c(void)
 static int go_core(void) { return !goabt_forked() && goabt_go_available(); }
 
 /* Each entry point reaches Go (capi/opal.go) through the gate: objects are also made inside
- * ULTs, whose stacks Go must not run on (engine.md rule 3). Without the Go core the C above
+ * ULTs, whose stacks Go must not run on (docs/design.md rule 3). Without the Go core the C above
  * does the work. */
 static void class_initialize_gated(void *cls)
 {

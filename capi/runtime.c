@@ -1,7 +1,7 @@
 //go:build goabt_c_engine
 /* runtime.c: the runtime as a whole: per-thread state, the gate into Go, futexes, init and
- * finalize. The engine's design is at the top of engine.h; the rules it follows are
- * ../shared/design/engine.md's. */
+ * finalize. The engine's design is at the top of engine.h; the rules it follows are in
+ * docs/design.md. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>

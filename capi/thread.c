@@ -416,7 +416,7 @@ int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stac
 {
     goabt_attr *a = goabt_attr_of(attr);
     if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
-    /* A user stack must be aligned and large enough to run C on (engine.md rule 2). */
+    /* A user stack must be aligned and large enough to run C on (docs/design.md rule 2). */
     if (stackaddr != NULL && (((uintptr_t)stackaddr & 7) != 0 || !goabt_ctx_stack_size_ok(stacksize))) {
         return ABT_ERR_INV_ARG;
     }

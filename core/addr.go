@@ -7,7 +7,7 @@ import "unsafe"
 // to C only as an integer: a pointer-typed store into C memory goes through Go's write barrier,
 // which reads the slot's old contents while the garbage collector runs, and C memory holds
 // whatever C left there (an uninitialized C array handed to Go as []unsafe.Pointer aborted the
-// process with "found bad pointer in Go heap" at 32k ULTs: engine.md rule 11). An Addr is
+// process with "found bad pointer in Go heap" at 32k ULTs: docs/design.md rule 11). An Addr is
 // invisible to the collector, which is right: the memory it names is not Go's.
 type Addr uintptr
 

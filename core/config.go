@@ -172,7 +172,7 @@ func LeakCheckFromEnv(getenv func(string) string) (LeakCheck, string) {
 const (
 	// DefaultThreadStackSize is Argobots' default ULT stack: 16 KiB.
 	DefaultThreadStackSize = 16384
-	// MinThreadStackSize is the smallest stack goabt runs a ULT on (engine.md rule 2).
+	// MinThreadStackSize is the smallest stack goabt runs a ULT on (docs/design.md rule 2).
 	MinThreadStackSize = 8192
 	// maxThreadStackSize bounds what the environment may ask for (1 GiB).
 	maxThreadStackSize = 1 << 30

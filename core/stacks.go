@@ -11,7 +11,7 @@ import (
 // its hot path and comes here only when its caches miss (or, at finalize, to give them back).
 //
 // Every stack's lowest page is a guard, so that an overflow faults instead of corrupting a
-// neighbour (engine.md rule 2). There are two ways to make one, and the kernel decides which:
+// neighbour (docs/design.md rule 2). There are two ways to make one, and the kernel decides which:
 //
 //   - A lightweight guard region (madvise MADV_GUARD_INSTALL, Linux 6.13): a marker in the page
 //     table, not a memory region of its own. Stacks are then all carved from slabs of slabStacks

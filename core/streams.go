@@ -69,7 +69,7 @@ func (r *Ranks) Reset() {
 }
 
 // ProcsFor returns the GOMAXPROCS a process with streams execution streams wants: every stream
-// may call Go at once, and so may the main thread and an external thread or two (engine.md
+// may call Go at once, and so may the main thread and an external thread or two (docs/design.md
 // rule 6: with fewer Ps a call can park for tens of milliseconds).
 func ProcsFor(streams int) int { return streams + 2 }
 

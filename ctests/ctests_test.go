@@ -207,7 +207,12 @@ type library struct {
 	flags  []string // extra compiler flags
 	// checker, if set, runs exe under a checking tool: it gives the command line, and a
 	// function that, once the program has ended, says what the tool found ("" for nothing).
-	checker func(exe string) (argv []string, findings func() string)
+	// leaks says whether the tool checks for leaks (not for a program that keeps objects on
+	// purpose: ctest-leaks).
+	checker func(exe string, leaks bool) (argv []string, findings func() string)
+	// keepsEnv is what a program that keeps objects on purpose runs with besides, to turn the
+	// tool's own leak check off.
+	keepsEnv []string
 	// skip lists the programs (base names) or variants (base/variant) this build does not run,
 	// with the reason.
 	skip map[string]string
@@ -238,7 +243,7 @@ var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
 
 // run executes a C test (under lib's checker, if it has one) and checks that it ended with a
 // clean summary and exit status 0, and that the checker found nothing.
-func run(t *testing.T, lib library, exe string, env []string) {
+func run(t *testing.T, lib library, exe string, env []string, leaks bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
 	defer cancel()
 	if lib.serial != nil {
@@ -247,7 +252,7 @@ func run(t *testing.T, lib library, exe string, env []string) {
 	}
 	argv, findings := []string{exe}, func() string { return "" }
 	if lib.checker != nil {
-		argv, findings = lib.checker(exe)
+		argv, findings = lib.checker(exe, leaks)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = binDir
@@ -326,10 +331,12 @@ func runAll(t *testing.T, lib library, env []string) {
 				}
 				t.Parallel()
 				leaks := []string{"GOABT_CHECK_LEAKS=fatal"}
+				all := append(append([]string{}, env...), p.env...)
 				if p.keeps != "" {
 					leaks = []string{"GOABT_CHECK_LEAKS=0"}
+					all = append(all, lib.keepsEnv...)
 				}
-				run(t, lib, compile(t, p, v, lib), append(append(append(leaks, env...), p.env...), v.env...))
+				run(t, lib, compile(t, p, v, lib), append(append(leaks, all...), v.env...), p.keeps == "")
 			})
 		}
 	}

@@ -26,9 +26,10 @@ import (
 // meaningless (resident-memory bounds: RSS is mostly valgrind's own there).
 //
 // How the programs run, and why:
-//   - --leak-check=no, as for ASan: immortal OPAL objects are never freed by design, and the Go
-//     runtime's memory is not the program's to free. GOABT_CHECK_LEAKS (keys_race) checks the
-//     engine's own memory instead.
+//   - --leak-check=full, definite leaks as errors: a malloc'd block nothing points to at exit
+//     fails the program. The Go heap's garbage not yet collected is suppressed (valgrind.supp:
+//     the Go runtime describes its heap to valgrind, block by block); goabt's own objects are
+//     checked by GOABT_CHECK_LEAKS, which every program runs with (ctests_test.go).
 //   - GODEBUG=cpu.rdtscp=off: the Go runtime reads the clock with RDTSCP, which valgrind does
 //     not emulate (the program dies of SIGILL).
 //   - GODEBUG=asyncpreemptoff=1: Go preempts a goroutine by a signal whose handler makes the
@@ -100,16 +101,30 @@ func TestValgrind(t *testing.T) {
 		flags:  []string{"-DGOABT_CTEST_VALGRIND=1"},
 		skip:   skip,
 		serial: &sync.Mutex{},
-		checker: func(exe string) ([]string, func() string) {
+		checker: func(exe string, leaks bool) ([]string, func() string) {
 			log := exe + ".valgrind.log"
 			_ = os.Remove(log)
-			argv := []string{valgrindPath, "--tool=memcheck", "--error-exitcode=97",
-				"--leak-check=no", "--fair-sched=yes", "--suppressions=" + suppressions,
-				"--log-file=" + log, exe}
+			leakCheck := []string{"--leak-check=full", "--show-leak-kinds=definite",
+				"--errors-for-leak-kinds=definite"}
+			base, _, _ := strings.Cut(filepath.Base(exe), ".")
+			if !leaks || noLeakSearch[base] != "" {
+				leakCheck = []string{"--leak-check=no"}
+			}
+			argv := append([]string{valgrindPath, "--tool=memcheck", "--error-exitcode=97"}, leakCheck...)
+			argv = append(argv, "--fair-sched=yes", "--suppressions="+suppressions,
+				"--log-file="+log, exe)
 			return argv, func() string { return valgrindFindings(log) }
 		},
 	}
 	runAll(t, vg, []string{"GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1"})
+}
+
+// noLeakSearch lists the programs whose runs valgrind's leak search cannot get through, and why.
+var noLeakSearch = map[string]string{
+	// After the trace writer's allocations valgrind's search stops with "the 'impossible'
+	// happened": two Go heap blocks the Go runtime described to it overlap (a block freed by the
+	// collector and reused is described again without the old one's end being told).
+	"trace_run": "valgrind aborts its leak search on the Go heap's block descriptions",
 }
 
 var valgrindBanner = regexp.MustCompile(`^==\d+== (Memcheck, |Copyright |Using Valgrind|Command: |Parent PID: )`)

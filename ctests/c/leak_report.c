@@ -17,6 +17,7 @@
 // ctest-variant: plain -rdynamic
 // ctest-variant: debug -rdynamic -DOPAL_ENABLE_DEBUG=1
 // ctest-variant: in_go -rdynamic GOABT_POOL=ws GOABT_SCHED=deadline
+// ctest-leaks: its children leak on purpose, for the reports it checks; it sets GOABT_CHECK_LEAKS itself
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
