@@ -175,8 +175,10 @@ bench-deps:
 	@test -f /usr/lib/x86_64-linux-gnu/openmpi/include/openmpi/opal/class/opal_object.h -o -n "$$(find /usr/lib -path '*openmpi/include*' -name opal_object.h 2>/dev/null | head -1)" \
 	  || { $(call apt_install,libopenmpi-dev); }
 
+# NATIVE_ARGOBOTS=<native libabt.so.1, or an Argobots install prefix>: the Argobots tables measure
+# native Argobots too, alternating with goabt; without it they show goabt alone and say so.
 bench: lib bench-deps
-	$(GO) run ./bench
+	$(GO) run ./bench$(if $(NATIVE_ARGOBOTS), -native '$(NATIVE_ARGOBOTS)')
 
 # Installed under $(DESTDIR)$(PREFIX): the libraries, the headers (also opal/class/opal_object.h,
 # where Open MPI code includes it), goabt.pc (-lgoabt), the CMake package, and with

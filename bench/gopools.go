@@ -58,7 +58,7 @@ func goPoolSuite(root string) suite {
 			cflags:  []string{"-I" + filepath.Join(root, "build", "include")},
 			ldflags: []string{"-L" + lib, "-lgoabt", "-Wl,-rpath," + lib, "-lpthread"},
 		},
-		ref:   impl{name: "none", recorded: map[string]float64{}},
+		ref:   impl{name: "none", absent: "goabt alone"},
 		table: printGoPools,
 	}
 }

@@ -11,9 +11,10 @@
 //
 // A suite is a C benchmark source plus the implementations it is compiled against; adding one
 // means appending to suites() below. Two suites may share a source, each taking its own share of
-// the operations the binary lists (suite.ops). A reference that cannot be built on this machine
-// can instead be a table of figures recorded earlier (impl.recorded): only goabt is then run, and
-// the table says that the reference column was not measured in this run.
+// the operations the binary lists (suite.ops). A reference column is only ever what this run
+// measured: the Argobots suites compare with native Argobots when -native (make bench
+// NATIVE_ARGOBOTS=...) names a build of it, and without it their tables show goabt alone and say
+// that there is no native column; no figure recorded elsewhere stands in for it.
 //
 // A benchmark line may carry more key=value fields after ns=: not_implemented=<call> says that
 // goabt does not provide the operation yet (<call> returned ABT_ERR_FEATURE_NA; the row shows
@@ -51,11 +52,12 @@ type impl struct {
 	binary  string   // file name under build/bench/
 	cflags  []string // include directories, defines
 	ldflags []string // libraries, rpath
+	path    string   // shown under the table's title: the library measured, when it says something
+	env     []string // added to the environment of its runs
 	missing string   // why it cannot be built (reference not installed); empty if it can
-	// recorded, when not nil, replaces the binary: ns per operation by op name, measured earlier
-	// (not in this run), with recordedFrom saying where and how. Only for the reference.
-	recorded     map[string]float64
-	recordedFrom string
+	// absent, when not empty, says why this run has no column for it (not asked for, or a suite of
+	// goabt alone): only goabt is run, and the suite gives no verdict against it.
+	absent string
 }
 
 // row is one line of a suite's table, as a benchmark binary prints it.
@@ -106,6 +108,7 @@ type verdict struct {
 	suite string
 	check string   // "every ratio ≤ 1.0"
 	above []string // empty: the suite meets its targets
+	none  string   // not empty: no verdict, and why (no reference column)
 }
 
 // measurement is what running a suite gave: per row and implementation, one value per round.
@@ -120,14 +123,16 @@ func main() {
 	rounds := flag.Int("rounds", 7, "runs of each operation per implementation, alternating; the table shows the median")
 	only := flag.String("only", "", "run only the operations whose op name starts with this")
 	lib := flag.Bool("lib", true, "run make -s lib first when build/lib/libgoabt.so is older than its sources")
+	native := flag.String("native", os.Getenv("NATIVE_ARGOBOTS"),
+		"native Argobots to measure beside goabt: its libabt.so.1 (or libabt.so), or an install prefix with lib/libabt.so.1 in it (default: $NATIVE_ARGOBOTS)")
 	flag.Parse()
-	if err := run(os.Stdout, *rounds, *only, *lib); err != nil {
+	if err := run(os.Stdout, *rounds, *only, *lib, *native); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(w io.Writer, rounds int, only string, buildLib bool) error {
+func run(w io.Writer, rounds int, only string, buildLib bool, nativeArg string) error {
 	if rounds < 1 {
 		return errors.New("-rounds must be at least 1")
 	}
@@ -144,13 +149,17 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	native, err := nativeArgobots(root, nativeArg)
+	if err != nil {
+		return err
+	}
 	if busy, err := otherLoad(300 * time.Millisecond); err == nil && busy > 0.2 {
 		fmt.Fprintf(w, "warning: before the run other processes kept %.1f of %d CPUs busy; the figures, "+
 			"the 2-thread rows above all, are unreliable\n", busy, runtime.NumCPU())
 	}
 	start := time.Now()
 	var verdicts []verdict
-	for _, s := range suites(root) {
+	for _, s := range suites(root, native) {
 		n := rounds
 		if s.maxRounds > 0 && n > s.maxRounds {
 			n = s.maxRounds
@@ -170,7 +179,9 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 	}
 	fmt.Fprintf(w, "\nmeasured in %s\n", time.Since(start).Round(100*time.Millisecond))
 	for _, v := range verdicts {
-		if len(v.above) == 0 {
+		if v.none != "" {
+			fmt.Fprintf(w, "%s: no verdict (%s)\n", v.suite, v.none)
+		} else if len(v.above) == 0 {
 			fmt.Fprintf(w, "%s: %s: yes\n", v.suite, v.check)
 		} else {
 			fmt.Fprintf(w, "%s: %s: no (%s)\n", v.suite, v.check, strings.Join(v.above, "; "))
@@ -179,10 +190,11 @@ func run(w io.Writer, rounds int, only string, buildLib bool) error {
 	return nil
 }
 
-// suites lists the benchmark suites, in the order their tables are printed.
-func suites(root string) []suite {
-	return []suite{opalSuite(root), abtSuite(root), keysSuite(root), syncSuite(root), scaleSuite(root),
-		goPoolSuite(root)}
+// suites lists the benchmark suites, in the order their tables are printed; native is the
+// Argobots suites' reference (absent when not asked for).
+func suites(root string, native impl) []suite {
+	return []suite{opalSuite(root), abtSuite(root, native), keysSuite(root, native), syncSuite(root, native),
+		scaleSuite(root), goPoolSuite(root)}
 }
 
 // otherLoad returns how many CPUs, on average over d, were busy (this process sleeps meanwhile).
@@ -283,14 +295,14 @@ func fresh(target, root string, paths ...string) bool {
 }
 
 // measure compiles the suite's source for both implementations (goabt only, when the reference
-// is recorded figures), then measures one operation after the other: rounds times, alternating
+// is absent or missing), then measures one operation after the other: rounds times, alternating
 // implementations, so that the two sides of a row are measured within a fraction of a second of
 // each other and a burst of load elsewhere on the machine does not land on one side only.
 func (s suite) measure(root, out string, rounds int, only string) (measurement, error) {
 	m := measurement{values: map[row]map[string][]float64{}, fields: map[row]map[string][]map[string]string{}}
 	var bins []impl
 	for _, im := range []impl{s.goabt, s.ref} {
-		if im.missing != "" || im.recorded != nil {
+		if im.missing != "" || im.absent != "" {
 			continue
 		}
 		if err := compile(root, filepath.Join(root, s.source), filepath.Join(out, im.binary), im); err != nil {
@@ -309,6 +321,9 @@ func (s suite) measure(root, out string, rounds int, only string) (measurement, 
 		for r := 0; r < rounds; r++ {
 			for _, im := range bins {
 				cmd := exec.Command(filepath.Join(out, im.binary), op)
+				if len(im.env) > 0 {
+					cmd.Env = append(os.Environ(), im.env...)
+				}
 				cmd.Stderr = os.Stderr
 				stdout, err := cmd.Output()
 				if err != nil {
@@ -408,9 +423,10 @@ func median(xs []float64) float64 {
 }
 
 // print writes the suite's table and returns its verdict: the judged rows whose ratio is above
-// their target (or that the reference could not be measured).
+// their target (or that the reference could not be measured). When the reference is absent the
+// table has goabt's column alone, says so, and there is no verdict.
 func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
-	ref, refHeading := s.ref.name, s.ref.name
+	ref := s.ref.name
 	if s.ref.version != "" {
 		ref += " " + s.ref.version
 	}
@@ -418,14 +434,16 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 	if threads == "" {
 		threads = "threads"
 	}
-	if s.ref.recorded != nil {
-		refHeading = ref + ", recorded"
-		fmt.Fprintf(w, "\n%s: goabt vs %s, recorded figures (%s)\n", s.title, ref, s.source)
-		fmt.Fprintf(w, "goabt: ns per operation, median of %d rounds, each the median of 5 calibrated runs\n"+
-			"%s: ns per operation RECORDED EARLIER, NOT MEASURED IN THIS RUN (see below the table)\n"+
-			"ratio: goabt / recorded figure\n\n", rounds, ref)
+	alone := s.ref.absent != ""
+	if alone {
+		fmt.Fprintf(w, "\n%s: goabt alone, NO %s COLUMN (%s)\n", s.title, strings.ToUpper(s.ref.name), s.source)
+		fmt.Fprintf(w, "%s\n", s.ref.absent)
+		fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs\n\n", rounds)
 	} else {
 		fmt.Fprintf(w, "\n%s: goabt vs %s (%s)\n", s.title, ref, s.source)
+		if s.ref.path != "" {
+			fmt.Fprintf(w, "%s: %s\n", s.ref.name, s.ref.path)
+		}
 		fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs; "+
 			"ratio: median of the rounds' ratios\n\n", rounds)
 	}
@@ -436,8 +454,11 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 			targets[s.target(r.op)] = true
 		}
 	}
-	showTarget := len(targets) > 1 || (len(targets) == 1 && !targets[1.0])
+	showTarget := !alone && (len(targets) > 1 || (len(targets) == 1 && !targets[1.0]))
 	v := verdict{suite: s.title, check: "every ratio ≤ 1.0"}
+	if alone {
+		v.none = "no " + s.ref.name + " column"
+	}
 	if showTarget {
 		v.check = "every ratio ≤ its row's target"
 		if len(targets) == 1 {
@@ -447,7 +468,11 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
-	fmt.Fprintf(tw, "operation\t%s\t%s\t%s\tratio (goabt/%s)\t", threads, s.goabt.name, refHeading, s.ref.name)
+	if alone {
+		fmt.Fprintf(tw, "operation\t%s\t%s\t", threads, s.goabt.name)
+	} else {
+		fmt.Fprintf(tw, "operation\t%s\t%s\t%s\tratio (goabt/%s)\t", threads, s.goabt.name, s.ref.name, s.ref.name)
+	}
 	if showTarget {
 		fmt.Fprint(tw, "target\t")
 	}
@@ -459,19 +484,9 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 			info = rowInfo{label: r.op, judged: true}
 		}
 		gs, rs := m.values[r][s.goabt.name], m.values[r][s.ref.name]
-		if s.ref.recorded != nil {
-			// The same recorded figure stands beside every round.
-			rs = nil
-			if x, ok := s.ref.recorded[r.op]; ok {
-				for range gs {
-					rs = append(rs, x)
-				}
-			}
-		}
 		g, o := median(gs), median(rs)
 		// The ratio is the median of the rounds' ratios: the two sides of a round ran within a
-		// fraction of a second of each other, so a slow spell of the machine cancels out. (Against
-		// recorded figures it is simply goabt's median over the recorded figure.)
+		// fraction of a second of each other, so a slow spell of the machine cancels out.
 		var ratios []float64
 		for i := 0; i < len(gs) && i < len(rs); i++ {
 			ratios = append(ratios, gs[i]/rs[i])
@@ -488,6 +503,10 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 			if n := s.rowNote(r, gfields); n != "" {
 				rowNotes = append(rowNotes, n)
 			}
+		}
+		if alone {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", info.label, r.threads, gcol)
+			continue
 		}
 		mark, target := "", "-"
 		if !info.judged {
@@ -517,9 +536,6 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
-	if s.ref.recorded != nil {
-		fmt.Fprintln(w, s.ref.recordedFrom)
-	}
 	for _, n := range append(append([]string{}, s.notes...), rowNotes...) {
 		fmt.Fprintln(w, n)
 	}

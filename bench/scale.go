@@ -18,8 +18,8 @@ const scaleRounds = 3
 
 // scaleSuite is ULT create + join + free with 1,000 to 1,000,000 ULTs alive at once on 4
 // streams, and the peak resident memory that takes: bench/c/scale_bench.c against goabt alone.
-// Native Argobots has no recorded figures for it; each row is judged against goabt's own cost
-// with 1,000 ULTs alive, measured in the same process.
+// It has no native column; each row is judged against goabt's own cost with 1,000 ULTs alive,
+// measured in the same process.
 func scaleSuite(root string) suite {
 	lib := filepath.Join(root, "build", "lib")
 	return suite{
@@ -31,7 +31,7 @@ func scaleSuite(root string) suite {
 			cflags:  []string{"-I" + filepath.Join(root, "build", "include")},
 			ldflags: []string{"-L" + lib, "-lgoabt", "-Wl,-rpath," + lib, "-lpthread"},
 		},
-		ref:       impl{name: "none", recorded: map[string]float64{}},
+		ref:       impl{name: "none", absent: "goabt alone"},
 		maxRounds: scaleRounds,
 		table:     printScale,
 	}
@@ -77,8 +77,8 @@ func printScale(w io.Writer, s suite, m measurement, rounds int) verdict {
 		"  back, at least 100,000 ULTs in all (1,000 live: 100 runs); ns per ULT is its wall time over them.",
 		"x 1,000-live: over the figure for N = 1,000 measured in the same process just before.",
 		"first run: the process's first run at N, which maps and first touches the stacks and",
-		"  descriptors; a first touch of a page costs the kernel far more than a reuse (a page fault",
-		"  takes ~12 us on this VM). Freed ULTs' memory is reused from then on, without the Go core.",
+		"  descriptors; a first touch of a page costs the kernel far more than a reuse. Freed ULTs'",
+		"  memory is reused from then on, without the Go core.",
 		"peak RSS: the process's peak resident memory (getrusage), all its runs included.",
 	} {
 		fmt.Fprintln(w, n)

@@ -2,10 +2,10 @@
  * abt_bench.c: the cost of Argobots work units (ULTs, tasklets, yield, init), of their keys and of
  * synchronization objects, in ns per operation.
  *
- * Compiled by bench/main.go against goabt's abt.h and libgoabt.so. Native Argobots is not
- * installable on the benchmark machine, so the driver compares these figures with native Argobots
- * 1.2 figures recorded earlier on the same machine kind; the source uses only the Argobots 1.2 API
- * and builds unchanged against libabt (gcc -O3 abt_bench.c -labt).
+ * Compiled by bench/main.go against goabt's abt.h and libgoabt.so, and, when `make bench
+ * NATIVE_ARGOBOTS=...` names a native Argobots, against the same abt.h and that libabt.so.1: the
+ * source uses only the Argobots 1.2 API. The driver runs the two binaries alternately, operation
+ * by operation, and compares their figures.
  *
  * Each operation runs in a calibrated loop (the count grown until one run takes BENCH_TARGET_NS),
  * then five timed runs; the median is printed as
@@ -972,9 +972,8 @@ static uint64_t run_mutex_with(uint64_t n, int units, void (*body)(void *), uint
 }
 
 /* sync_floor: two locked read-modify-writes of one word (exchange to 1, exchange back to 0) in
- * the main thread. An uncontended lock + unlock that must see on unlock whether anyone waits
- * executes at least this: native Argobots 1.2 (a test-and-set to lock, its waiter lock taken to
- * unlock) and goabt (a compare-and-swap each) both do. */
+ * the main thread, no Argobots call: goabt's uncontended lock + unlock makes two such (a
+ * compare-and-swap each). */
 static uint64_t run_floor(uint64_t n)
 {
     static int word;
