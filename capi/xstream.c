@@ -2,6 +2,7 @@
 /* Execution streams (ABT_xstream_*). */
 #include "args.h"
 #include "engine.h"
+#include "wait.h"
 #include "gocalls.h"
 
 
@@ -89,12 +90,23 @@ static goabt_stream *joinable(ABT_xstream xstream)
     return s;
 }
 
+/* After a join, a ULT lets the units readied on its own stream meanwhile run before it goes
+ * on, as it would have under Argobots, whose join yields while it waits: a program may take
+ * the joins as the point where its other ULTs have caught up (Argobots' own barrier test resets
+ * what they use right after joining the streams; with the joiner resumed first, the primary's
+ * ULTs still queued ran against the reset state). */
+static void after_join(void)
+{
+    if (goabt_caller_parks()) goabt_unit_yield();
+}
+
 int ABT_xstream_join(ABT_xstream xstream)
 {
     GOABT_CHECK_INIT();
     goabt_stream *s = joinable(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     goabt_stream_join(s);
+    after_join();
     return ABT_SUCCESS;
 }
 
@@ -108,6 +120,7 @@ int ABT_xstream_free(ABT_xstream *xstream)
     goabt_rank_release(s->rank);
     goabt_stream_delete(s);
     *xstream = ABT_XSTREAM_NULL;
+    after_join();
     return ABT_SUCCESS;
 }
 
