@@ -31,6 +31,7 @@
 #include <time.h>
 #include "args.h"
 #include "engine.h"
+#include "goabt.h"
 #include "mutex.h"
 #include "object.h"
 #include "wait.h"
@@ -378,6 +379,20 @@ static inline int mutex_unlock(goabt_mutex *m, int *woke)
         return ABT_SUCCESS;
     }
     *woke = mutex_release(m);
+    return ABT_SUCCESS;
+}
+
+int goabt_mutex_get_num_waiters(ABT_mutex mutex, int *num)
+{
+    goabt_mutex *m = goabt_object_of(mutex, GOABT_MAGIC_MUTEX, 1);
+    if (m == NULL) return ABT_ERR_INV_MUTEX;
+    if (num == NULL) return ABT_ERR_INV_ARG;
+    int n = 0;
+    goabt_spin_lock(&m->lock);
+    for (goabt_waiter *w = m->waiters.head; w != NULL; w = w->next) n++;
+    for (goabt_waiter *w = m->low.head; w != NULL; w = w->next) n++;
+    goabt_spin_unlock(&m->lock);
+    *num = n;
     return ABT_SUCCESS;
 }
 

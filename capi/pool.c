@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "engine.h"
+#include "goabt.h"
 
 #define spin_lock goabt_spin_lock
 #define spin_unlock goabt_spin_unlock
@@ -227,6 +228,19 @@ void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n)
     p->sleepers = n;
     n->linked = 1;
     spin_unlock(&p->lock);
+}
+
+int goabt_pool_get_num_idle_streams(ABT_pool pool, int *num)
+{
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    if (num == NULL) return ABT_ERR_INV_ARG;
+    int n = 0;
+    spin_lock(&p->lock);
+    for (goabt_sleeper *s = p->sleepers; s != NULL; s = s->next) n++;
+    spin_unlock(&p->lock);
+    *num = n;
+    return ABT_SUCCESS;
 }
 
 void goabt_pool_sleeper_remove(goabt_pool *p, goabt_sleeper *n)

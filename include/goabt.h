@@ -78,6 +78,21 @@ int goabt_pool_create_go(const char *name, ABT_pool_access access, ABT_bool auto
 int goabt_sched_create_go(const char *name, int num_pools, ABT_pool *pools,
                           ABT_sched_config config, ABT_sched *newsched);
 
+/* ---- What waits where: for tests and diagnostics ------------------------------------------
+ * States Argobots has no query for, so that a program (goabt's own tests first) can wait until
+ * one is reached instead of sleeping and hoping. Each answer is a snapshot: it may have changed
+ * by the time the caller reads it. */
+
+/* Write into *num how many execution streams sleep idle on pool, waiting for a push into it to
+ * wake them (a stream whose scheduler found no work in any of its pools lists itself in each).
+ * ABT_ERR_INV_POOL for an invalid handle, ABT_ERR_INV_ARG when num is NULL. */
+int goabt_pool_get_num_idle_streams(ABT_pool pool, int *num);
+
+/* Write into *num how many callers wait in line for mutex (ULTs parked, external threads and
+ * tasklets asleep; not those still yielding before they queue). ABT_ERR_INV_MUTEX for an
+ * invalid handle, ABT_ERR_INV_ARG when num is NULL. */
+int goabt_mutex_get_num_waiters(ABT_mutex mutex, int *num);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #define GOABT_ABT_WAIT_H
 
 #include <abt.h>
+#include <goabt.h>
 #include "check.h"
 
 /* Waits, yielding, until *flag reaches want or 10 s pass (CTEST_SLOW times that under
@@ -24,6 +25,32 @@ static inline int wait_state(ABT_thread t, ABT_thread_state want)
     double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
     ABT_thread_state st = ABT_THREAD_STATE_READY;
     while (ABT_thread_get_state(t, &st) != ABT_SUCCESS || st != want) {
+        if (ABT_get_wtime() > end) return 0;
+        ABT_thread_yield();
+    }
+    return 1;
+}
+
+/* Waits, yielding, until want streams sleep idle on pool (goabt_pool_get_num_idle_streams) or
+ * 10 s pass (CTEST_SLOW times that under valgrind); 1 if they did. */
+static inline int wait_idle_streams(ABT_pool pool, int want)
+{
+    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
+    int n = -1;
+    while (goabt_pool_get_num_idle_streams(pool, &n) != ABT_SUCCESS || n != want) {
+        if (ABT_get_wtime() > end) return 0;
+        ABT_thread_yield();
+    }
+    return 1;
+}
+
+/* Waits, yielding, until want callers wait in line for mutex (goabt_mutex_get_num_waiters) or
+ * 10 s pass (CTEST_SLOW times that under valgrind); 1 if they did. */
+static inline int wait_mutex_waiters(ABT_mutex mutex, int want)
+{
+    double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
+    int n = -1;
+    while (goabt_mutex_get_num_waiters(mutex, &n) != ABT_SUCCESS || n != want) {
         if (ABT_get_wtime() > end) return 0;
         ABT_thread_yield();
     }

@@ -40,19 +40,17 @@ int main(void)
     ABT_xstream a, b;
     CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &p, ABT_SCHED_CONFIG_NULL, &b),
               ABT_SUCCESS);
-    usleep(50000); /* B asleep, with no deadline */
+    CHECK(wait_idle_streams(p, 1)); /* B asleep, with no deadline */
     ABT_pool a_pools[2] = {a_own, p};
     CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 2, a_pools, ABT_SCHED_CONFIG_NULL, &a),
               ABT_SUCCESS);
-    usleep(50000); /* A asleep too, listed in P ahead of B: the push below wakes A */
+    CHECK(wait_idle_streams(p, 2)); /* A asleep too, listed in P ahead of B: the push below wakes A */
     ABT_thread t;
     CHECK_INT(ABT_thread_create(p, timed_waiter, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
     CHECK(wait_for(&parked, 1));
-    usleep(20000);
+    CHECK(wait_state(t, ABT_THREAD_STATE_BLOCKED)); /* in its timed wait, armed on A */
     CHECK_INT(ABT_xstream_free(&a), ABT_SUCCESS);
-    double end = ABT_get_wtime() + 5;
-    while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE) && ABT_get_wtime() < end) usleep(1000);
-    CHECK_INT(__atomic_load_n(&done, __ATOMIC_ACQUIRE), 1);
+    CHECK(wait_for(&done, 1)); /* B woke at the deadline and ran it on */
     CHECK_INT(rc, ABT_ERR_COND_TIMEDOUT);
     if (__atomic_load_n(&done, __ATOMIC_ACQUIRE)) CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK_INT(ABT_xstream_free(&b), ABT_SUCCESS);

@@ -36,12 +36,12 @@ int main(void)
     ABT_pool both[2] = {q, p};
     CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &p, ABT_SCHED_CONFIG_NULL, &t),
               ABT_SUCCESS);
-    usleep(50000);
+    CHECK(wait_idle_streams(p, 1)); /* T asleep on P */
     /* Created second, S is listed first in P's sleepers. */
     CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC, 2, both, ABT_SCHED_CONFIG_NULL, &s),
               ABT_SUCCESS);
     for (int round = 0; round < 5; round++) {
-        usleep(50000); /* both streams asleep */
+        CHECK(wait_idle_streams(p, 2) && wait_idle_streams(q, 1)); /* both streams asleep */
         __atomic_store_n(&flag, 0, __ATOMIC_RELEASE);
         __atomic_store_n(&seen, 0, __ATOMIC_RELEASE);
         ABT_thread a, b;

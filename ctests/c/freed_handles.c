@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <abt.h>
+#include <goabt.h>
 #include "check.h"
 
 static void nothing(void *arg) { (void)arg; }
@@ -90,6 +91,9 @@ static void pools_and_scheds(void)
     stale_p = p;
     CHECK_INT(ABT_pool_free(&p), ABT_SUCCESS);
     CHECK_INT(ABT_pool_get_size(stale_p, &n), ABT_ERR_INV_POOL);
+    int idle = -1;
+    CHECK_INT(goabt_pool_get_num_idle_streams(stale_p, &idle), ABT_ERR_INV_POOL);
+    CHECK_INT(goabt_pool_get_num_idle_streams(ABT_POOL_NULL, &idle), ABT_ERR_INV_POOL);
     CHECK_INT(ABT_pool_get_total_size(stale_p, &n), ABT_ERR_INV_POOL);
     ABT_thread t = (ABT_thread)(uintptr_t)1;
     CHECK_INT(ABT_thread_create(stale_p, nothing, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_ERR_INV_POOL);
@@ -165,6 +169,9 @@ static void sync_objects(void)
     CHECK_INT(ABT_rwlock_free(&r), ABT_SUCCESS);
     CHECK_INT(ABT_timer_free(&t), ABT_SUCCESS);
     CHECK_INT(ABT_mutex_lock(sm), ABT_ERR_INV_MUTEX);
+    int waiters = -1;
+    CHECK_INT(goabt_mutex_get_num_waiters(sm, &waiters), ABT_ERR_INV_MUTEX);
+    CHECK_INT(goabt_mutex_get_num_waiters(ABT_MUTEX_NULL, &waiters), ABT_ERR_INV_MUTEX);
     CHECK_INT(ABT_cond_signal(sc), ABT_ERR_INV_COND);
     CHECK_INT(ABT_eventual_set(se, NULL, 0), ABT_ERR_INV_EVENTUAL);
     CHECK_INT(ABT_rwlock_rdlock(sr), ABT_ERR_INV_RWLOCK);

@@ -92,7 +92,7 @@ static void round_with(ABT_mutex m, ABT_pool pool, int with_external)
             /* A pthread queues with lock between ids 1 and 3: after 1 among the normals. */
             ids[N] = N;
             CHECK_INT(pthread_create(&ext, NULL, external_locker, &ids[N]), 0);
-            usleep(100000); /* time to queue: its state cannot be queried */
+            CHECK(wait_mutex_waiters(m, 3)); /* queued behind ids 0 and 1 */
         }
     }
     CHECK_INT(ABT_mutex_unlock(m), ABT_SUCCESS);
