@@ -2,9 +2,23 @@
 #ifndef GOABT_ABT_WAIT_H
 #define GOABT_ABT_WAIT_H
 
+#include <stdio.h>
+#include <unistd.h>
 #include <abt.h>
 #include <goabt.h>
 #include "check.h"
+
+/* The process's address space now, in bytes (/proc/self/statm's first field, in pages). */
+static inline size_t address_space_used(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+        fclose(f);
+    }
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
 
 /* Waits, yielding, until *flag reaches want or 10 s pass (CTEST_SLOW times that under
  * valgrind); 1 if it did. */

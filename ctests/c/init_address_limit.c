@@ -12,17 +12,7 @@
 #include <unistd.h>
 #include <abt.h>
 #include "check.h"
-
-static size_t address_space_used(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long pages = 0;
-    if (f != NULL) {
-        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
-        fclose(f);
-    }
-    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
-}
+#include "abt_wait.h"
 
 static void ult(void *arg) { *(int *)arg = 1; }
 

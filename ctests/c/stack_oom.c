@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <abt.h>
 #include "check.h"
+#include "abt_wait.h"
 
 #define SMALL_BIG (512 * 1024) /* mapped at first run */
 #define LARGE (64 * 1024 * 1024) /* mapped at create */
@@ -30,22 +31,10 @@ static void mark(void *arg)
 
 static struct rlimit saved;
 
-/* The process's address space now, in bytes (/proc/self/statm, first field in pages). */
-static size_t vm_size(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long pages = 0;
-    if (f != NULL) {
-        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
-        fclose(f);
-    }
-    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
-}
-
 static void limit_address_space(void)
 {
     struct rlimit r = saved;
-    r.rlim_cur = vm_size() + 4 * 1024 * 1024;
+    r.rlim_cur = address_space_used() + 4 * 1024 * 1024;
     CHECK_INT(setrlimit(RLIMIT_AS, &r), 0);
 }
 
