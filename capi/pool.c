@@ -238,6 +238,7 @@ int goabt_pool_get_num_idle_streams(ABT_pool pool, int *num)
     int n = 0;
     spin_lock(&p->lock);
     for (goabt_sleeper *s = p->sleepers; s != NULL; s = s->next) n++;
+    n += p->pop_waiters;
     spin_unlock(&p->lock);
     *num = n;
     return ABT_SUCCESS;

@@ -309,7 +309,7 @@ int main(void)
     CHECK_INT(ABT_xstream_get_main_pools(xs, 1, &wp), ABT_SUCCESS);
     counter = 0;
     for (int round = 0; round < 5; round++) {
-        usleep(20000);
+        CHECK(wait_idle_streams(wp, 1)); /* asleep in the pool's waiting pop */
         ABT_thread w;
         rc |= ABT_thread_create(wp, add_one, NULL, ABT_THREAD_ATTR_NULL, &w);
         rc |= ABT_thread_free(&w);

@@ -80,7 +80,7 @@ int main(void)
     CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_BASIC_WAIT, 0, NULL, ABT_SCHED_CONFIG_NULL, &xs),
               ABT_SUCCESS);
     CHECK_INT(ABT_xstream_get_main_pools(xs, 1, &pool), ABT_SUCCESS);
-    usleep(50000);
+    CHECK(wait_idle_streams(pool, 1)); /* asleep in the pool's waiting pop */
     ABT_thread t;
     CHECK_INT(ABT_thread_create(pool, late, NULL, ABT_THREAD_ATTR_NULL, &t), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
