@@ -13,47 +13,55 @@ const argobotsRounds = 3
 func abtSuite(root string, native impl) suite {
 	const ult, tasklet = "ULT create + join + free", "tasklet create + join + free"
 	keys, syncs := keyRows(), syncRows()
+	s := argobotsSuite(root, native, "Argobots work units", func(op string) bool {
+		_, key := keys[op]
+		_, sync := syncs[op]
+		return !key && !sync
+	})
+	s.rows = map[string]rowInfo{
+		"ult_1":         {ult, true},
+		"ult_2":         {ult, true},
+		"task_1":        {tasklet, true},
+		"task_2":        {tasklet, true},
+		"yield":         {"ABT_thread_yield between 2 ULTs", true},
+		"yield_to":      {"ABT_thread_yield_to between 2 ULTs", true},
+		"yield_alone":   {"ABT_thread_yield, a ULT alone in its pool", true},
+		"yield_main":    {"ABT_thread_yield, the main ULT alone", true},
+		"migrate_2":     {"ULT migration round trip between 2 streams", true},
+		"init_finalize": {"ABT_init + ABT_finalize", true},
+	}
+	s.targets = map[string]float64{
+		"ult_1":         2.0,
+		"ult_2":         2.0,
+		"task_1":        2.0,
+		"task_2":        2.0,
+		"yield":         2.5,
+		"init_finalize": 1.0,
+	}
+	s.notes = []string{
+		"Create + join + free: rounds of 256 creates, then 256 frees (free joins); with 2 streams each",
+		"  stream runs such rounds in its own pool at once, and the figure is wall time per unit over both.",
+		"yield_to: next to yield it shows what the direct switch saves (no trip through the scheduler).",
+		"Yield alone (a polling loop: nothing else ready on the stream): in goabt the yielder goes on",
+		"  without a switch, as the scheduler's round would pop it back.",
+		"Migration round trip: one ULT moves itself to the other stream's pool and yields, and back.",
+		"  In goabt each move wakes the other stream if it slept.",
+	}
+	return s
+}
+
+// argobotsSuite is a table of bench/c/abt_bench.c, built against goabt and, when the run was
+// given one, native Argobots (ref), over the operations ops selects; the caller adds the rows,
+// targets and notes.
+func argobotsSuite(root string, native impl, title string, ops func(string) bool) suite {
 	return suite{
-		title:  "Argobots work units",
-		source: filepath.Join("bench", "c", "abt_bench.c"),
-		goabt:  abtGoabt(root),
-		ops: func(op string) bool {
-			_, key := keys[op]
-			_, sync := syncs[op]
-			return !key && !sync
-		},
+		title:     title,
+		source:    filepath.Join("bench", "c", "abt_bench.c"),
+		goabt:     abtGoabt(root),
+		ops:       ops,
 		ref:       native,
 		maxRounds: argobotsRounds,
 		threads:   "streams",
-		rows: map[string]rowInfo{
-			"ult_1":         {ult, true},
-			"ult_2":         {ult, true},
-			"task_1":        {tasklet, true},
-			"task_2":        {tasklet, true},
-			"yield":         {"ABT_thread_yield between 2 ULTs", true},
-			"yield_to":      {"ABT_thread_yield_to between 2 ULTs", true},
-			"yield_alone":   {"ABT_thread_yield, a ULT alone in its pool", true},
-			"yield_main":    {"ABT_thread_yield, the main ULT alone", true},
-			"migrate_2":     {"ULT migration round trip between 2 streams", true},
-			"init_finalize": {"ABT_init + ABT_finalize", true},
-		},
-		targets: map[string]float64{
-			"ult_1":         2.0,
-			"ult_2":         2.0,
-			"task_1":        2.0,
-			"task_2":        2.0,
-			"yield":         2.5,
-			"init_finalize": 1.0,
-		},
-		notes: []string{
-			"Create + join + free: rounds of 256 creates, then 256 frees (free joins); with 2 streams each",
-			"  stream runs such rounds in its own pool at once, and the figure is wall time per unit over both.",
-			"yield_to: next to yield it shows what the direct switch saves (no trip through the scheduler).",
-			"Yield alone (a polling loop: nothing else ready on the stream): in goabt the yielder goes on",
-			"  without a switch, as the scheduler's round would pop it back.",
-			"Migration round trip: one ULT moves itself to the other stream's pool and yields, and back.",
-			"  In goabt each move wakes the other stream if it slept.",
-		},
 	}
 }
 
@@ -103,29 +111,23 @@ func keyRows() map[string]rowInfo {
 // when the run was given one, as abtSuite.
 func keysSuite(root string, native impl) suite {
 	rows := keyRows()
-	return suite{
-		title:     "Argobots work-unit-specific data (keys)",
-		source:    filepath.Join("bench", "c", "abt_bench.c"),
-		goabt:     abtGoabt(root),
-		ops:       func(op string) bool { _, ok := rows[op]; return ok },
-		ref:       native,
-		maxRounds: argobotsRounds,
-		threads:   "streams",
-		rows:      rows,
-		notes: []string{
-			"ns per key operation: each stream forks and joins rounds of 256 units (ULTs, or tasklets in",
-			"  the tasklet rows) as ult_2 does; each unit times its own 16 accesses to one work unit's data",
-			"  (clock_gettime around the loop, so create, switch and join stay out), and by turns the same",
-			"  rounds time an empty loop; a run's figure is the median over its pairs of rounds of",
-			"  (with - without) / (256 x 16). With 2 streams: ns per access as a unit sees it (mean of the streams).",
-			"later: the unit (or target) already has a value for the key. first: 16 sets, each into one",
-			"  of 16 keys it has no value for yet (making its table is included; freeing it, at the unit's",
-			"  free, is not).",
-			"other ULT: every unit has a target ULT of its own, created and joined, not freed; for first,",
-			"  a fresh target per unit every round. What gets read is summed and checked, and every unit",
-			"  reads one value back after its sets: a broken implementation fails instead of a figure.",
-			"self: ABT_thread_*_specific on the caller's own handle, from ABT_thread_self in a ULT and",
-			"  from ABT_self_get_thread in a tasklet.",
-		},
+	s := argobotsSuite(root, native, "Argobots work-unit-specific data (keys)",
+		func(op string) bool { _, ok := rows[op]; return ok })
+	s.rows = rows
+	s.notes = []string{
+		"ns per key operation: each stream forks and joins rounds of 256 units (ULTs, or tasklets in",
+		"  the tasklet rows) as ult_2 does; each unit times its own 16 accesses to one work unit's data",
+		"  (clock_gettime around the loop, so create, switch and join stay out), and by turns the same",
+		"  rounds time an empty loop; a run's figure is the median over its pairs of rounds of",
+		"  (with - without) / (256 x 16). With 2 streams: ns per access as a unit sees it (mean of the streams).",
+		"later: the unit (or target) already has a value for the key. first: 16 sets, each into one",
+		"  of 16 keys it has no value for yet (making its table is included; freeing it, at the unit's",
+		"  free, is not).",
+		"other ULT: every unit has a target ULT of its own, created and joined, not freed; for first,",
+		"  a fresh target per unit every round. What gets read is summed and checked, and every unit",
+		"  reads one value back after its sets: a broken implementation fails instead of a figure.",
+		"self: ABT_thread_*_specific on the caller's own handle, from ABT_thread_self in a ULT and",
+		"  from ABT_self_get_thread in a tasklet.",
 	}
+	return s
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 )
 
@@ -40,42 +39,36 @@ func syncRows() map[string]rowInfo {
 // Argobots when the run was given one, as abtSuite.
 func syncSuite(root string, native impl) suite {
 	rows := syncRows()
-	return suite{
-		title:     "Argobots synchronization",
-		source:    filepath.Join("bench", "c", "abt_bench.c"),
-		goabt:     abtGoabt(root),
-		ops:       func(op string) bool { _, ok := rows[op]; return ok },
-		ref:       native,
-		maxRounds: argobotsRounds,
-		threads:   "streams",
-		rows:      rows,
-		rowNote:   spreadNote,
-		notes: []string{
-			"Each run makes its objects, forks its ULTs into the streams' pools (1 stream: the primary's; the",
-			"  main ULT waits in ABT_thread_free) and frees them; the figure is the run's wall time over its",
-			"  operations. floor: two atomic exchanges of one word in the main thread, no Argobots call: what",
-			"  two locked read-modify-writes cost on this machine (goabt's uncontended lock + unlock makes",
-			"  two); not judged, its ratio is this run's noise. mutex: lock + unlock around an increment of a",
-			"  shared counter. handed: each ULT locks, yields (the other then waits for the mutex) and",
-			"  unlocks; ns per lock of either ULT. goabt hands the mutex to a waiter that has lost it for",
-			"  1 ms (none starves), and a ULT finding the mutex held yields and looks again (16 times) before",
-			"  it parks; who takes the mutex after an unlock may differ between the two implementations, so",
-			"  this row compares the cost of the same program, not the same sequence of locks.",
-			"cond: a turn is lock, ABT_cond_wait while it is the other ULT's turn, pass the turn, signal,",
-			"  unlock; ns per turn. eventual: 8 bytes, set to the iteration and read back; the round trip:",
-			"  ULT 0 sets one eventual and waits on a second, ULT 1 waits on the first, resets it and sets",
-			"  the second (ULT 0 resets it): ns per round trip, two hand-offs. barrier: ABT_barrier_create(2),",
-			"  ns per pass of both ULTs. future: 4 compartments, no callback; wait finds it ready.",
-			"4 streams x 4 ULTs: 16 ULTs (4 in each stream's pool) lock until N locks have been counted in",
-			"  all; ns per counted lock (wall time / N), on this machine's CPUs for 4 streams. In goabt unlock",
-			"  wakes the longest waiter, but a running ULT may take the mutex before it runs: a ULT that never",
-			"  waits never yields, so the other ULTs of its stream seldom run (the spread line below, goabt's",
-			"  figures). A waiter that loses for 1 ms is handed the mutex.",
-			"Every run checks its counts (operations, critical sections: a lost update shows), that no",
-			"  ULT saw another holder inside its critical section or passed the barrier alone, and the",
-			"  values read; once per run a future with a callback is checked for readiness and values.",
-		},
+	s := argobotsSuite(root, native, "Argobots synchronization",
+		func(op string) bool { _, ok := rows[op]; return ok })
+	s.rows = rows
+	s.rowNote = spreadNote
+	s.notes = []string{
+		"Each run makes its objects, forks its ULTs into the streams' pools (1 stream: the primary's; the",
+		"  main ULT waits in ABT_thread_free) and frees them; the figure is the run's wall time over its",
+		"  operations. floor: two atomic exchanges of one word in the main thread, no Argobots call: what",
+		"  two locked read-modify-writes cost on this machine (goabt's uncontended lock + unlock makes",
+		"  two); not judged, its ratio is this run's noise. mutex: lock + unlock around an increment of a",
+		"  shared counter. handed: each ULT locks, yields (the other then waits for the mutex) and",
+		"  unlocks; ns per lock of either ULT. goabt hands the mutex to a waiter that has lost it for",
+		"  1 ms (none starves), and a ULT finding the mutex held yields and looks again (16 times) before",
+		"  it parks; who takes the mutex after an unlock may differ between the two implementations, so",
+		"  this row compares the cost of the same program, not the same sequence of locks.",
+		"cond: a turn is lock, ABT_cond_wait while it is the other ULT's turn, pass the turn, signal,",
+		"  unlock; ns per turn. eventual: 8 bytes, set to the iteration and read back; the round trip:",
+		"  ULT 0 sets one eventual and waits on a second, ULT 1 waits on the first, resets it and sets",
+		"  the second (ULT 0 resets it): ns per round trip, two hand-offs. barrier: ABT_barrier_create(2),",
+		"  ns per pass of both ULTs. future: 4 compartments, no callback; wait finds it ready.",
+		"4 streams x 4 ULTs: 16 ULTs (4 in each stream's pool) lock until N locks have been counted in",
+		"  all; ns per counted lock (wall time / N), on this machine's CPUs for 4 streams. In goabt unlock",
+		"  wakes the longest waiter, but a running ULT may take the mutex before it runs: a ULT that never",
+		"  waits never yields, so the other ULTs of its stream seldom run (the spread line below, goabt's",
+		"  figures). A waiter that loses for 1 ms is handed the mutex.",
+		"Every run checks its counts (operations, critical sections: a lost update shows), that no",
+		"  ULT saw another holder inside its critical section or passed the barrier alone, and the",
+		"  values read; once per run a future with a callback is checked for readiness and values.",
 	}
+	return s
 }
 
 // spreadNote shows how evenly sync_mutex_4x4's ULTs got the mutex: the lowest and highest
