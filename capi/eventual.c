@@ -177,3 +177,13 @@ int ABT_eventual_reset(ABT_eventual eventual)
     if (__atomic_load_n(&e->ready, __ATOMIC_RELAXED)) __atomic_store_n(&e->ready, 0, __ATOMIC_RELAXED);
     return ABT_SUCCESS;
 }
+
+int goabt_eventual_get_num_waiters(ABT_eventual eventual, int *num)
+{
+    RESOLVE_EVENTUAL(e, eventual);
+    GOABT_CHECK_OUT(num);
+    goabt_spin_lock(&e->lock);
+    *num = goabt_waitlist_count(&e->waiters);
+    goabt_spin_unlock(&e->lock);
+    return ABT_SUCCESS;
+}

@@ -387,10 +387,8 @@ int goabt_mutex_get_num_waiters(ABT_mutex mutex, int *num)
     goabt_mutex *m = goabt_object_of(mutex, GOABT_MAGIC_MUTEX, 1);
     if (m == NULL) return ABT_ERR_INV_MUTEX;
     if (num == NULL) return ABT_ERR_INV_ARG;
-    int n = 0;
     goabt_spin_lock(&m->lock);
-    for (goabt_waiter *w = m->waiters.head; w != NULL; w = w->next) n++;
-    for (goabt_waiter *w = m->low.head; w != NULL; w = w->next) n++;
+    int n = goabt_waitlist_count(&m->waiters) + goabt_waitlist_count(&m->low);
     goabt_spin_unlock(&m->lock);
     *num = n;
     return ABT_SUCCESS;

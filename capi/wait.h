@@ -105,6 +105,13 @@ void goabt_waitlist_insert_after(goabt_waitlist *l, goabt_waiter *after, goabt_w
 goabt_waiter *goabt_waitlist_pop(goabt_waitlist *l) GOABT_HIDDEN;
 void goabt_waitlist_remove(goabt_waitlist *l, goabt_waiter *w) GOABT_HIDDEN;
 static inline int goabt_waitlist_empty(const goabt_waitlist *l) { return l->head == NULL; }
+/* How many wait in l (under the owner's lock): for the waiting-state queries of goabt.h. */
+static inline int goabt_waitlist_count(const goabt_waitlist *l)
+{
+    int n = 0;
+    for (const goabt_waiter *w = l->head; w != NULL; w = w->next) n++;
+    return n;
+}
 
 /* Blocks the caller until w is woken or its deadline passes. The caller holds *lock and has
  * pushed w on a list that *lock guards; goabt_wait releases the lock (a ULT's only once it is

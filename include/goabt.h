@@ -95,6 +95,11 @@ int goabt_pool_get_num_idle_streams(ABT_pool pool, int *num);
  * invalid handle, ABT_ERR_INV_ARG when num is NULL. */
 int goabt_mutex_get_num_waiters(ABT_mutex mutex, int *num);
 
+/* Write into *num how many callers are blocked in ABT_eventual_wait or ABT_eventual_timedwait
+ * on eventual (ULTs parked, external threads asleep). Static memory works before ABT_init, as the
+ * eventual does. ABT_ERR_INV_EVENTUAL for an invalid handle, ABT_ERR_INV_ARG when num is NULL. */
+int goabt_eventual_get_num_waiters(ABT_eventual eventual, int *num);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 #ifndef GOABT_ABT_WAIT_H
 #define GOABT_ABT_WAIT_H
 
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <abt.h>
@@ -45,15 +46,16 @@ static inline int wait_state(ABT_thread t, ABT_thread_state want)
     return 1;
 }
 
-/* Waits, yielding, until want streams sleep idle on pool (goabt_pool_get_num_idle_streams) or
- * 10 s pass (CTEST_SLOW times that under valgrind); 1 if they did. */
+/* Waits, yielding (sched_yield on a thread that is not a ULT), until want streams sleep idle on
+ * pool (goabt_pool_get_num_idle_streams) or 10 s pass (CTEST_SLOW times that under valgrind); 1
+ * if they did. */
 static inline int wait_idle_streams(ABT_pool pool, int want)
 {
     double end = ABT_get_wtime() + 10.0 * CTEST_SLOW;
     int n = -1;
     while (goabt_pool_get_num_idle_streams(pool, &n) != ABT_SUCCESS || n != want) {
         if (ABT_get_wtime() > end) return 0;
-        ABT_thread_yield();
+        if (ABT_thread_yield() != ABT_SUCCESS) sched_yield();
     }
     return 1;
 }

@@ -1,5 +1,5 @@
 /* Pools and schedulers written in Go, selected by the environment: a plain Argobots program
- * (it includes abt.h only) run as it is (fifo), with GOABT_POOL=ws (every pool goabt would make
+ * (it calls nothing of goabt.h's but the waiting-state query its pusher waits with) run as it is (fifo), with GOABT_POOL=ws (every pool goabt would make
  * a FIFO is a Go work-stealing pool), with GOABT_SCHED=deadline (every predefined scheduler
  * picks its pools with the Go priority/deadline policy) and with both:
  *  - 4 streams with the default scheduler (the primary's included): 4,000 ULTs that yield and
@@ -47,14 +47,16 @@ static void nothing(void *arg) { (void)arg; }
 struct pusher {
     ABT_pool pool;
     ABT_thread t;
-    int delay_ms;
+    int wait_for_popper; /* push once a caller blocks in the pool's pop_wait */
     int rc;
 };
 
 static void *push_from_thread(void *arg)
 {
     struct pusher *p = arg;
-    if (p->delay_ms) nanosleep(&(struct timespec){0, p->delay_ms * 1000000L}, NULL);
+    if (p->wait_for_popper && !wait_idle_streams(p->pool, 1)) {
+        check_record(0, __FILE__, __LINE__, "nobody blocked in the pool's pop_wait");
+    }
     p->rc = ABT_pool_push_thread(p->pool, p->t);
     return NULL;
 }
@@ -110,12 +112,12 @@ static void by_hand(ABT_pool served)
         CHECK(first == b && second == a); /* FIFO */
     }
 
-    /* pop_wait: nothing comes in 50 ms; then a unit pushed by another thread after 20 ms. */
+    /* pop_wait: nothing comes in 50 ms; then a unit pushed by another thread while it waits. */
     double t0 = ABT_get_wtime();
     CHECK_INT(ABT_pool_pop_wait_thread(u, &got, 0.05), ABT_SUCCESS);
     CHECK(got == ABT_THREAD_NULL);
     CHECK(ABT_get_wtime() - t0 >= 0.04);
-    struct pusher p = {u, c, 20, -1};
+    struct pusher p = {u, c, 1, -1};
     pthread_t th;
     pthread_create(&th, NULL, push_from_thread, &p);
     CHECK_INT(ABT_pool_pop_wait_thread(u, &got, 10.0), ABT_SUCCESS);

@@ -345,7 +345,7 @@ struct pusher {
 static void *push_later(void *arg)
 {
     struct pusher *p = arg;
-    usleep(20000);
+    CHECK(wait_idle_streams(p->pool, 1)); /* the main ULT blocks in the pool's pop_wait */
     CHECK_INT(ABT_pool_push_thread(p->pool, p->thread), ABT_SUCCESS);
     return NULL;
 }
@@ -849,7 +849,7 @@ static void wake_body(void *arg)
     __atomic_add_fetch(&woke, 1, __ATOMIC_RELEASE);
 }
 
-/* A stream whose only pool is pool falls asleep between pushes (1 ms apart); each push, from
+/* A stream whose only pool is pool falls asleep between pushes; each push, from
  * the main ULT, must wake it: the push looks at the pool's sleepers without the pool's lock,
  * and the sleeper orders its listing with a membarrier (or a fence). A missed wake-up shows as
  * a unit not run within 2 s (the safety wake-up is off in the tests). */
@@ -863,7 +863,7 @@ static void idle_wakeups(const char *what, ABT_pool pool)
     woke = 0;
     int i;
     for (i = 0; i < ROUNDS; i++) {
-        usleep(1000);
+        if (!wait_idle_streams(pool, 1)) break; /* asleep, listed in the pool */
         if (ABT_thread_create(pool, wake_body, NULL, ABT_THREAD_ATTR_NULL, NULL) != ABT_SUCCESS) break;
         double end = ABT_get_wtime() + 2.0 * CTEST_SLOW;
         while (__atomic_load_n(&woke, __ATOMIC_ACQUIRE) != i + 1 && ABT_get_wtime() < end) {

@@ -60,6 +60,20 @@ static int os_wait_for(int *flag, int want)
     return 1;
 }
 
+/* On a ULT or a plain thread (also before ABT_init): waits until want callers are blocked in
+ * e's wait (goabt_eventual_get_num_waiters) or 10 s pass; 1 if they are. A set that follows
+ * then releases blocked waiters, not ones still on their way in. */
+static int wait_eventual_waiters(ABT_eventual e, int want)
+{
+    double end = mono_now() + 10.0 * CTEST_SLOW;
+    int n = -1;
+    while (goabt_eventual_get_num_waiters(e, &n) != ABT_SUCCESS || n != want) {
+        if (mono_now() > end) return 0;
+        if (ABT_thread_yield() != ABT_SUCCESS) sched_yield();
+    }
+    return 1;
+}
+
 /* 1 if the CLOCK_REALTIME clock has reached ts. */
 static int reached(const struct timespec *ts)
 {
@@ -215,23 +229,20 @@ static void *crowd_ext(void *arg)
 static int crowd_expected; /* waiters the setter waits for */
 static int crowd_set_rc;
 
-static void crowd_set(struct crowd *c, int ext)
+static void crowd_set(struct crowd *c)
 {
     /* All waiters are in (bounded: a failing wait must not keep the setter away). */
-    if (ext) {
-        os_wait_for(&c->arrived, crowd_expected);
-    } else {
-        wait_for(&c->arrived, crowd_expected);
+    if (!wait_eventual_waiters(c->e, crowd_expected)) {
+        check_record(0, __FILE__, __LINE__, "the crowd's waiters did not all block");
     }
-    for (int i = 0; i < 20; i++) ext ? sched_yield() : ABT_thread_yield();
     __atomic_store_n(&c->set_called, 1, __ATOMIC_RELEASE);
     crowd_set_rc = ABT_eventual_set(c->e, &c->want, (int)sizeof c->want);
 }
 
-static void setter_ult(void *arg) { crowd_set(arg, 0); }
+static void setter_ult(void *arg) { crowd_set(arg); }
 static void *setter_ext(void *arg)
 {
-    crowd_set(arg, 1);
+    crowd_set(arg);
     return NULL;
 }
 
@@ -332,8 +343,7 @@ static long same_stream_value = 31337;
 static void set_after_arrival(void *arg)
 {
     struct timed *w = arg;
-    wait_for(&w->arrived, 1);
-    for (int i = 0; i < 10; i++) ABT_thread_yield();
+    if (!wait_eventual_waiters(w->e, 1)) check_record(0, __FILE__, __LINE__, "the timed waiter did not block");
     same_stream_set_rc = ABT_eventual_set(w->e, &same_stream_value, (int)sizeof same_stream_value);
 }
 
@@ -435,8 +445,9 @@ static void *pre_waiter(void *arg)
 static void *pre_setter(void *arg)
 {
     struct pre *p = arg;
-    os_wait_for(&p->arrived, 3);
-    usleep(10000);
+    if (!wait_eventual_waiters(p->e, 3)) {
+        check_record(0, __FILE__, __LINE__, "3 pthreads did not block before ABT_init");
+    }
     __atomic_store_n(&p->set_called, 1, __ATOMIC_RELEASE);
     p->set_rc = ABT_eventual_set(p->e, NULL, 0);
     return NULL;
@@ -500,7 +511,9 @@ static void *static_ext(void *arg)
 static void *stack_setter(void *arg)
 {
     ABT_eventual e = arg;
-    usleep(1000);
+    if (!wait_eventual_waiters(e, 1)) {
+        check_record(0, __FILE__, __LINE__, "the main ULT did not block on a stack eventual");
+    }
     if (ABT_eventual_set(e, NULL, 0) != ABT_SUCCESS) {
         check_record(0, __FILE__, __LINE__, "ABT_eventual_set on a stack eventual from a pthread");
     }
@@ -524,8 +537,7 @@ static void test_static_after_init(void)
         pthread_t th;
         for (int i = 0; i < 8; i++) rc |= ABT_thread_create(pools[i % NSTREAMS], static_ult, &s, ABT_THREAD_ATTR_NULL, &t[i]);
         pthread_create(&th, NULL, static_ext, &s);
-        wait_for(&s.arrived, 9);
-        for (int i = 0; i < 10; i++) ABT_thread_yield();
+        if (!wait_eventual_waiters(e, 9)) give_up("static eventual: waiters did not block");
         s.value = r * 10 + 1;
         rc |= ABT_eventual_set(e, NULL, 0);
         if (!wait_for(&s.done, 9)) give_up("static eventual: waiters not released");
@@ -670,8 +682,7 @@ static void test_bad_input(void)
 static void set_from_ult(void *arg)
 {
     struct timed *ws = arg; /* three waiters */
-    for (int i = 0; i < 3; i++) wait_for(&ws[i].arrived, 1);
-    for (int i = 0; i < 20; i++) ABT_thread_yield();
+    if (!wait_eventual_waiters(ws[0].e, 3)) check_record(0, __FILE__, __LINE__, "3 timed waiters did not block");
     same_stream_set_rc = ABT_eventual_set(ws[0].e, &same_stream_value, (int)sizeof same_stream_value);
 }
 
