@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine.h"
+#include "engine/engine.h"
 #include "gocalls.h"
 #include "opal_object.h"
 

@@ -5,8 +5,8 @@
 #ifndef GOABT_ARGS_H
 #define GOABT_ARGS_H
 
-#include "engine.h"
-#include "object.h"
+#include "engine/engine.h"
+#include "engine/object.h"
 
 /* Returns ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize. */
 #define GOABT_CHECK_INIT()                                                                    \

@@ -21,9 +21,9 @@
 #include <string.h>
 #include <time.h>
 #include "args.h"
-#include "engine.h"
-#include "info.h"
-#include "wait.h"
+#include "engine/engine.h"
+#include "engine/info.h"
+#include "engine/wait.h"
 #ifdef GOABT_VALGRIND
 #include <valgrind/memcheck.h>
 #endif

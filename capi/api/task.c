@@ -1,7 +1,7 @@
 //go:build goabt_c_engine
 /* Tasklets (ABT_task_*). In Argobots 1.2 ABT_task is ABT_thread: the tasklet functions are the
  * unit functions with ABT_ERR_INV_THREAD reported as ABT_ERR_INV_TASK. */
-#include "engine.h"
+#include "engine/engine.h"
 
 static int as_task_error(int rc) { return rc == ABT_ERR_INV_THREAD ? ABT_ERR_INV_TASK : rc; }
 

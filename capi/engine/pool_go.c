@@ -18,7 +18,7 @@
  * asks: there is nothing to choose. */
 #include <stdio.h>
 #include <time.h>
-#include "args.h"
+#include "../api/args.h"
 #include "engine.h"
 #include "gocalls.h"
 #include "goabt.h"

@@ -1,8 +1,8 @@
 //go:build goabt_c_engine
 /* ABT_init, ABT_finalize, ABT_initialized. */
-#include "engine.h"
+#include "engine/engine.h"
 #include "gocalls.h"
-#include "info.h"
+#include "engine/info.h"
 
 /* Serializes init and finalize; nested calls only count. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;

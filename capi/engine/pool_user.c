@@ -18,7 +18,7 @@
  * starts with USER_DEF_TAG, which is no ABT_pool_access, where an ABT_pool_def has its access. */
 #include <stdlib.h>
 #include <string.h>
-#include "args.h"
+#include "../api/args.h"
 #include "engine.h"
 #include "object.h"
 #include "wait.h"

@@ -9,7 +9,7 @@
  * scheduler runs its main scheduler again at once; the rest (set_arg ...) answers
  * ABT_ERR_INV_XSTREAM. */
 #include "args.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 /* The caller's stream and unit, or the error that the caller's kind gets. */
 

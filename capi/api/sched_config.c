@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "args.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 #define CONFIG_MAGIC 0x53434647 /* "SCFG" */
 #define CONFIG_MAX_ENTRIES 64

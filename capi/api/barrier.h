@@ -3,8 +3,8 @@
 #ifndef GOABT_BARRIER_H
 #define GOABT_BARRIER_H
 
-#include "engine.h"
-#include "wait.h"
+#include "engine/engine.h"
+#include "engine/wait.h"
 
 typedef struct goabt_barrier_round {
     int lock;                /* spinlock over the fields below */

@@ -2,7 +2,7 @@
 #ifndef GOABT_MUTEX_H
 #define GOABT_MUTEX_H
 
-#include "engine.h"
+#include "engine/engine.h"
 
 typedef struct ABT_mutex_opaque goabt_mutex;
 

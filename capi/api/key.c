@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "args.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "gocalls.h"
-#include "keys.h"
+#include "engine/keys.h"
 
 /* u's table, made if it has none. Racing creators (the unit itself and set_specific callers on
  * other streams) agree on whichever table lands first. */

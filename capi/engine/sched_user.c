@@ -21,7 +21,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "args.h"
+#include "../api/args.h"
 #include "engine.h"
 #include "gocalls.h"
 #include "valgrind_stacks.h"

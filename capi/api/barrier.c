@@ -8,9 +8,9 @@
  */
 #include "args.h"
 #include "barrier.h"
-#include "engine.h"
-#include "object.h"
-#include "wait.h"
+#include "engine/engine.h"
+#include "engine/object.h"
+#include "engine/wait.h"
 
 struct ABT_barrier_opaque {
     uint32_t flags;

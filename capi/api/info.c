@@ -6,9 +6,9 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
-#include "engine.h"
+#include "engine/engine.h"
 #include "gocalls.h"
-#include "info.h"
+#include "engine/info.h"
 
 /* What the Go core's configuration adds (goabt_info_at_init), read at every outermost
  * ABT_init: the names of the Go pool and policy replacing the predefined ones ("" for none). */

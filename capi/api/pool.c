@@ -3,8 +3,8 @@
  * are in pool.c. */
 #include <stdlib.h>
 #include "args.h"
-#include "wait.h"
-#include "engine.h"
+#include "engine/wait.h"
+#include "engine/engine.h"
 
 int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool automatic,
                           ABT_pool *newpool)

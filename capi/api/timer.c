@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include "args.h"
-#include "engine.h"
-#include "object.h"
+#include "engine/engine.h"
+#include "engine/object.h"
 
 struct ABT_timer_opaque {
     uint32_t flags;

@@ -15,9 +15,9 @@
  */
 #include <stddef.h>
 #include "args.h"
-#include "engine.h"
-#include "object.h"
-#include "wait.h"
+#include "engine/engine.h"
+#include "engine/object.h"
+#include "engine/wait.h"
 
 struct ABT_future_opaque {
     uint32_t flags;

@@ -12,9 +12,9 @@
  * Nobody is tracked as owner: as in Argobots, any caller may unlock for a holder.
  */
 #include "args.h"
-#include "engine.h"
-#include "object.h"
-#include "wait.h"
+#include "engine/engine.h"
+#include "engine/object.h"
+#include "engine/wait.h"
 
 enum { RW_READER = 1, RW_WRITER = 2 }; /* waiter tags */
 

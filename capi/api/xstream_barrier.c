@@ -10,8 +10,8 @@
  */
 #include "args.h"
 #include "barrier.h"
-#include "engine.h"
-#include "object.h"
+#include "engine/engine.h"
+#include "engine/object.h"
 
 struct ABT_xstream_barrier_opaque {
     uint32_t flags;

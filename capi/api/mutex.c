@@ -30,11 +30,11 @@
  * whichever stream it runs on. */
 #include <time.h>
 #include "args.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "goabt.h"
 #include "mutex.h"
-#include "object.h"
-#include "wait.h"
+#include "engine/object.h"
+#include "engine/wait.h"
 
 /* flags: GOABT_MUTEX_RECURSIVE from the attribute; MUTEX_HAS_STREAM, set while a waiter that
  * holds a stream's thread may be queued (changed under `lock`, atomically: the fast paths read

@@ -15,7 +15,7 @@
  * The timeline trace (GOABT_TRACE, trace.h) listens at the same sites: goabt_tool_mask is the
  * tool's bits or'ed with the trace's, and a fired event is recorded for the trace (if it asked)
  * before the tool's callback runs (if the tool asked). */
-#include "args.h"
+#include "../api/args.h"
 #include "engine.h"
 #include "trace.h"
 

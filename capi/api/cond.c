@@ -9,10 +9,10 @@
  * out). All waiters at once must use one mutex, as in Argobots: the cond remembers it while
  * anyone waits. */
 #include "args.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "mutex.h"
-#include "object.h"
-#include "wait.h"
+#include "engine/object.h"
+#include "engine/wait.h"
 
 struct ABT_cond_opaque {
     uint32_t flags;

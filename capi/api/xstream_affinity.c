@@ -28,7 +28,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include "args.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "gocalls.h"
 
 /* ---- ABT_SET_AFFINITY: the sets ranks bind to --------------------------------------------- */

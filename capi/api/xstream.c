@@ -1,8 +1,8 @@
 //go:build goabt_c_engine
 /* Execution streams (ABT_xstream_*). */
 #include "args.h"
-#include "engine.h"
-#include "wait.h"
+#include "engine/engine.h"
+#include "engine/wait.h"
 #include "gocalls.h"
 
 

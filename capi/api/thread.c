@@ -3,8 +3,8 @@
  * ABT_thread too: the functions that make sense for one accept it. */
 #include <stdlib.h>
 #include "args.h"
-#include "engine.h"
-#include "keys.h"
+#include "engine/engine.h"
+#include "engine/keys.h"
 
 
 /* ---- Creation ---------------------------------------------------------------------------- */
