@@ -1,12 +1,14 @@
 /* args.h: the argument checks of the ABT_* entry points, shared by every API file. An entry
  * checks in Argobots' order (initialized, then handles, then output pointers), and turns a
- * handle into its object only through engine.h's goabt_*_of (the one place that does). These
- * two checks are also what keeps a forked child out (engine.h, goabt_forked). */
+ * handle into its object only through handles.h's resolvers (the one place that does). These
+ * two checks are also what keeps a forked child out (runtime.h, goabt_forked). */
 #ifndef GOABT_ARGS_H
 #define GOABT_ARGS_H
 
-#include "engine/engine.h"
-#include "engine/object.h"
+#include "engine/common.h"
+#include "engine/handles.h"
+#include "engine/runtime.h"
+#include "engine/stream.h"
 
 /* Returns ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize. */
 #define GOABT_CHECK_INIT()                                                                    \
@@ -14,7 +16,7 @@
         if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                               \
     } while (0)
 
-/* Returns ABT_ERR_UNINITIALIZED in a process forked after goabt started (engine.h,
+/* Returns ABT_ERR_UNINITIALIZED in a process forked after goabt started (runtime.h,
  * goabt_forked): for the few entries that neither need ABT_init nor take a handle, whose checks
  * cover every other entry there. */
 #define GOABT_CHECK_NOT_FORKED()                                                              \
@@ -86,5 +88,9 @@
     GOABT_SELF_STREAM(s);                                                                     \
     goabt_unit *u = goabt_self_or_sched(s);                                                   \
     if (u == NULL) return ABT_ERR_INV_XSTREAM
+
+/* The int a scheduler configuration stores at idx, or def (sched_config.c): the entries that
+ * take a configuration read theirs with it. */
+int goabt_sched_config_int(ABT_sched_config config, int idx, int def) GOABT_HIDDEN;
 
 #endif /* GOABT_ARGS_H */

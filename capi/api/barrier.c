@@ -8,7 +8,7 @@
  */
 #include "args.h"
 #include "barrier.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
 #include "engine/object.h"
 #include "engine/wait.h"
 

@@ -3,7 +3,7 @@
 #ifndef GOABT_BARRIER_H
 #define GOABT_BARRIER_H
 
-#include "engine/engine.h"
+#include "engine/common.h"
 #include "engine/wait.h"
 
 typedef struct goabt_barrier_round {

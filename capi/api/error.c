@@ -2,8 +2,8 @@
 /* ABT_error_get_str: the C entry; the names live in the Go core (core/errors.go). Through the
  * gate, because programs ask for error strings from inside ULTs too. */
 #include "args.h"
-#include "engine/engine.h"
 #include "gocalls.h"
+#include "engine/runtime.h"
 
 struct error_call {
     int err;

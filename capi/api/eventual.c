@@ -14,8 +14,10 @@
  */
 #include <stddef.h>
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
 #include "engine/object.h"
+#include "engine/pool.h"
+#include "engine/stream.h"
 #include "engine/wait.h"
 
 struct ABT_eventual_opaque {

@@ -15,7 +15,7 @@
  */
 #include <stddef.h>
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
 #include "engine/object.h"
 #include "engine/wait.h"
 

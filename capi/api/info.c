@@ -6,9 +6,10 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
-#include "engine/engine.h"
 #include "gocalls.h"
 #include "engine/info.h"
+#include "engine/runtime.h"
+#include "engine/stream.h"
 
 /* What the Go core's configuration adds (goabt_info_at_init), read at every outermost
  * ABT_init: the names of the Go pool and policy replacing the predefined ones ("" for none). */

@@ -21,8 +21,13 @@
 #include <string.h>
 #include <time.h>
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
 #include "engine/info.h"
+#include "engine/pool.h"
+#include "engine/runtime.h"
+#include "engine/scheduler.h"
+#include "engine/stream.h"
+#include "engine/unit.h"
 #include "engine/wait.h"
 #ifdef GOABT_VALGRIND
 #include <valgrind/memcheck.h>

@@ -1,8 +1,9 @@
 //go:build goabt_c_engine
 /* ABT_init, ABT_finalize, ABT_initialized. */
-#include "engine/engine.h"
 #include "gocalls.h"
 #include "engine/info.h"
+#include "engine/runtime.h"
+#include "engine/stream.h"
 
 /* Serializes init and finalize; nested calls only count. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -12,7 +13,7 @@ int ABT_init(int argc, char **argv)
     (void)argc;
     (void)argv;
     /* A child forked after the parent started goabt inherits its state but none of its threads
-     * (streams, the Go runtime's): nothing of it can run here (golib.c; engine.h,
+     * (streams, the Go runtime's): nothing of it can run here (golib.c; runtime.h,
      * goabt_forked). Said once on stderr. */
     if (goabt_go_forked()) return ABT_ERR_OTHER;
     int rc = ABT_SUCCESS;
@@ -35,7 +36,7 @@ int ABT_init(int argc, char **argv)
 
 int ABT_finalize(void)
 {
-    /* A forked child: never initialized here (engine.h, goabt_forked); and init_lock may be
+    /* A forked child: never initialized here (runtime.h, goabt_forked); and init_lock may be
      * held by a thread that did not come along. */
     if (goabt_forked()) return ABT_ERR_UNINITIALIZED;
     int rc = ABT_SUCCESS;

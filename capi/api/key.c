@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "args.h"
-#include "engine/engine.h"
 #include "gocalls.h"
+#include "engine/handles.h"
 #include "engine/keys.h"
+#include "engine/leaks.h"
+#include "engine/unit.h"
 
 /* u's table, made if it has none. Racing creators (the unit itself and set_specific callers on
  * other streams) agree on whichever table lands first. */

@@ -30,10 +30,13 @@
  * whichever stream it runs on. */
 #include <time.h>
 #include "args.h"
-#include "engine/engine.h"
 #include "goabt.h"
 #include "mutex.h"
+#include "engine/handles.h"
 #include "engine/object.h"
+#include "engine/runtime.h"
+#include "engine/stream.h"
+#include "engine/unit.h"
 #include "engine/wait.h"
 
 /* flags: GOABT_MUTEX_RECURSIVE from the attribute; MUTEX_HAS_STREAM, set while a waiter that

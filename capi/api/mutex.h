@@ -2,12 +2,9 @@
 #ifndef GOABT_MUTEX_H
 #define GOABT_MUTEX_H
 
-#include "engine/engine.h"
+#include "engine/handles.h"
 
-typedef struct ABT_mutex_opaque goabt_mutex;
-
-/* The mutex behind a handle (static memory included), or NULL. */
-goabt_mutex *goabt_mutex_of(ABT_mutex h) GOABT_HIDDEN;
+/* goabt_mutex and goabt_mutex_of, the resolver: handles.h. */
 /* Whether the calling unit (or OS thread) holds m. */
 int goabt_mutex_held_by_caller(goabt_mutex *m) GOABT_HIDDEN;
 /* Releases m whole, all recursive levels, and returns how many extra levels it had; retake

@@ -7,9 +7,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "engine/engine.h"
 #include "gocalls.h"
 #include "engine/leaks.h"
+#include "engine/runtime.h"
 #include "opal_object.h"
 
 _Static_assert(sizeof(opal_class_t) == 64, "opal_class_t layout");

@@ -3,8 +3,14 @@
  * are in pool.c. */
 #include <stdlib.h>
 #include "args.h"
+#include "engine/handles.h"
+#include "engine/leaks.h"
+#include "engine/pool.h"
+#include "engine/runtime.h"
+#include "engine/scheduler.h"
+#include "engine/stream.h"
+#include "engine/unit.h"
 #include "engine/wait.h"
-#include "engine/engine.h"
 
 int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool automatic,
                           ABT_pool *newpool)

@@ -12,7 +12,7 @@
  * Nobody is tracked as owner: as in Argobots, any caller may unlock for a holder.
  */
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
 #include "engine/object.h"
 #include "engine/wait.h"
 

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/leaks.h"
+#include "engine/object.h"
+#include "engine/runtime.h"
 
 #define CONFIG_MAGIC 0x53434647 /* "SCFG" */
 #define CONFIG_MAX_ENTRIES 64

@@ -9,7 +9,9 @@
  * scheduler runs its main scheduler again at once; the rest (set_arg ...) answers
  * ABT_ERR_INV_XSTREAM. */
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
+#include "engine/pool.h"
+#include "engine/unit.h"
 
 /* The caller's stream and unit, or the error that the caller's kind gets. */
 

@@ -1,7 +1,11 @@
 //go:build goabt_c_engine
 /* Tasklets (ABT_task_*). In Argobots 1.2 ABT_task is ABT_thread: the tasklet functions are the
  * unit functions with ABT_ERR_INV_THREAD reported as ABT_ERR_INV_TASK. */
-#include "engine/engine.h"
+#include "engine/handles.h"
+#include "engine/pool.h"
+#include "engine/runtime.h"
+#include "engine/stream.h"
+#include "engine/unit.h"
 
 static int as_task_error(int rc) { return rc == ABT_ERR_INV_THREAD ? ABT_ERR_INV_TASK : rc; }
 

@@ -3,8 +3,16 @@
  * ABT_thread too: the functions that make sense for one accept it. */
 #include <stdlib.h>
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/context.h"
+#include "engine/handles.h"
 #include "engine/keys.h"
+#include "engine/leaks.h"
+#include "engine/object.h"
+#include "engine/pool.h"
+#include "engine/runtime.h"
+#include "engine/scheduler.h"
+#include "engine/stream.h"
+#include "engine/unit.h"
 
 
 /* ---- Creation ---------------------------------------------------------------------------- */
@@ -172,7 +180,7 @@ int ABT_thread_yield(void)
 {
     goabt_unit *self = goabt_self_unit();
     /* From an external thread or a tasklet there is nothing to yield: Argobots 1.x succeeds.
-     * A forked child's thread is no stream's (engine.h, goabt_forked): it gets an error. */
+     * A forked child's thread is no stream's (runtime.h, goabt_forked): it gets an error. */
     if (self != NULL && self->kind == GOABT_ULT) {
         goabt_unit_yield();
     } else {

@@ -3,13 +3,13 @@
  * these functions needs ABT_init. A timer is an object (object.h): its memory stays readable
  * once freed, so a freed handle is refused by its magic like every other kind's, and so are
  * NULL handles of any kind (every ABT_*_NULL is below 4096), and every handle in a forked
- * child, where timers are refused like everything else (engine.h, goabt_forked). */
+ * child, where timers are refused like everything else (runtime.h, goabt_forked). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
 #include "engine/object.h"
 
 struct ABT_timer_opaque {

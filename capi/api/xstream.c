@@ -1,7 +1,12 @@
 //go:build goabt_c_engine
 /* Execution streams (ABT_xstream_*). */
 #include "args.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
+#include "engine/pool.h"
+#include "engine/runtime.h"
+#include "engine/scheduler.h"
+#include "engine/stream.h"
+#include "engine/unit.h"
 #include "engine/wait.h"
 #include "gocalls.h"
 

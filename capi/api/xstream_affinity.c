@@ -28,8 +28,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include "args.h"
-#include "engine/engine.h"
 #include "gocalls.h"
+#include "engine/handles.h"
+#include "engine/runtime.h"
+#include "engine/stream.h"
 
 /* ---- ABT_SET_AFFINITY: the sets ranks bind to --------------------------------------------- */
 

@@ -10,7 +10,7 @@
  */
 #include "args.h"
 #include "barrier.h"
-#include "engine/engine.h"
+#include "engine/handles.h"
 #include "engine/object.h"
 
 struct ABT_xstream_barrier_opaque {

@@ -3,7 +3,7 @@
 #ifndef GOABT_INFO_H
 #define GOABT_INFO_H
 
-#include "engine.h"
+#include "common.h"
 
 /* Reads what info.c shows of the Go core's configuration; 1 if ABT_PRINT_CONFIG asks for the
  * configuration at ABT_init. Called by goabt_engine_init, on the main thread, no ULT running. */

@@ -19,11 +19,14 @@
 #ifndef GOABT_KEYS_H
 #define GOABT_KEYS_H
 
-#include "engine.h"
+#include "common.h"
+#include "unit.h"
 
 #define GOABT_KEY_CHUNK0_SLOTS 16 /* core.KeyChunk0Slots */
 #define GOABT_KEY_CHUNKS 13       /* core.KeyChunks */
-#define GOABT_MAGIC_KEY 0x4b455920 /* core.KeyMagic, "KEY " */
+/* core.KeyMagic, "KEY ": the one magic defined outside handles.h, beside the layout core
+ * defines (capi/key.go checks it, and includes this header alone). */
+#define GOABT_MAGIC_KEY 0x4b455920
 
 /* Marks a slot whose serial is being replaced (serials count up from 1 and never get here). */
 #define GOABT_KEY_SLOT_BUSY UINT64_MAX
@@ -60,18 +63,6 @@ struct goabt_keytable {
     goabt_key_slot *chunks[GOABT_KEY_CHUNKS]; /* chunk k holds 16<<k slots; chunks[0] == first */
     goabt_key_orphan *orphans;                /* pushed with a CAS, taken when the unit is freed */
 };
-
-/* The key behind a handle, or NULL for ABT_KEY_NULL, a freed key or anything else. A freed
- * key's handle is refused until a newer key reuses its id and record. Unlike the other handle
- * checks it does not look at goabt_forked (engine.h): that load cost ABT_key_get and _set 6%
- * (2.65 -> 2.81 ns), and no entry needs it, since every one that takes a key also checks
- * init (ABT_key_set/get and the *_specific calls need the caller's unit or check first) or,
- * ABT_key_free, GOABT_CHECK_NOT_FORKED. */
-static inline goabt_key *goabt_key_of(ABT_key h)
-{
-    if ((uintptr_t)h < 4096) return NULL; /* NULL and ABT_KEY_NULL */
-    return __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == GOABT_MAGIC_KEY ? h : NULL;
-}
 
 /* k's slot in u's table, or NULL if u has no table or not that chunk yet. */
 static inline goabt_key_slot *goabt_keys_slot(goabt_unit *u, const goabt_key *k)

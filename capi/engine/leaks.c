@@ -7,7 +7,7 @@
  * OPAL objects still alive are opal.c's, at opal_class_finalize, over the same registry.
  *
  * Cost. The registry (leaks.h) is a hash set of addresses under a mutex, touched only while the
- * check is on: each create and free site tests goabt_leak_check (GOABT_LEAK_NOTE, engine.h), a
+ * check is on: each create and free site tests goabt_leak_check (GOABT_LEAK_NOTE, leaks.h), a
  * load and a branch not taken when it is off. On, each create and free takes the mutex.
  *
  * What counts. An object is noted where the API hands it to the program (ABT_*_create, and
@@ -26,11 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine.h"
 #include "gocalls.h"
+#include "handles.h"
 #include "keys.h"
 #include "leaks.h"
 #include "object.h"
+#include "pool.h"
+#include "scheduler.h"
+#include "unit.h"
 
 int goabt_leak_check;
 static int leak_exit_status = 1; /* core.LeakExitStatus once the Go core said it */

@@ -4,9 +4,14 @@
  * core (core.ObjectMemory) in batches, so that a create and a free cost a few instructions, not
  * a Go call each. Freed blocks never go back to malloc: a stale handle reads FREED there. */
 #include <string.h>
-#include "engine.h"
 #include "gocalls.h"
+#include "handles.h"
+#include "leaks.h"
 #include "object.h"
+#include "pool.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "unit.h"
 
 #define OBJECT_CLASSES 7
 #define OBJECT_BATCH 32

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "engine.h"
+#include "runtime.h"
 
 /* Whether [addr, addr + len) lies within one of the object's loaded segments. */
 static int loaded_range(const struct dl_phdr_info *info, uintptr_t addr, size_t len)

@@ -9,8 +9,14 @@
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "engine.h"
 #include "goabt.h"
+#include "handles.h"
+#include "leaks.h"
+#include "object.h"
+#include "pool.h"
+#include "runtime.h"
+#include "stream.h"
+#include "unit.h"
 
 #define spin_lock goabt_spin_lock
 #define spin_unlock goabt_spin_unlock

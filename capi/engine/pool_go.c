@@ -19,9 +19,15 @@
 #include <stdio.h>
 #include <time.h>
 #include "../api/args.h"
-#include "engine.h"
 #include "gocalls.h"
 #include "goabt.h"
+#include "handles.h"
+#include "leaks.h"
+#include "pool.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "unit.h"
 #include "wait.h"
 
 /* The rank of the calling stream, or -1 on a thread that is no stream: a Go pool may keep its

@@ -19,9 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../api/args.h"
-#include "engine.h"
+#include "handles.h"
+#include "leaks.h"
 #include "object.h"
-#include "wait.h"
+#include "pool.h"
+#include "runtime.h"
+#include "unit.h"
 
 #define USER_DEF_TAG 0x7fdefde5
 
@@ -187,7 +190,7 @@ static void map_del(ABT_unit key)
 goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit)
 {
     if ((uintptr_t)unit < 4096) return NULL; /* ABT_UNIT_NULL and the other null handles */
-    if (goabt_forked()) return NULL;          /* before the map's locks (engine.h) */
+    if (goabt_forked()) return NULL;          /* before the map's locks (runtime.h) */
     goabt_unit *u = map_get(unit);
     if (u != NULL) return u;
     return goabt_unit_of((ABT_thread)unit); /* a built-in pool's unit is the work unit */

@@ -1,7 +1,7 @@
 //go:build goabt_c_engine
 /* runtime.c: the runtime as a whole: per-thread state, the gate into Go, futexes, init and
- * finalize. The engine's design is at the top of engine.h; the rules it follows are in
- * docs/design.md. */
+ * finalize. The engine's design is at the top of its headers (common.h: the roles; unit.h:
+ * switching and blocking); the rules it follows are in docs/design.md. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -14,13 +14,20 @@
 #include <linux/membarrier.h>
 #include <time.h>
 #include <unistd.h>
-#include "engine.h"
 #include "gocalls.h"
+#include "context.h"
+#include "handles.h"
 #include "info.h"
 #include "keys.h"
+#include "leaks.h"
+#include "pool.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "tool.h"
 #include "trace.h"
+#include "unit.h"
 #include "valgrind_stacks.h"
-#include "wait.h"
 
 struct goabt_runtime goabt_rt = {
     .thread_stacksize = 16384,

@@ -3,7 +3,14 @@
  * objects (ABT_sched: pools in priority order). */
 #define _GNU_SOURCE
 #include <stdlib.h>
-#include "engine.h"
+#include "handles.h"
+#include "leaks.h"
+#include "object.h"
+#include "pool.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "unit.h"
 #include "wait.h"
 
 /* ---- Scheduler objects -------------------------------------------------------------------- */

@@ -16,7 +16,11 @@
  * once, a user scheduler at its next ABT_xstream_check_events), down to the stream's own
  * scheduler, which runs the rest of its pools (stream->aside). */
 #include "../api/args.h"
-#include "engine.h"
+#include "handles.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "unit.h"
 #include "wait.h"
 
 void goabt_sched_ult_events(goabt_sched *sc, int idle)

@@ -22,8 +22,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "../api/args.h"
-#include "engine.h"
 #include "gocalls.h"
+#include "context.h"
+#include "handles.h"
+#include "leaks.h"
+#include "pool.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "unit.h"
 #include "valgrind_stacks.h"
 #include "wait.h"
 
@@ -70,7 +77,7 @@ static int run_returned(goabt_stream *s, goabt_sched *sc)
 /* ---- The primary's run stack ------------------------------------------------------------------
  *
  * The primary's scheduler runs on activations of the main stack, below the suspended main ULT,
- * and each is abandoned when the main ULT resumes (engine.h). goabt's loop keeps nothing there,
+ * and each is abandoned when the main ULT resumes (scheduler.h, top). goabt's loop keeps nothing there,
  * but a run function keeps its state in its frames, and runs the main ULT from the middle of
  * them (ABT_xstream_run_unit, ABT_xstream_check_events): started afresh at the next activation,
  * it would do again what it had done, such as a round of a barrier its peers passed long ago

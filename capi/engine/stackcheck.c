@@ -54,8 +54,9 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include "engine.h"
-#include "valgrind_stacks.h"
+#include "runtime.h"
+#include "stream.h"
+#include "unit.h"
 
 enum { CHECK_NONE = 0, CHECK_CANARY = 1, CHECK_MPROTECT = 2, CHECK_STRICT = 3 };
 

@@ -4,10 +4,15 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
-#include "engine.h"
 #include "gocalls.h"
+#include "handles.h"
 #include "keys.h"
+#include "object.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
 #include "trace.h"
+#include "unit.h"
 #include "wait.h"
 
 /* ---- Streams ------------------------------------------------------------------------------ */

@@ -3,7 +3,7 @@
  * about each one through its context. It is off unless GOABT_TOOL says yes at ABT_init
  * (goabt_rt.tool): a default native build has none, and clients that see one start profilers.
  *
- * Every event site tests one word, goabt_tool_mask, the events a tool asked for (engine.h,
+ * Every event site tests one word, goabt_tool_mask, the events a tool asked for (tool.h,
  * GOABT_TOOL_EVENT): 0 when no tool is registered, so that a program without a tool pays one
  * load and a branch that is never taken per event. A fired event builds its context on the
  * firing thread's stack; it is valid only during the callback. The caller is the unit running
@@ -16,8 +16,12 @@
  * tool's bits or'ed with the trace's, and a fired event is recorded for the trace (if it asked)
  * before the tool's callback runs (if the tool asked). */
 #include "../api/args.h"
-#include "engine.h"
+#include "pool.h"
+#include "runtime.h"
+#include "stream.h"
+#include "tool.h"
 #include "trace.h"
+#include "unit.h"
 
 uint64_t goabt_tool_mask;
 /* What each listener asked for; the mask is their union (written under tool_lock). */

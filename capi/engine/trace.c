@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "engine.h"
 #include "gocalls.h"
+#include "runtime.h"
+#include "stream.h"
+#include "tool.h"
 #include "trace.h"
+#include "unit.h"
 
 static int trace_on; /* atomic: a trace is being recorded (between init and finalize) */
 

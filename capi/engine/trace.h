@@ -17,7 +17,7 @@
 #define GOABT_TRACE_H
 
 #include <stdint.h>
-#include "engine.h"
+#include "common.h"
 
 /* What a record says (core.TraceKind, same values). */
 enum {

@@ -1,13 +1,21 @@
 //go:build goabt_c_engine
 /* unit.c: work units: descriptors and stacks, create and free, running, yield, join,
- * termination, and the blocking core every wait is built on: park and ready (engine.h, top). */
+ * termination, and the blocking core every wait is built on: park and ready (unit.h, top). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine.h"
 #include "gocalls.h"
+#include "context.h"
+#include "handles.h"
 #include "keys.h"
+#include "leaks.h"
+#include "pool.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "tool.h"
+#include "unit.h"
 #include "valgrind_stacks.h"
 #include "wait.h"
 
@@ -1062,7 +1070,7 @@ void goabt_unit_exit_to(goabt_unit *target)
 void goabt_unit_exit(void)
 {
     goabt_stream *s = goabt_self_stream();
-    /* No stream: the process was forked inside this ULT (engine.h, goabt_forked). */
+    /* No stream: the process was forked inside this ULT (runtime.h, goabt_forked). */
     if (__builtin_expect(s == NULL, 0)) goabt_forked_unit_returned();
     s->after_fn = goabt_unit_terminated;
     s->after_unit = s->current;

@@ -4,8 +4,11 @@
 #define _GNU_SOURCE
 #include <time.h>
 #include <stddef.h>
-#include "engine.h"
+#include "handles.h"
 #include "info.h"
+#include "runtime.h"
+#include "stream.h"
+#include "unit.h"
 #include "wait.h"
 
 /* ---- Waiters and lists ------------------------------------------------------------------- */

@@ -29,7 +29,9 @@
 
 #include <stdint.h>
 #include <time.h>
-#include "engine.h"
+#include "common.h"
+#include "stream.h"
+#include "unit.h"
 
 enum { GOABT_WAIT_WAITING = 0, GOABT_WAIT_WOKEN = 1, GOABT_WAIT_TIMEDOUT = 2 };
 
