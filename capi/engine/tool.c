@@ -1,6 +1,6 @@
 //go:build goabt_c_engine
-/* tool.c: the tool interface (ABT_tool_*): a tool's callback sees work-unit events, and asks
- * about each one through its context. It is off unless GOABT_TOOL says yes at ABT_init
+/* tool.c: the tool interface's engine (the entries, ABT_tool_*, are api/tool.c): a tool's
+ * callback sees work-unit events, and asks about each one through its context. It is off unless GOABT_TOOL says yes at ABT_init
  * (goabt_rt.tool): a default native build has none, and clients that see one start profilers.
  *
  * Every event site tests one word, goabt_tool_mask, the events a tool asked for (tool.h,
@@ -15,7 +15,6 @@
  * The timeline trace (GOABT_TRACE, trace.h) listens at the same sites: goabt_tool_mask is the
  * tool's bits or'ed with the trace's, and a fired event is recorded for the trace (if it asked)
  * before the tool's callback runs (if the tool asked). */
-#include "../api/args.h"
 #include "pool.h"
 #include "runtime.h"
 #include "stream.h"
@@ -101,11 +100,8 @@ void goabt_tool_set_trace(uint64_t bits)
     goabt_spin_unlock(&tool_lock);
 }
 
-int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint64_t event_mask,
-                                      void *user_arg)
+void goabt_tool_register(ABT_tool_thread_callback_fn cb_func, uint64_t event_mask, void *user_arg)
 {
-    GOABT_CHECK_INIT();
-    if (!goabt_rt.tool) return ABT_ERR_FEATURE_NA;
     goabt_spin_lock(&tool_lock);
     if (cb_func == NULL) {
         __atomic_store_n(&tool_bits, 0, __ATOMIC_RELAXED);
@@ -122,14 +118,10 @@ int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn cb_func, uint6
         __atomic_store_n(&goabt_tool_mask, bits | trace_bits, __ATOMIC_RELEASE);
     }
     goabt_spin_unlock(&tool_lock);
-    return ABT_SUCCESS;
 }
 
-int ABT_tool_query_thread(ABT_tool_context context, uint64_t event, ABT_tool_query_kind query_kind,
-                          void *val)
+int goabt_tool_query(ABT_tool_context context, ABT_tool_query_kind query_kind, void *val)
 {
-    (void)event;
-    if (!goabt_rt.tool) return ABT_ERR_FEATURE_NA;
     struct ABT_tool_context_opaque *c = context;
     /* In a forked child no callback runs: a context there is one of the parent's. */
     if ((uintptr_t)context < 4096 || goabt_forked() || !context_live(c)) {

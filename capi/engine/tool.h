@@ -31,4 +31,13 @@ void goabt_tool_set_trace(uint64_t bits) GOABT_HIDDEN;
     } while (0)
 #define GOABT_TOOL_EVENT(u, event, pool, sync_type) GOABT_TOOL_EVENT_SYNC(u, event, pool, sync_type, NULL)
 
+/* ABT_tool_register_thread_callback, the tool interface being on: cb_func (NULL: none) hears
+ * the events of event_mask from now on. */
+void goabt_tool_register(ABT_tool_thread_callback_fn cb_func, uint64_t event_mask, void *user_arg)
+    GOABT_HIDDEN;
+/* ABT_tool_query_thread, the tool interface being on: ABT_ERR_INV_TOOL_CONTEXT unless context
+ * is that of a callback running on this thread now. */
+int goabt_tool_query(ABT_tool_context context, ABT_tool_query_kind query_kind, void *val)
+    GOABT_HIDDEN;
+
 #endif /* GOABT_TOOL_H */
