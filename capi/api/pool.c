@@ -419,3 +419,12 @@ int ABT_sched_get_pools(ABT_sched sched, int max_pools, int idx, ABT_pool *pools
     for (int i = 0; i < max_pools; i++) pools[i] = s->pools[idx + i];
     return ABT_SUCCESS;
 }
+
+/* A scheduler stacked in a pool (engine/sched_stacked.c). */
+int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
+{
+    GOABT_CHECK_INIT();
+    GOABT_POOL(p, pool);
+    GOABT_SCHED(sc, sched);
+    return goabt_sched_stack(p, sc);
+}

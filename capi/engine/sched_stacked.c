@@ -1,5 +1,5 @@
 //go:build goabt_c_engine
-/* sched_stacked.c: stacked schedulers (ABT_pool_add_sched): a scheduler pushed into a pool runs
+/* sched_stacked.c: stacked schedulers (ABT_pool_add_sched, api/pool.c): a scheduler pushed into a pool runs
  * as a ULT of whichever scheduler pops it, and runs its own pools' units as that ULT's children.
  *
  * The scheduler's ULT is an ordinary unnamed ULT whose function is the scheduler's run: a user
@@ -15,8 +15,8 @@
  * it again and again: so a parent whose child stepped aside steps aside in turn (goabt's loop at
  * once, a user scheduler at its next ABT_xstream_check_events), down to the stream's own
  * scheduler, which runs the rest of its pools (stream->aside). */
-#include "../api/args.h"
 #include "handles.h"
+#include "pool.h"
 #include "runtime.h"
 #include "scheduler.h"
 #include "stream.h"
@@ -70,11 +70,8 @@ static void stacked_main(void *arg)
     }
 }
 
-int ABT_pool_add_sched(ABT_pool pool, ABT_sched sched)
+int goabt_sched_stack(goabt_pool *p, goabt_sched *sc)
 {
-    GOABT_CHECK_INIT();
-    GOABT_POOL(p, pool);
-    GOABT_SCHED(sc, sched);
     int unused = GOABT_SCHED_UNUSED;
     if (!__atomic_compare_exchange_n(&sc->used, &unused, GOABT_SCHED_IN_POOL, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {

@@ -110,4 +110,8 @@ void goabt_sched_ult_events(goabt_sched *sc, int idle) GOABT_HIDDEN;
 /* Units queued in sc's pools now. */
 size_t goabt_sched_queued(goabt_sched *sc) GOABT_HIDDEN;
 
+/* Pushes sc into p as a ULT that runs it (ABT_pool_add_sched): ABT_ERR_INV_SCHED if sc is in use
+ * (a stream's main scheduler, or stacked already). */
+int goabt_sched_stack(goabt_pool *p, goabt_sched *sc) GOABT_HIDDEN;
+
 #endif /* GOABT_SCHEDULER_H */
