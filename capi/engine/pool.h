@@ -185,4 +185,8 @@ goabt_pool *goabt_pool_new_predef(int kind, int access, int automatic) GOABT_HID
 goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, ABT_unit),
                                int access, int automatic) GOABT_HIDDEN;
 
+/* A new Go pool (goabt_pool_create_go): the one registered as name (NULL: GOABT_POOL's).
+ * ABT_ERR_INV_ARG if there is none, ABT_ERR_MEM when out of memory. */
+int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **out) GOABT_HIDDEN;
+
 #endif /* GOABT_POOL_H */

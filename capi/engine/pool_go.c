@@ -1,7 +1,7 @@
 //go:build goabt_c_engine
 /* pool_go.c: pools and schedulers written in Go (core.Pool, core.Policy: core/gopools.go), as
  * the engine runs them, and the ways a C program gets them: goabt_pool_create_go and
- * goabt_sched_create_go (include/goabt.h), and the environment (GOABT_POOL, GOABT_SCHED), which
+ * goabt_sched_create_go (include/goabt.h; their entries are api/goabt.c), and the environment (GOABT_POOL, GOABT_SCHED), which
  * makes every pool and scheduler goabt would make predefined a Go one.
  *
  * A Go pool is a user pool of goabt's own (pool_user.c, goabt_own_pool_new): the engine reaches
@@ -18,10 +18,8 @@
  * asks: there is nothing to choose. */
 #include <stdio.h>
 #include <time.h>
-#include "../api/args.h"
 #include "gocalls.h"
 #include "goabt.h"
-#include "handles.h"
 #include "leaks.h"
 #include "pool.h"
 #include "runtime.h"
@@ -279,9 +277,7 @@ static void make_defs(void)
     go_def_list = make_def(1);
 }
 
-/* A new Go pool: the one registered as name (NULL: GOABT_POOL's). ABT_ERR_INV_ARG if there is
- * none, ABT_ERR_MEM when out of memory. */
-static int go_pool_new(const char *name, int access, int automatic, goabt_pool **out)
+int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **out)
 {
     *out = NULL;
     pthread_once(&def_once, make_defs);
@@ -306,7 +302,7 @@ goabt_pool *goabt_pool_new_predef(int kind, int access, int automatic)
 {
     if (!goabt_rt.go_pool) return goabt_pool_new(kind, access, automatic);
     goabt_pool *p;
-    go_pool_new(NULL, access, automatic, &p);
+    goabt_pool_new_go(NULL, access, automatic, &p);
     return p;
 }
 
@@ -380,43 +376,14 @@ goabt_unit *goabt_go_sched_pop(goabt_stream *s, goabt_sched *sc)
     return u;
 }
 
-/* ---- The C entry points (goabt.h) ------------------------------------------------------------ */
-
-int goabt_pool_create_go(const char *name, ABT_pool_access access, ABT_bool automatic,
-                         ABT_pool *newpool)
+int goabt_sched_new_go(const char *name, int num_pools, goabt_pool **list, int automatic,
+                       goabt_sched **out)
 {
-    if (newpool != NULL) *newpool = ABT_POOL_NULL;
-    GOABT_CHECK_INIT();
-    if ((int)access < ABT_POOL_ACCESS_PRIV || access > ABT_POOL_ACCESS_MPMC) {
-        return ABT_ERR_INV_POOL_ACCESS;
-    }
-    if (name == NULL || newpool == NULL) return ABT_ERR_INV_ARG;
-    goabt_pool *p;
-    int rc = go_pool_new(name, access, automatic ? 1 : 0, &p);
-    if (rc == ABT_SUCCESS) {
-        GOABT_LEAK_NOTE(GOABT_LEAK_POOL, p);
-        *newpool = p;
-    }
-    return rc;
-}
-
-int goabt_sched_create_go(const char *name, int num_pools, ABT_pool *pools,
-                          ABT_sched_config config, ABT_sched *newsched)
-{
-    if (newsched != NULL) *newsched = ABT_SCHED_NULL;
-    GOABT_CHECK_INIT();
-    if (name == NULL || newsched == NULL) return ABT_ERR_INV_ARG;
-    if (num_pools < 1 || num_pools > GOABT_SCHED_MAX_POOLS) return ABT_ERR_INV_ARG;
-    goabt_pool *list[GOABT_SCHED_MAX_POOLS];
-    for (int i = 0; i < num_pools; i++) {
-        list[i] = NULL;
-        if (pools != NULL && pools[i] != ABT_POOL_NULL && (list[i] = goabt_pool_of(pools[i])) == NULL) {
-            return ABT_ERR_INV_POOL;
-        }
-    }
     int policy = go_policy_new(name, num_pools);
     if (policy == 0) return ABT_ERR_INV_ARG;
-    int made = 0, automatic = goabt_sched_config_int(config, ABT_sched_config_automatic.idx, 1) != 0;
+    int given[GOABT_SCHED_MAX_POOLS]; /* the program's pools stay when out of memory */
+    for (int i = 0; i < num_pools; i++) given[i] = list[i] != NULL;
+    int made = 0;
     goabt_sched *sc = NULL;
     for (; made < num_pools; made++) {
         if (list[made] != NULL) continue;
@@ -426,12 +393,11 @@ int goabt_sched_create_go(const char *name, int num_pools, ABT_pool *pools,
     if (made == num_pools) sc = sched_new(ABT_SCHED_BASIC, num_pools, list, automatic, policy);
     if (sc == NULL) { /* out of memory: the pools made here go again, the program's stay */
         for (int j = 0; j < made; j++) {
-            if (pools == NULL || pools[j] == ABT_POOL_NULL) goabt_pool_delete(list[j]);
+            if (!given[j]) goabt_pool_delete(list[j]);
         }
         if (made < num_pools) go_policy_free(policy); /* else sched_new freed it */
         return ABT_ERR_MEM;
     }
-    GOABT_LEAK_NOTE(GOABT_LEAK_SCHED, sc);
-    *newsched = sc;
+    *out = sc;
     return ABT_SUCCESS;
 }

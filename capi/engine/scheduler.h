@@ -114,4 +114,10 @@ size_t goabt_sched_queued(goabt_sched *sc) GOABT_HIDDEN;
  * (a stream's main scheduler, or stacked already). */
 int goabt_sched_stack(goabt_pool *p, goabt_sched *sc) GOABT_HIDDEN;
 
+/* A scheduler run by the Go policy registered as name (goabt_sched_create_go) over
+ * list[0..num_pools): a NULL entry gets a new FIFO pool (freed again if this fails).
+ * ABT_ERR_INV_ARG if no such policy, ABT_ERR_MEM when out of memory. */
+int goabt_sched_new_go(const char *name, int num_pools, goabt_pool **list, int automatic,
+                       goabt_sched **out) GOABT_HIDDEN;
+
 #endif /* GOABT_SCHEDULER_H */
