@@ -145,4 +145,18 @@ goabt_mutex *goabt_mutex_of(ABT_mutex h) GOABT_HIDDEN;
  * work unit itself); NULL if it is neither. */
 goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit) GOABT_HIDDEN;
 
+/* A pool definition made by ABT_pool_user_def_create (pool.h). */
+static inline goabt_pool_user_def *goabt_pool_user_def_of(ABT_pool_user_def h)
+{
+    goabt_pool_user_def *d = (goabt_pool_user_def *)h;
+    if ((uintptr_t)h < 4096 || d->tag != GOABT_USER_DEF_TAG) return NULL;
+    return d->magic == GOABT_MAGIC_POOL_USER_DEF && !goabt_forked() ? d : NULL;
+}
+
+/* A pool configuration (api/pool_user.c). */
+static inline struct ABT_pool_config_opaque *goabt_pool_config_of(ABT_pool_config h)
+{
+    return goabt_object_of(h, GOABT_MAGIC_POOL_CONFIG, 0);
+}
+
 #endif /* GOABT_HANDLES_H */

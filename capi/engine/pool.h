@@ -189,4 +189,39 @@ goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, AB
  * ABT_ERR_INV_ARG if there is none, ABT_ERR_MEM when out of memory. */
 int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **out) GOABT_HIDDEN;
 
+/* User-defined pools' definitions (pool_user.c; made by api/pool_user.c). */
+/* The first int of an ABT_pool_user_def made by ABT_pool_user_def_create: no ABT_pool_access,
+ * which is where an older struct ABT_pool_def has its access. */
+#define GOABT_USER_DEF_TAG 0x7fdefde5
+
+/* What ABT_pool_user_def_create makes. */
+typedef struct goabt_pool_user_def {
+    int tag;        /* GOABT_USER_DEF_TAG */
+    uint32_t magic; /* GOABT_MAGIC_POOL_USER_DEF */
+    ABT_pool_user_create_unit_fn create_unit;
+    ABT_pool_user_free_unit_fn free_unit;
+    ABT_pool_user_is_empty_fn is_empty;
+    ABT_pool_user_pop_fn pop;
+    ABT_pool_user_push_fn push;
+    ABT_pool_user_init_fn init;
+    ABT_pool_user_free_fn free;
+    ABT_pool_user_get_size_fn get_size;
+    ABT_pool_user_pop_wait_fn pop_wait;
+    ABT_pool_user_pop_many_fn pop_many;
+    ABT_pool_user_push_many_fn push_many;
+    ABT_pool_user_print_all_fn print_all;
+} goabt_pool_user_def;
+
+/* A pool's copy of its definition. */
+struct goabt_pool_user {
+    int old_style;     /* functions in `old`, else in `def` */
+    /* A pool of goabt's own (goabt_own_pool_new: Go pools): its pool units are the work units,
+     * made and freed by nobody, in no table, and not recorded in pool_unit_of; it may remove
+     * units with `remove`. */
+    int own;
+    int (*remove)(ABT_pool, ABT_unit);
+    goabt_pool_user_def def;
+    struct ABT_pool_def old;
+};
+
 #endif /* GOABT_POOL_H */

@@ -1,8 +1,9 @@
 //go:build goabt_c_engine
 /* pool_go.c: pools and schedulers written in Go (core.Pool, core.Policy: core/gopools.go), as
  * the engine runs them, and the ways a C program gets them: goabt_pool_create_go and
- * goabt_sched_create_go (include/goabt.h; their entries are api/goabt.c), and the environment (GOABT_POOL, GOABT_SCHED), which
- * makes every pool and scheduler goabt would make predefined a Go one.
+ * goabt_sched_create_go (include/goabt.h; their entries are api/goabt.c), and the environment
+ * (GOABT_POOL, GOABT_SCHED), which makes every pool and scheduler goabt would make predefined a
+ * Go one.
  *
  * A Go pool is a user pool of goabt's own (pool_user.c, goabt_own_pool_new): the engine reaches
  * it through the user-pool path of pool.c, whose functions here cross the gate into the Go pool

@@ -1,7 +1,8 @@
 //go:build goabt_c_engine
-/* pool_user.c: user-defined pools: ABT_pool_create from an ABT_pool_user_def (made with the
- * ABT_pool_user_def_* functions) or from the older struct ABT_pool_def, pool configurations
- * (ABT_pool_config_*), pool data, and pool units. Pools of goabt's own made the same way (Go
+/* pool_user.c: user-defined pools as the engine runs them: made by ABT_pool_create from an
+ * ABT_pool_user_def (made with the ABT_pool_user_def_* functions) or from the older struct
+ * ABT_pool_def (those entries, pool configurations and pool data: api/pool_user.c), and their
+ * pool units. Pools of goabt's own made the same way (Go
  * pools, pool_go.c: goabt_own_pool_new) hold the work units themselves as their pool units:
  * no create_unit, free_unit or table entry per unit.
  *
@@ -15,55 +16,14 @@
  *
  * Both kinds of definitions are copied into the pool, so the program may free or change its
  * definition afterwards. They are told apart by their first int: an ABT_pool_user_def made here
- * starts with USER_DEF_TAG, which is no ABT_pool_access, where an ABT_pool_def has its access. */
+ * starts with GOABT_USER_DEF_TAG, which is no ABT_pool_access, where an ABT_pool_def has its access. */
 #include <stdlib.h>
 #include <string.h>
-#include "../api/args.h"
 #include "handles.h"
-#include "leaks.h"
 #include "object.h"
 #include "pool.h"
 #include "runtime.h"
 #include "unit.h"
-
-#define USER_DEF_TAG 0x7fdefde5
-
-/* What ABT_pool_user_def_create makes. */
-typedef struct {
-    int tag;        /* USER_DEF_TAG */
-    uint32_t magic; /* GOABT_MAGIC_POOL_USER_DEF */
-    ABT_pool_user_create_unit_fn create_unit;
-    ABT_pool_user_free_unit_fn free_unit;
-    ABT_pool_user_is_empty_fn is_empty;
-    ABT_pool_user_pop_fn pop;
-    ABT_pool_user_push_fn push;
-    ABT_pool_user_init_fn init;
-    ABT_pool_user_free_fn free;
-    ABT_pool_user_get_size_fn get_size;
-    ABT_pool_user_pop_wait_fn pop_wait;
-    ABT_pool_user_pop_many_fn pop_many;
-    ABT_pool_user_push_many_fn push_many;
-    ABT_pool_user_print_all_fn print_all;
-} user_def;
-
-/* A pool's copy of its definition. */
-struct goabt_pool_user {
-    int old_style;     /* functions in `old`, else in `def` */
-    /* A pool of goabt's own (goabt_own_pool_new: Go pools): its pool units are the work units,
-     * made and freed by nobody, in no table, and not recorded in pool_unit_of; it may remove
-     * units with `remove`. */
-    int own;
-    int (*remove)(ABT_pool, ABT_unit);
-    user_def def;
-    struct ABT_pool_def old;
-};
-
-static user_def *user_def_of(ABT_pool_user_def h)
-{
-    user_def *d = (user_def *)h;
-    if ((uintptr_t)h < 4096 || d->tag != USER_DEF_TAG) return NULL;
-    return d->magic == GOABT_MAGIC_POOL_USER_DEF && !goabt_forked() ? d : NULL;
-}
 
 /* ---- Pool units back to work units ---------------------------------------------------------- */
 
@@ -358,249 +318,10 @@ void goabt_user_pool_free(goabt_pool *p)
     free(pu);
 }
 
-/* ---- Definitions ------------------------------------------------------------------------------ */
-
-int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
-                             ABT_pool_user_free_unit_fn p_free_unit,
-                             ABT_pool_user_is_empty_fn p_is_empty, ABT_pool_user_pop_fn p_pop,
-                             ABT_pool_user_push_fn p_push, ABT_pool_user_def *newdef)
-{
-    if (newdef != NULL) *newdef = ABT_POOL_USER_DEF_NULL;
-    GOABT_CHECK_NOT_FORKED();
-    if (newdef == NULL || !p_create_unit || !p_free_unit || !p_is_empty || !p_pop || !p_push) {
-        return ABT_ERR_INV_ARG;
-    }
-    user_def *d = goabt_mem_new(sizeof *d);
-    if (d == NULL) return ABT_ERR_MEM;
-    d->tag = USER_DEF_TAG;
-    d->magic = GOABT_MAGIC_POOL_USER_DEF;
-    d->create_unit = p_create_unit;
-    d->free_unit = p_free_unit;
-    d->is_empty = p_is_empty;
-    d->pop = p_pop;
-    d->push = p_push;
-    GOABT_LEAK_NOTE(GOABT_LEAK_POOL_USER_DEF, d);
-    *newdef = (ABT_pool_user_def)d;
-    return ABT_SUCCESS;
-}
-
-int ABT_pool_user_def_free(ABT_pool_user_def *def)
-{
-    if (def == NULL) return ABT_ERR_INV_ARG;
-    user_def *d = user_def_of(*def);
-    if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;
-    GOABT_LEAK_FORGET(d);
-    goabt_mem_delete(d, sizeof *d);
-    *def = ABT_POOL_USER_DEF_NULL;
-    return ABT_SUCCESS;
-}
-
-#define SET_USER_FN(field, value)                                                              \
-    do {                                                                                       \
-        user_def *d = user_def_of(def);                                                        \
-        if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;                                       \
-        d->field = (value);                                                                    \
-        return ABT_SUCCESS;                                                                    \
-    } while (0)
-
-int ABT_pool_user_def_set_init(ABT_pool_user_def def, ABT_pool_user_init_fn p_init)
-{
-    SET_USER_FN(init, p_init);
-}
-
-int ABT_pool_user_def_set_free(ABT_pool_user_def def, ABT_pool_user_free_fn p_free)
-{
-    SET_USER_FN(free, p_free);
-}
-
-int ABT_pool_user_def_set_get_size(ABT_pool_user_def def, ABT_pool_user_get_size_fn p_get_size)
-{
-    SET_USER_FN(get_size, p_get_size);
-}
-
-int ABT_pool_user_def_set_pop_wait(ABT_pool_user_def def, ABT_pool_user_pop_wait_fn p_pop_wait)
-{
-    SET_USER_FN(pop_wait, p_pop_wait);
-}
-
-int ABT_pool_user_def_set_pop_many(ABT_pool_user_def def, ABT_pool_user_pop_many_fn p_pop_many)
-{
-    SET_USER_FN(pop_many, p_pop_many);
-}
-
-int ABT_pool_user_def_set_push_many(ABT_pool_user_def def, ABT_pool_user_push_many_fn p_push_many)
-{
-    SET_USER_FN(push_many, p_push_many);
-}
-
-int ABT_pool_user_def_set_print_all(ABT_pool_user_def def, ABT_pool_user_print_all_fn p_print_all)
-{
-    SET_USER_FN(print_all, p_print_all);
-}
-
-/* ---- Pool configurations ---------------------------------------------------------------------- */
-
-#define POOL_CONFIG_MAX 64
-
-struct ABT_pool_config_opaque {
-    int n;
-    uint32_t magic; /* GOABT_MAGIC_POOL_CONFIG */
-    struct {
-        int key;
-        ABT_pool_config_type type;
-        union {
-            int i;
-            double d;
-            void *p;
-        } v;
-    } entries[POOL_CONFIG_MAX];
-};
-
-static struct ABT_pool_config_opaque *pool_config_of(ABT_pool_config h)
-{
-    return goabt_object_of(h, GOABT_MAGIC_POOL_CONFIG, 0);
-}
-
-static size_t config_value_size(ABT_pool_config_type type)
-{
-    switch (type) {
-    case ABT_POOL_CONFIG_INT:
-        return sizeof(int);
-    case ABT_POOL_CONFIG_DOUBLE:
-        return sizeof(double);
-    case ABT_POOL_CONFIG_PTR:
-        return sizeof(void *);
-    }
-    return 0;
-}
-
-int ABT_pool_config_create(ABT_pool_config *config)
-{
-    if (config != NULL) *config = ABT_POOL_CONFIG_NULL;
-    GOABT_CHECK_NOT_FORKED();
-    GOABT_CHECK_OUT(config);
-    struct ABT_pool_config_opaque *c = goabt_mem_new(sizeof *c);
-    if (c == NULL) return ABT_ERR_MEM;
-    c->magic = GOABT_MAGIC_POOL_CONFIG;
-    GOABT_LEAK_NOTE(GOABT_LEAK_POOL_CONFIG, c);
-    *config = c;
-    return ABT_SUCCESS;
-}
-
-int ABT_pool_config_free(ABT_pool_config *config)
-{
-    if (config == NULL) return ABT_ERR_INV_ARG;
-    struct ABT_pool_config_opaque *c = pool_config_of(*config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
-    GOABT_LEAK_FORGET(c);
-    goabt_mem_delete(c, sizeof *c);
-    *config = ABT_POOL_CONFIG_NULL;
-    return ABT_SUCCESS;
-}
-
-int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type,
-                        const void *val)
-{
-    struct ABT_pool_config_opaque *c = pool_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
-    size_t size = config_value_size(type);
-    if (size == 0) return ABT_ERR_INV_ARG;
-    int i = 0;
-    while (i < c->n && c->entries[i].key != key) i++;
-    if (val == NULL) { /* removes the key */
-        if (i < c->n) c->entries[i] = c->entries[--c->n];
-        return ABT_SUCCESS;
-    }
-    if (i == c->n) {
-        if (c->n == POOL_CONFIG_MAX) return ABT_ERR_MEM;
-        c->n++;
-    }
-    c->entries[i].key = key;
-    c->entries[i].type = type;
-    memcpy(&c->entries[i].v, val, size);
-    return ABT_SUCCESS;
-}
-
-int ABT_pool_config_get(ABT_pool_config config, int key, ABT_pool_config_type *p_type, void *val)
-{
-    struct ABT_pool_config_opaque *c = pool_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
-    for (int i = 0; i < c->n; i++) {
-        if (c->entries[i].key != key) continue;
-        if (p_type != NULL) *p_type = c->entries[i].type;
-        if (val != NULL) memcpy(val, &c->entries[i].v, config_value_size(c->entries[i].type));
-        return ABT_SUCCESS;
-    }
-    return ABT_ERR_INV_ARG;
-}
-
-/* ---- Creating a user pool --------------------------------------------------------------------- */
-
-int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *newpool)
-{
-    if (newpool != NULL) *newpool = ABT_POOL_NULL;
-    GOABT_CHECK_INIT();
-    GOABT_CHECK_OUT(newpool);
-    if ((uintptr_t)def < 4096) return ABT_ERR_INV_POOL_USER_DEF;
-    struct ABT_pool_config_opaque *c = NULL;
-    if (config != ABT_POOL_CONFIG_NULL && config != NULL) {
-        c = pool_config_of(config);
-        if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
-    }
-    struct goabt_pool_user *pu = calloc(1, sizeof *pu);
-    if (pu == NULL) return ABT_ERR_MEM;
-    int access = ABT_POOL_ACCESS_MPMC;
-    if (*(const int *)def == USER_DEF_TAG) {
-        user_def *d = user_def_of(def);
-        if (d == NULL) {
-            free(pu);
-            return ABT_ERR_INV_POOL_USER_DEF;
-        }
-        pu->def = *d;
-    } else {
-        /* The older definition: it must at least make, free, push and pop units and count
-         * them (what Argobots requires of it). */
-        const struct ABT_pool_def *old = def;
-        if ((int)old->access < ABT_POOL_ACCESS_PRIV || old->access > ABT_POOL_ACCESS_MPMC ||
-            !old->u_create_from_thread || !old->u_free || !old->p_get_size || !old->p_push ||
-            !old->p_pop) {
-            free(pu);
-            return ABT_ERR_INV_POOL_USER_DEF;
-        }
-        pu->old_style = 1;
-        pu->old = *old;
-        access = old->access;
-    }
-    int automatic = 0;
-    for (int i = 0; c != NULL && i < c->n; i++) {
-        if (c->entries[i].key == ABT_pool_config_automatic.key) automatic = c->entries[i].v.i != 0;
-    }
-    goabt_pool *p = goabt_pool_new(-1, access, automatic);
-    if (p == NULL) {
-        free(pu);
-        return ABT_ERR_MEM;
-    }
-    p->user = pu;
-    ABT_pool_init_fn init = pu->old_style ? pu->old.p_init : pu->def.init;
-    if (init != NULL) {
-        int rc = init(p, c != NULL ? (ABT_pool_config)c : ABT_POOL_CONFIG_NULL);
-        if (rc != ABT_SUCCESS) {
-            /* Not initialized: its free function is not called. */
-            p->user = NULL;
-            free(pu);
-            goabt_pool_delete(p);
-            return rc;
-        }
-    }
-    GOABT_LEAK_NOTE(GOABT_LEAK_POOL, p);
-    *newpool = p;
-    return ABT_SUCCESS;
-}
-
 goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, ABT_unit),
                                int access, int automatic)
 {
-    user_def *d = user_def_of(def);
+    goabt_pool_user_def *d = goabt_pool_user_def_of(def);
     if (d == NULL) return NULL;
     struct goabt_pool_user *pu = calloc(1, sizeof *pu);
     if (pu == NULL) return NULL;
@@ -614,32 +335,6 @@ goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, AB
     }
     p->user = pu;
     return p;
-}
-
-/* ---- Pool data and pool units from the API ------------------------------------------------------ */
-
-int ABT_pool_set_data(ABT_pool pool, void *data)
-{
-    GOABT_POOL(p, pool);
-    p->data = data;
-    return ABT_SUCCESS;
-}
-
-int ABT_pool_get_data(ABT_pool pool, void **data)
-{
-    GOABT_POOL(p, pool);
-    if (data == NULL) return ABT_ERR_INV_ARG;
-    *data = p->data;
-    return ABT_SUCCESS;
-}
-
-int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
-{
-    GOABT_POOL_UNIT(u, unit);
-    GOABT_POOL(p, pool);
-    int rc = goabt_pool_associate(p, u);
-    if (rc == ABT_SUCCESS) u->pool = p;
-    return rc;
 }
 
 goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
