@@ -33,10 +33,12 @@ LDFLAGS_LIB := -Wl,-z,now -Wl,-soname,libgoabt.so -Wl,-Bsymbolic-functions
 # The Go core is a library of its own, libgoabt-go.so, which libgoabt.so loads on first need
 # (capi/golib.c: a Go runtime started at load time would not survive a fork).
 LDFLAGS_GOLIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt-go.so"
-# The C engine: every C and assembly file of capi/ (marked goabt_c_engine, so that go build
-# leaves them out of the Go core).
-ENGINE_SRC := $(wildcard capi/*.c) capi/context_$(ARCH).S
-ENGINE_DEPS := $(ENGINE_SRC) $(wildcard capi/*.h) $(wildcard include/*.h)
+# libgoabt.so: the entry points (capi/api), the engine (capi/engine) and the C half of the
+# boundary with the Go core (capi/golib.c), every C and assembly file there (marked
+# goabt_c_engine, so that go build leaves them out of the Go core). Sources name the headers of
+# capi/engine as "engine/x.h", found through -Icapi.
+ENGINE_SRC := $(wildcard capi/api/*.c capi/engine/*.c capi/*.c) capi/engine/context_$(ARCH).S
+ENGINE_DEPS := $(ENGINE_SRC) $(wildcard capi/api/*.h capi/engine/*.h capi/*.h) $(wildcard include/*.h)
 ENGINE_CFLAGS := -shared -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi
 # libabt.so.1, Argobots' soname served by goabt (README, "Installing"): not a link to
 # libgoabt.so (a program linked through it would record libgoabt.so and run on goabt only) but a
@@ -91,9 +93,9 @@ endif
 # An AddressSanitizer build of the libraries, for ctests/asan_test.go.
 ASAN_DIR := $(BUILD)/asan
 # A build of the libraries for ctests/valgrind_test.go: the C engine registers its stacks with
-# valgrind (capi/valgrind_stacks.h; it needs valgrind's headers, which test-deps installs), and
-# the Go core is built with the valgrind tag, with which the Go runtime describes its own heap
-# and goroutine stacks to valgrind.
+# valgrind (capi/engine/valgrind_stacks.h; it needs valgrind's headers, which test-deps
+# installs), and the Go core is built with the valgrind tag, with which the Go runtime describes
+# its own heap and goroutine stacks to valgrind.
 VALGRIND_DIR := $(BUILD)/valgrind
 
 .PHONY: all lib lib-asan lib-valgrind demo test test-deps bench bench-deps install uninstall clean

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "engine.h"
+#include "engine/runtime.h"
 
 /* The Go core's exports (capi/runtime.go, key.go, opal.go, error.go, gopool.go), reached through this
  * table once golib.c has loaded libgoabt-go.so. C memory crosses as uintptr_t, never as a

@@ -20,7 +20,8 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine.h"
+#include "engine/leaks.h"
+#include "engine/runtime.h"
 #include "gocalls.h"
 #include "opal_object.h"
 

@@ -13,7 +13,7 @@
 package main
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -Wall -Wextra -Werror -O2
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/engine -Wall -Wextra -Werror -O2
 */
 import "C"
 

@@ -19,9 +19,9 @@ import (
 //
 // What crosses from C is a work unit's handle, as an Addr: a Go pool stores and returns
 // handles, never reads or writes the memory behind them. Each call from C into a Go pool or
-// policy crosses the gate (capi/engine.h), about 50 ns, so the C engine asks Go only what C
-// cannot answer: it counts a Go pool's units itself, so that the emptiness checks of idle
-// streams never cross, and asks a policy only when some pool has work.
+// policy crosses the gate (capi/engine/runtime.h), about 50 ns, so the C engine asks Go only
+// what C cannot answer: it counts a Go pool's units itself, so that the emptiness checks of
+// idle streams never cross, and asks a policy only when some pool has work.
 
 // Caller says who calls a pool: the rank of the calling execution stream, or -1 for a thread
 // that is not one (an external thread).

@@ -111,7 +111,7 @@ func (r *Runtime) Outstanding() (units, tables, chunks int) {
 
 // Finalize forgets the runtime's state after the last ABT_finalize. Unit descriptors stay
 // mapped, for the next init to reuse: a handle kept past ABT_finalize still reads a descriptor,
-// whose magic (a new one at every init, capi/engine.h) refuses it, instead of faulting.
+// whose magic (a new one at every init, capi/engine/handles.h) refuses it, instead of faulting.
 func (r *Runtime) Finalize() {
 	r.Ranks.Reset()
 	r.Stacks.Drain()

@@ -14,12 +14,12 @@ import (
 
 // The rule checked here (DEVELOPERS.md): a function not implemented yet returns
 // ABT_ERR_FEATURE_NA and its header comment in include/abt.h says so. The stubs live in
-// capi/not_implemented.c; implemented functions are defined in the other capi/*.c files or
-// exported from capi/*.go with "//export ABT_...".
+// capi/api/not_implemented.c; implemented functions are defined in the other C files of capi/
+// (the entry points in capi/api/) or exported from capi/*.go with "//export ABT_...".
 
 const (
 	headerFile = "include/abt.h"
-	stubFile   = "capi/not_implemented.c"
+	stubFile   = "capi/api/not_implemented.c"
 	notImplStr = "Not implemented yet"
 )
 
@@ -185,7 +185,7 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // TestHeaderCommentsMatchImplementation enforces that exactly the functions stubbed in
-// capi/not_implemented.c say "Not implemented yet" in include/abt.h, and that abt.h and capi/
+// capi/api/not_implemented.c say "Not implemented yet" in include/abt.h, and that abt.h and capi/
 // name the same functions.
 func TestHeaderCommentsMatchImplementation(t *testing.T) {
 	files := map[string]string{}
@@ -196,7 +196,7 @@ func TestHeaderCommentsMatchImplementation(t *testing.T) {
 	}
 	read(headerFile)
 	read(stubFile)
-	for _, pattern := range []string{"capi/*.c", "capi/*.go"} {
+	for _, pattern := range []string{"capi/*.c", "capi/api/*.c", "capi/engine/*.c", "capi/*.go"} {
 		paths, err := filepath.Glob(filepath.Join(repoRoot, pattern))
 		require.NoError(t, err)
 		require.NotEmpty(t, paths, pattern)

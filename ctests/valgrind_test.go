@@ -17,8 +17,8 @@ import (
 // TestValgrind runs the C test programs under valgrind's memcheck against the valgrind build of
 // the libraries (`make lib-valgrind`, build/valgrind/): a C engine that registers every ULT
 // stack with valgrind and prepares the gate's hop to the system stack
-// (capi/valgrind_stacks.h), and a Go core built with the valgrind tag, with which the Go runtime
-// describes its own heap and goroutine stacks to valgrind. No error is allowed: an invalid read
+// (capi/engine/valgrind_stacks.h), and a Go core built with the valgrind tag, with which the Go
+// runtime describes its own heap and goroutine stacks to valgrind. No error is allowed: an invalid read
 // or write, a use of uninitialized memory, a bad free, any memcheck report fails the program.
 // The only suppressions are the Go runtime's own reports, in valgrind.supp, each with what it
 // is and why it is not goabt's. A program built here has GOABT_CTEST_VALGRIND defined: its bounded

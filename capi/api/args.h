@@ -1,0 +1,96 @@
+/* args.h: the argument checks of the ABT_* entry points, shared by every API file. An entry
+ * checks in Argobots' order (initialized, then handles, then output pointers), and turns a
+ * handle into its object only through handles.h's resolvers (the one place that does). These
+ * two checks are also what keeps a forked child out (runtime.h, goabt_forked). */
+#ifndef GOABT_ARGS_H
+#define GOABT_ARGS_H
+
+#include "engine/common.h"
+#include "engine/handles.h"
+#include "engine/runtime.h"
+#include "engine/stream.h"
+
+/* Returns ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize. */
+#define GOABT_CHECK_INIT()                                                                    \
+    do {                                                                                      \
+        if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;                               \
+    } while (0)
+
+/* Returns ABT_ERR_UNINITIALIZED in a process forked after goabt started (runtime.h,
+ * goabt_forked): for the few entries that neither need ABT_init nor take a handle, whose checks
+ * cover every other entry there. */
+#define GOABT_CHECK_NOT_FORKED()                                                              \
+    do {                                                                                      \
+        if (goabt_forked()) return ABT_ERR_UNINITIALIZED;                                     \
+    } while (0)
+
+/* Returns ABT_ERR_INV_ARG for a NULL output pointer. */
+#define GOABT_CHECK_OUT(out)                                                                  \
+    do {                                                                                      \
+        if ((out) == NULL) return ABT_ERR_INV_ARG;                                            \
+    } while (0)
+
+/* Declares `var`, the object of kind `type` behind handle `h` (resolved by `of`), returning
+ * `err` if h is not a live object of that kind, then ABT_ERR_INV_ARG if `out` is NULL. */
+#define GOABT_RESOLVE(type, var, of, h, err, out)                                             \
+    type *var = of(h);                                                                        \
+    if (var == NULL) return (err);                                                            \
+    GOABT_CHECK_OUT(out)
+
+#define GOABT_RESOLVE_UNIT(var, h, out)                                                       \
+    GOABT_RESOLVE(goabt_unit, var, goabt_unit_of, h, ABT_ERR_INV_THREAD, out)
+#define GOABT_RESOLVE_UNIT_OR_SCHED(var, h, out)                                              \
+    GOABT_RESOLVE(goabt_unit, var, goabt_unit_or_sched_of, h, ABT_ERR_INV_THREAD, out)
+#define GOABT_RESOLVE_STREAM(var, h, out)                                                     \
+    GOABT_RESOLVE(goabt_stream, var, goabt_stream_of, h, ABT_ERR_INV_XSTREAM, out)
+#define GOABT_RESOLVE_POOL(var, h, out)                                                       \
+    GOABT_RESOLVE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL, out)
+
+/* The same without an output pointer to check. */
+#define GOABT_HANDLE(type, var, of, h, err)                                                   \
+    type *var = of(h);                                                                        \
+    if (var == NULL) return (err)
+#define GOABT_UNIT(var, h) GOABT_HANDLE(goabt_unit, var, goabt_unit_of, h, ABT_ERR_INV_THREAD)
+#define GOABT_UNIT_OR_SCHED(var, h)                                                           \
+    GOABT_HANDLE(goabt_unit, var, goabt_unit_or_sched_of, h, ABT_ERR_INV_THREAD)
+#define GOABT_POOL(var, h) GOABT_HANDLE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL)
+#define GOABT_SCHED(var, h) GOABT_HANDLE(goabt_sched, var, goabt_sched_of, h, ABT_ERR_INV_SCHED)
+/* A pool unit (ABT_unit): a user pool's, or a built-in pool's (the work unit itself). */
+#define GOABT_POOL_UNIT(var, h)                                                               \
+    GOABT_HANDLE(goabt_unit, var, goabt_unit_of_pool_unit, h, ABT_ERR_INV_UNIT)
+
+/* Declares `var`, the synchronization object of C type `type` behind handle `h` (object.h):
+ * it must carry `magic`, or be static memory of that kind when `statics` is 1; else returns
+ * err. */
+#define GOABT_RESOLVE_OBJECT(type, var, h, magic, statics, err)                               \
+    type *var = goabt_object_of(h, magic, statics);                                           \
+    if (var == NULL) return (err)
+
+/* The caller's stream, for the stream-level ABT_self_* queries: any unit, and a user
+ * scheduler's run function (on its stream's own context, no unit current). */
+#define GOABT_SELF_STREAM(s)                                                                  \
+    GOABT_CHECK_INIT();                                                                       \
+    goabt_stream *s = goabt_self_stream();                                                    \
+    if (s == NULL) return ABT_ERR_INV_XSTREAM
+
+/* Declares `s` and `u`, the calling stream and unit, returning ABT_ERR_UNINITIALIZED or, from
+ * an external thread, ABT_ERR_INV_XSTREAM. */
+#define GOABT_SELF(s, u)                                                                      \
+    GOABT_CHECK_INIT();                                                                       \
+    goabt_stream *s = goabt_self_stream();                                                    \
+    if (s == NULL || s->current == NULL) return ABT_ERR_INV_XSTREAM;                          \
+    goabt_unit *u = s->current
+
+/* The same for the self calls that read the caller (its handle, id, type, unit ...) or keep its
+ * data (keys): from a scheduler's context `u` is the stream's scheduler as a ULT
+ * (goabt_stream_sched_self). */
+#define GOABT_SELF_OR_SCHED(s, u)                                                             \
+    GOABT_SELF_STREAM(s);                                                                     \
+    goabt_unit *u = goabt_self_or_sched(s);                                                   \
+    if (u == NULL) return ABT_ERR_INV_XSTREAM
+
+/* The int a scheduler configuration stores at idx, or def (sched_config.c): the entries that
+ * take a configuration read theirs with it. */
+int goabt_sched_config_int(ABT_sched_config config, int idx, int def) GOABT_HIDDEN;
+
+#endif /* GOABT_ARGS_H */

@@ -1,0 +1,300 @@
+//go:build goabt_c_engine
+/* The C half of the OPAL object system: the variables the header's inline code reads, the entry
+ * points that forward to the Go core (capi/opal.go -> core/opal), and the debug-mode misuse
+ * report. The report is C because it must work from any stack and print even when the object
+ * it describes is garbage. */
+#define OPAL_ENABLE_DEBUG 1 /* the report reads the debug layout */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "gocalls.h"
+#include "engine/leaks.h"
+#include "engine/runtime.h"
+#include "opal_object.h"
+
+_Static_assert(sizeof(opal_class_t) == 64, "opal_class_t layout");
+_Static_assert(offsetof(opal_class_t, cls_initialized) == 32, "opal_class_t layout");
+_Static_assert(offsetof(opal_class_t, cls_sizeof) == 56, "opal_class_t layout");
+_Static_assert(sizeof(opal_object_t) == 40, "debug opal_object_t layout");
+_Static_assert(offsetof(opal_object_t, obj_reference_count) == 16, "debug opal_object_t layout");
+
+bool opal_uses_threads = false;
+int opal_class_init_epoch = 1;
+
+/* The root class's arrays hold only their terminators, so that OBJ_NEW(opal_object_t) works
+ * before the first opal_class_finalize(). */
+static opal_construct_t root_no_constructors[1] = {NULL};
+static opal_destruct_t root_no_destructors[1] = {NULL};
+
+opal_class_t opal_object_t_class = {
+    "opal_object_t", NULL, NULL, NULL, 1, 1, root_no_constructors, root_no_destructors,
+    16 /* sizeof(opal_object_t) without debug; OBJ_NEW(opal_object_t) in a debug build gets 40 */,
+};
+
+/* ---- Classes without the Go core ------------------------------------------------------------
+ * Where the Go core cannot run (a process forked after it started, golib.c; one where it could
+ * not be loaded), classes are initialized here, as core/opal does it: Open MPI's object system
+ * has no such limit, and a child forked by a program that used goabt may make objects of
+ * classes its parent never used. Built arrays are malloc'd and listed here; opal_class_finalize
+ * frees them and moves the epoch on. Arrays the Go core built before a fork stay allocated in
+ * the child (their list is the Go core's, which cannot run there). */
+static int c_classes_lock; /* spinlock: class initialization is rare, and a fork frees it */
+static void **c_arrays;    /* one allocation per class initialized in this epoch */
+static size_t c_num_arrays, c_cap_arrays;
+
+static void c_classes_out_of_memory(const opal_class_t *cls)
+{
+    fprintf(stderr, "goabt: out of memory initializing OPAL class %s\n",
+            cls->cls_name != NULL ? cls->cls_name : "?");
+    abort(); /* as core/opal: OBJ_NEW has no way to say it */
+}
+
+static void class_initialize_c(opal_class_t *cls)
+{
+    goabt_spin_lock(&c_classes_lock);
+    int epoch = __atomic_load_n(&opal_class_init_epoch, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&cls->cls_initialized, __ATOMIC_ACQUIRE) == epoch) {
+        goabt_spin_unlock(&c_classes_lock);
+        return;
+    }
+    int depth = 0, nc = 0, nd = 0;
+    for (opal_class_t *k = cls; k != NULL; k = k->cls_parent) {
+        depth++;
+        nc += k->cls_construct != NULL;
+        nd += k->cls_destruct != NULL;
+    }
+    /* One allocation: constructors base class first, NULL, destructors most derived first,
+     * NULL. */
+    opal_construct_t *cons =
+        malloc((size_t)(nc + 1) * sizeof *cons + (size_t)(nd + 1) * sizeof(opal_destruct_t));
+    if (cons == NULL) c_classes_out_of_memory(cls);
+    opal_destruct_t *des = (opal_destruct_t *)(cons + nc + 1);
+    int i = nc, j = 0;
+    for (opal_class_t *k = cls; k != NULL; k = k->cls_parent) {
+        if (k->cls_construct != NULL) cons[--i] = k->cls_construct;
+        if (k->cls_destruct != NULL) des[j++] = k->cls_destruct;
+    }
+    cons[nc] = NULL;
+    des[nd] = NULL;
+    if (c_num_arrays == c_cap_arrays) {
+        size_t cap = c_cap_arrays ? 2 * c_cap_arrays : 16;
+        void **grown = realloc(c_arrays, cap * sizeof *grown);
+        if (grown == NULL) c_classes_out_of_memory(cls);
+        c_arrays = grown;
+        c_cap_arrays = cap;
+    }
+    c_arrays[c_num_arrays++] = cons;
+    cls->cls_depth = depth;
+    cls->cls_construct_array = cons;
+    cls->cls_destruct_array = des;
+    __atomic_store_n(&cls->cls_initialized, epoch, __ATOMIC_RELEASE); /* publishes the arrays */
+    goabt_spin_unlock(&c_classes_lock);
+}
+
+static void class_finalize_c(void)
+{
+    goabt_spin_lock(&c_classes_lock);
+    int epoch = __atomic_load_n(&opal_class_init_epoch, __ATOMIC_RELAXED);
+    __atomic_store_n(&opal_class_init_epoch, epoch == INT_MAX ? 1 : epoch + 1, __ATOMIC_RELEASE);
+    for (size_t i = 0; i < c_num_arrays; i++) free(c_arrays[i]);
+    c_num_arrays = 0;
+    goabt_spin_unlock(&c_classes_lock);
+}
+
+/* Whether the Go core serves OPAL here; not in a forked child, where OPAL works without it
+ * and nothing is said (goabt_go_available would say that goabt cannot run). */
+static int go_core(void) { return !goabt_forked() && goabt_go_available(); }
+
+/* Each entry point reaches Go (capi/opal.go) through the gate: objects are also made inside
+ * ULTs, whose stacks Go must not run on (docs/design.md rule 3). Without the Go core the C above
+ * does the work. */
+static void class_initialize_gated(void *cls)
+{
+    if (go_core()) {
+        goabt_go.opal_class_initialize(cls);
+    } else {
+        class_initialize_c(cls);
+    }
+}
+static void class_finalize_gated(void *unused)
+{
+    (void)unused;
+    if (go_core()) {
+        goabt_go.opal_class_finalize();
+    } else {
+        class_finalize_c();
+    }
+}
+static void set_using_threads_gated(void *have)
+{
+    if (go_core()) {
+        *(bool *)have = goabt_go.opal_set_using_threads(*(bool *)have);
+    } else {
+        opal_uses_threads = *(bool *)have; /* the flag the header reads is ours anyway */
+    }
+}
+
+void opal_class_initialize(opal_class_t *cls)
+{
+    goabt_gate(class_initialize_gated, cls);
+}
+
+static void leaks_report(void);
+
+int opal_class_finalize(void)
+{
+    leaks_report(); /* GOABT_CHECK_LEAKS: before the classes' arrays go */
+    goabt_gate(class_finalize_gated, NULL);
+    return 0;
+}
+
+bool opal_set_using_threads(bool have)
+{
+    goabt_gate(set_using_threads_gated, &have);
+    return have;
+}
+
+/* The debug-mode quarantine: the last QUARANTINE_SIZE objects released wait here before their
+ * memory goes back to malloc, so that a second release of one still finds its class, its death
+ * record and where it was constructed. C, not Go: it runs on every final release in debug
+ * builds, from any stack, and in forked children (tests check misuse reports in a child
+ * process), where the Go runtime cannot run. */
+#define QUARANTINE_SIZE 1024
+static opal_object_t *quarantine[QUARANTINE_SIZE];
+static unsigned quarantine_next;
+static int quarantine_lock;
+
+void opal_obj_quarantine(opal_object_t *object)
+{
+    if (object == NULL) return;
+    while (__atomic_exchange_n(&quarantine_lock, 1, __ATOMIC_ACQUIRE)) {
+    }
+    opal_object_t *oldest = quarantine[quarantine_next];
+    quarantine[quarantine_next] = object;
+    quarantine_next = (quarantine_next + 1) % QUARANTINE_SIZE;
+    __atomic_store_n(&quarantine_lock, 0, __ATOMIC_RELEASE);
+    free(oldest);
+}
+
+static const char *class_name(const opal_object_t *object)
+{
+    if (NULL == object->obj_class || NULL == object->obj_class->cls_name) {
+        return "(unknown class)";
+    }
+    return object->obj_class->cls_name;
+}
+
+void opal_obj_report_misuse(opal_object_t *object, int misuse, const char *op, const char *file,
+                            int line)
+{
+    const char *site = object && object->cls_init_file_name ? object->cls_init_file_name : "?";
+    int site_line = object ? object->cls_init_lineno : 0;
+    uint32_t state = object ? object->obj_flags & OPAL_OBJ_STATE_MASK : 0;
+
+    if (NULL == object) {
+        fprintf(stderr, "opal_object: %s at %s:%d: NULL object\n", op, file, line);
+    } else if (OPAL_OBJ_MISUSE_NEGATIVE == misuse) {
+        fprintf(stderr,
+                "opal_object: %s at %s:%d: reference count of object %p of class %s went below "
+                "zero (%d); object constructed at %s:%d\n",
+                op, file, line, (void *)object, class_name(object),
+                (int)object->obj_reference_count, site, site_line);
+    } else if (OPAL_OBJ_STATE_RELEASED == state) {
+        fprintf(stderr,
+                "opal_object: %s at %s:%d: object %p of class %s was already released and "
+                "destroyed; object constructed at %s:%d\n",
+                op, file, line, (void *)object, class_name(object), site, site_line);
+    } else if (OPAL_OBJ_STATE_DESTRUCTED == state) {
+        fprintf(stderr,
+                "opal_object: %s at %s:%d: object %p of class %s was already destroyed by "
+                "OBJ_DESTRUCT; object constructed at %s:%d\n",
+                op, file, line, (void *)object, class_name(object), site, site_line);
+    } else {
+        /* No magic and no death record: the class pointer cannot be trusted, so it is not read. */
+        fprintf(stderr,
+                "opal_object: %s at %s:%d: %p is not a constructed object (no magic id): it was "
+                "never constructed, or its memory was overwritten\n",
+                op, file, line, (void *)object);
+    }
+    fflush(stderr);
+    abort();
+}
+
+/* ---- GOABT_CHECK_LEAKS ----------------------------------------------------------------------
+ * Live objects are recorded in a registry (leaks.h) while opal_obj_leak_check is set, which
+ * the header tests inline where objects are made and destroyed; opal_class_finalize lists what
+ * is left. C, like the quarantine: it runs from any stack and in forked children. Entries keep
+ * the class and construction site, so the report never reads an object, whose memory a program
+ * that forgot OBJ_DESTRUCT may have freed or reused. */
+int opal_obj_leak_check = 0;
+static int opal_leak_exit_status = 1;
+static goabt_leak_table opal_leaks = GOABT_LEAK_TABLE_INIT;
+
+void goabt_opal_leaks_at_load(int mode, int exit_status)
+{
+    opal_leak_exit_status = exit_status;
+    __atomic_store_n(&opal_obj_leak_check, mode, __ATOMIC_RELAXED);
+}
+
+void opal_obj_leak_note(opal_object_t *object, opal_class_t *cls, const char *file, int line,
+                        int in_place)
+{
+    goabt_leak_entry e = {.obj = object, .cls = cls, .file = file, .line = line, .kind = in_place};
+    goabt_leak_table_add(&opal_leaks, e);
+}
+
+void opal_obj_leak_forget(opal_object_t *object) { goabt_leak_table_remove(&opal_leaks, object); }
+
+/* Grouped by class, objects in creation order. */
+static int by_class(const void *a, const void *b)
+{
+    const goabt_leak_entry *x = a, *y = b;
+    if (x->cls != y->cls) return (uintptr_t)x->cls < (uintptr_t)y->cls ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void leaks_report(void)
+{
+    int mode = __atomic_load_n(&opal_obj_leak_check, __ATOMIC_RELAXED);
+    if (mode == 0) return;
+    size_t n;
+    goabt_leak_entry *all = goabt_leak_table_take(&opal_leaks, &n);
+    if (n == 0) return;
+    qsort(all, n, sizeof *all, by_class);
+    fprintf(stderr, "goabt: GOABT_CHECK_LEAKS: %zu OPAL object%s still alive at "
+                    "opal_class_finalize:\n",
+            n, n == 1 ? " is" : "s are");
+    for (size_t i = 0; i < n;) {
+        const opal_class_t *cls = all[i].cls;
+        const char *name = cls != NULL && cls->cls_name != NULL ? cls->cls_name : "(unnamed)";
+        size_t j = i;
+        while (j < n && all[j].cls == cls) j++;
+        fprintf(stderr, "goabt: class %s: %zu object%s alive\n", name, j - i,
+                j - i == 1 ? "" : "s");
+        for (size_t k = i; k < j && k - i < GOABT_LEAK_MAX_LINES; k++) {
+            const char *how = all[k].kind ? "OBJ_CONSTRUCT" : "OBJ_NEW";
+            if (all[k].file != NULL) {
+                fprintf(stderr, "goabt:   %s %p made by %s at %s:%d\n", name, all[k].obj, how,
+                        all[k].file, all[k].line);
+            } else {
+                fprintf(stderr, "goabt:   %s %p made by %s\n", name, all[k].obj, how);
+            }
+        }
+        if (j - i > GOABT_LEAK_MAX_LINES) {
+            fprintf(stderr, "goabt:   and %zu more %s\n", j - i - GOABT_LEAK_MAX_LINES, name);
+        }
+        i = j;
+    }
+    fflush(stderr);
+    free(all);
+    if (mode == 2) goabt_leaks_exit_later(opal_leak_exit_status);
+}
+
+/* In the child of every fork (golib.c): the child's only thread runs this, so a lock that a
+ * thread left behind held is free. */
+void goabt_opal_forked(void)
+{
+    c_classes_lock = 0;
+    quarantine_lock = 0;
+    pthread_mutex_init(&opal_leaks.lock, NULL);
+}

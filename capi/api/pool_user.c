@@ -1,0 +1,272 @@
+//go:build goabt_c_engine
+/* pool_user.c: the entry points of user-defined pools: their definitions
+ * (ABT_pool_user_def_*), pool configurations (ABT_pool_config_*), ABT_pool_create, pool data,
+ * and ABT_unit_set_associated_pool. How the engine runs such a pool (its copy of the
+ * definition, pool units): engine/pool_user.c. */
+#include <stdlib.h>
+#include <string.h>
+#include "args.h"
+#include "engine/handles.h"
+#include "engine/leaks.h"
+#include "engine/object.h"
+#include "engine/pool.h"
+
+/* ---- Definitions ------------------------------------------------------------------------------ */
+
+int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
+                             ABT_pool_user_free_unit_fn p_free_unit,
+                             ABT_pool_user_is_empty_fn p_is_empty, ABT_pool_user_pop_fn p_pop,
+                             ABT_pool_user_push_fn p_push, ABT_pool_user_def *newdef)
+{
+    if (newdef != NULL) *newdef = ABT_POOL_USER_DEF_NULL;
+    GOABT_CHECK_NOT_FORKED();
+    if (newdef == NULL || !p_create_unit || !p_free_unit || !p_is_empty || !p_pop || !p_push) {
+        return ABT_ERR_INV_ARG;
+    }
+    goabt_pool_user_def *d = goabt_mem_new(sizeof *d);
+    if (d == NULL) return ABT_ERR_MEM;
+    d->tag = GOABT_USER_DEF_TAG;
+    d->magic = GOABT_MAGIC_POOL_USER_DEF;
+    d->create_unit = p_create_unit;
+    d->free_unit = p_free_unit;
+    d->is_empty = p_is_empty;
+    d->pop = p_pop;
+    d->push = p_push;
+    GOABT_LEAK_NOTE(GOABT_LEAK_POOL_USER_DEF, d);
+    *newdef = (ABT_pool_user_def)d;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_user_def_free(ABT_pool_user_def *def)
+{
+    if (def == NULL) return ABT_ERR_INV_ARG;
+    goabt_pool_user_def *d = goabt_pool_user_def_of(*def);
+    if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;
+    GOABT_LEAK_FORGET(d);
+    goabt_mem_delete(d, sizeof *d);
+    *def = ABT_POOL_USER_DEF_NULL;
+    return ABT_SUCCESS;
+}
+
+#define SET_USER_FN(field, value)                                                              \
+    do {                                                                                       \
+        goabt_pool_user_def *d = goabt_pool_user_def_of(def);                                                        \
+        if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;                                       \
+        d->field = (value);                                                                    \
+        return ABT_SUCCESS;                                                                    \
+    } while (0)
+
+int ABT_pool_user_def_set_init(ABT_pool_user_def def, ABT_pool_user_init_fn p_init)
+{
+    SET_USER_FN(init, p_init);
+}
+
+int ABT_pool_user_def_set_free(ABT_pool_user_def def, ABT_pool_user_free_fn p_free)
+{
+    SET_USER_FN(free, p_free);
+}
+
+int ABT_pool_user_def_set_get_size(ABT_pool_user_def def, ABT_pool_user_get_size_fn p_get_size)
+{
+    SET_USER_FN(get_size, p_get_size);
+}
+
+int ABT_pool_user_def_set_pop_wait(ABT_pool_user_def def, ABT_pool_user_pop_wait_fn p_pop_wait)
+{
+    SET_USER_FN(pop_wait, p_pop_wait);
+}
+
+int ABT_pool_user_def_set_pop_many(ABT_pool_user_def def, ABT_pool_user_pop_many_fn p_pop_many)
+{
+    SET_USER_FN(pop_many, p_pop_many);
+}
+
+int ABT_pool_user_def_set_push_many(ABT_pool_user_def def, ABT_pool_user_push_many_fn p_push_many)
+{
+    SET_USER_FN(push_many, p_push_many);
+}
+
+int ABT_pool_user_def_set_print_all(ABT_pool_user_def def, ABT_pool_user_print_all_fn p_print_all)
+{
+    SET_USER_FN(print_all, p_print_all);
+}
+
+/* ---- Pool configurations ---------------------------------------------------------------------- */
+
+#define POOL_CONFIG_MAX 64
+
+struct ABT_pool_config_opaque {
+    int n;
+    uint32_t magic; /* GOABT_MAGIC_POOL_CONFIG */
+    struct {
+        int key;
+        ABT_pool_config_type type;
+        union {
+            int i;
+            double d;
+            void *p;
+        } v;
+    } entries[POOL_CONFIG_MAX];
+};
+
+static size_t config_value_size(ABT_pool_config_type type)
+{
+    switch (type) {
+    case ABT_POOL_CONFIG_INT:
+        return sizeof(int);
+    case ABT_POOL_CONFIG_DOUBLE:
+        return sizeof(double);
+    case ABT_POOL_CONFIG_PTR:
+        return sizeof(void *);
+    }
+    return 0;
+}
+
+int ABT_pool_config_create(ABT_pool_config *config)
+{
+    if (config != NULL) *config = ABT_POOL_CONFIG_NULL;
+    GOABT_CHECK_NOT_FORKED();
+    GOABT_CHECK_OUT(config);
+    struct ABT_pool_config_opaque *c = goabt_mem_new(sizeof *c);
+    if (c == NULL) return ABT_ERR_MEM;
+    c->magic = GOABT_MAGIC_POOL_CONFIG;
+    GOABT_LEAK_NOTE(GOABT_LEAK_POOL_CONFIG, c);
+    *config = c;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_config_free(ABT_pool_config *config)
+{
+    if (config == NULL) return ABT_ERR_INV_ARG;
+    struct ABT_pool_config_opaque *c = goabt_pool_config_of(*config);
+    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    GOABT_LEAK_FORGET(c);
+    goabt_mem_delete(c, sizeof *c);
+    *config = ABT_POOL_CONFIG_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type,
+                        const void *val)
+{
+    struct ABT_pool_config_opaque *c = goabt_pool_config_of(config);
+    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    size_t size = config_value_size(type);
+    if (size == 0) return ABT_ERR_INV_ARG;
+    int i = 0;
+    while (i < c->n && c->entries[i].key != key) i++;
+    if (val == NULL) { /* removes the key */
+        if (i < c->n) c->entries[i] = c->entries[--c->n];
+        return ABT_SUCCESS;
+    }
+    if (i == c->n) {
+        if (c->n == POOL_CONFIG_MAX) return ABT_ERR_MEM;
+        c->n++;
+    }
+    c->entries[i].key = key;
+    c->entries[i].type = type;
+    memcpy(&c->entries[i].v, val, size);
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_config_get(ABT_pool_config config, int key, ABT_pool_config_type *p_type, void *val)
+{
+    struct ABT_pool_config_opaque *c = goabt_pool_config_of(config);
+    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    for (int i = 0; i < c->n; i++) {
+        if (c->entries[i].key != key) continue;
+        if (p_type != NULL) *p_type = c->entries[i].type;
+        if (val != NULL) memcpy(val, &c->entries[i].v, config_value_size(c->entries[i].type));
+        return ABT_SUCCESS;
+    }
+    return ABT_ERR_INV_ARG;
+}
+
+/* ---- Creating a user pool --------------------------------------------------------------------- */
+
+int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *newpool)
+{
+    if (newpool != NULL) *newpool = ABT_POOL_NULL;
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_OUT(newpool);
+    if ((uintptr_t)def < 4096) return ABT_ERR_INV_POOL_USER_DEF;
+    struct ABT_pool_config_opaque *c = NULL;
+    if (config != ABT_POOL_CONFIG_NULL && config != NULL) {
+        c = goabt_pool_config_of(config);
+        if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    }
+    struct goabt_pool_user *pu = calloc(1, sizeof *pu);
+    if (pu == NULL) return ABT_ERR_MEM;
+    int access = ABT_POOL_ACCESS_MPMC;
+    if (*(const int *)def == GOABT_USER_DEF_TAG) {
+        goabt_pool_user_def *d = goabt_pool_user_def_of(def);
+        if (d == NULL) {
+            free(pu);
+            return ABT_ERR_INV_POOL_USER_DEF;
+        }
+        pu->def = *d;
+    } else {
+        /* The older definition: it must at least make, free, push and pop units and count
+         * them (what Argobots requires of it). */
+        const struct ABT_pool_def *old = def;
+        if ((int)old->access < ABT_POOL_ACCESS_PRIV || old->access > ABT_POOL_ACCESS_MPMC ||
+            !old->u_create_from_thread || !old->u_free || !old->p_get_size || !old->p_push ||
+            !old->p_pop) {
+            free(pu);
+            return ABT_ERR_INV_POOL_USER_DEF;
+        }
+        pu->old_style = 1;
+        pu->old = *old;
+        access = old->access;
+    }
+    int automatic = 0;
+    for (int i = 0; c != NULL && i < c->n; i++) {
+        if (c->entries[i].key == ABT_pool_config_automatic.key) automatic = c->entries[i].v.i != 0;
+    }
+    goabt_pool *p = goabt_pool_new(-1, access, automatic);
+    if (p == NULL) {
+        free(pu);
+        return ABT_ERR_MEM;
+    }
+    p->user = pu;
+    ABT_pool_init_fn init = pu->old_style ? pu->old.p_init : pu->def.init;
+    if (init != NULL) {
+        int rc = init(p, c != NULL ? (ABT_pool_config)c : ABT_POOL_CONFIG_NULL);
+        if (rc != ABT_SUCCESS) {
+            /* Not initialized: its free function is not called. */
+            p->user = NULL;
+            free(pu);
+            goabt_pool_delete(p);
+            return rc;
+        }
+    }
+    GOABT_LEAK_NOTE(GOABT_LEAK_POOL, p);
+    *newpool = p;
+    return ABT_SUCCESS;
+}
+
+/* ---- Pool data and pool units from the API ------------------------------------------------------ */
+
+int ABT_pool_set_data(ABT_pool pool, void *data)
+{
+    GOABT_POOL(p, pool);
+    p->data = data;
+    return ABT_SUCCESS;
+}
+
+int ABT_pool_get_data(ABT_pool pool, void **data)
+{
+    GOABT_POOL(p, pool);
+    if (data == NULL) return ABT_ERR_INV_ARG;
+    *data = p->data;
+    return ABT_SUCCESS;
+}
+
+int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
+{
+    GOABT_POOL_UNIT(u, unit);
+    GOABT_POOL(p, pool);
+    int rc = goabt_pool_associate(p, u);
+    if (rc == ABT_SUCCESS) u->pool = p;
+    return rc;
+}

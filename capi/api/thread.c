@@ -1,0 +1,628 @@
+//go:build goabt_c_engine
+/* ULTs (ABT_thread_*) and their attributes (ABT_thread_attr_*). In Argobots 1.2 a tasklet is an
+ * ABT_thread too: the functions that make sense for one accept it. */
+#include <stdlib.h>
+#include "args.h"
+#include "engine/context.h"
+#include "engine/handles.h"
+#include "engine/keys.h"
+#include "engine/leaks.h"
+#include "engine/object.h"
+#include "engine/pool.h"
+#include "engine/runtime.h"
+#include "engine/scheduler.h"
+#include "engine/stream.h"
+#include "engine/unit.h"
+
+
+/* ---- Creation ---------------------------------------------------------------------------- */
+
+static int create_ult(goabt_pool *p, void (*func)(void *), void *arg, ABT_thread_attr attr,
+                      ABT_thread *newthread)
+{
+    goabt_attr *a = NULL;
+    if (attr != ABT_THREAD_ATTR_NULL) {
+        a = goabt_attr_of(attr);
+        if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    }
+    if (func == NULL) return ABT_ERR_INV_ARG;
+    return goabt_unit_create(p, GOABT_ULT, func, arg, a, newthread != NULL, newthread);
+}
+
+int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread_attr attr,
+                      ABT_thread *newthread)
+{
+    if (newthread != NULL) *newthread = ABT_THREAD_NULL;
+    GOABT_CHECK_INIT();
+    goabt_pool *p = goabt_pool_of(pool);
+    if (p == NULL) return ABT_ERR_INV_POOL;
+    return create_ult(p, thread_func, arg, attr, newthread);
+}
+
+int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
+                         ABT_thread_attr attr, ABT_thread *newthread)
+{
+    if (newthread != NULL) *newthread = ABT_THREAD_NULL;
+    GOABT_SELF(s, self); /* a work unit's call: ABT_ERR_INV_XSTREAM from an external thread */
+    if (self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_POOL(p, pool);
+    goabt_attr *a = NULL;
+    if (attr != ABT_THREAD_ATTR_NULL) {
+        a = goabt_attr_of(attr);
+        if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    }
+    if (thread_func == NULL) return ABT_ERR_INV_ARG;
+    goabt_unit *u;
+    int rc = goabt_unit_create(p, GOABT_ULT, thread_func, arg, a,
+                               (newthread != NULL) | GOABT_CREATE_HELD, &u);
+    if (rc != ABT_SUCCESS) return rc;
+    if (newthread != NULL) *newthread = u;
+    goabt_unit_start_to(u, ABT_POOL_CONTEXT_OP_THREAD_CREATE_TO); /* the caller goes back */
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_resume(ABT_thread thread)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT(u, thread);
+    return goabt_unit_resume(u) ? ABT_SUCCESS : ABT_ERR_THREAD;
+}
+
+int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT(u, thread);
+    GOABT_POOL(p, pool);
+    /* Still in a pool (Argobots leaves that undefined; ABT_thread_migrate_to_pool moves such a
+     * unit): the pool unit a user pool holds for it would be freed under that pool. */
+    goabt_pool *in = u->pool;
+    if (in != NULL && goabt_pool_is_queued(in, u)) return ABT_ERR_THREAD;
+    /* Takes effect when the unit is next pushed (it yields, is woken or resumed). */
+    int rc = goabt_pool_associate(p, u);
+    if (rc == ABT_SUCCESS) u->pool = p;
+    return rc;
+}
+
+int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *), void *arg,
+                                 ABT_thread_attr attr, ABT_thread *newthread)
+{
+    if (newthread != NULL) *newthread = ABT_THREAD_NULL;
+    GOABT_CHECK_INIT();
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    return create_ult(s->sched->pools[0], thread_func, arg, attr, newthread);
+}
+
+int ABT_thread_create_many(int num_threads, ABT_pool *pool_list, void (**thread_func_list)(void *),
+                           void **arg_list, ABT_thread_attr attr, ABT_thread *newthread_list)
+{
+    GOABT_CHECK_INIT();
+    if (num_threads < 0 || (num_threads > 0 && (pool_list == NULL || thread_func_list == NULL))) {
+        return ABT_ERR_INV_ARG;
+    }
+    goabt_attr *a = attr == ABT_THREAD_ATTR_NULL ? NULL : goabt_attr_of(attr);
+    if (attr != ABT_THREAD_ATTR_NULL && (a == NULL || a->stack != NULL)) {
+        return ABT_ERR_INV_THREAD_ATTR; /* one user stack cannot serve several ULTs */
+    }
+    for (int i = 0; i < num_threads; i++) {
+        ABT_thread *out = newthread_list != NULL ? &newthread_list[i] : NULL;
+        if (out != NULL) *out = ABT_THREAD_NULL;
+        goabt_pool *p = goabt_pool_of(pool_list[i]);
+        if (p == NULL) return ABT_ERR_INV_POOL;
+        int rc = create_ult(p, thread_func_list[i], arg_list != NULL ? arg_list[i] : NULL, attr, out);
+        if (rc != ABT_SUCCESS) return rc;
+    }
+    return ABT_SUCCESS;
+}
+
+/* ---- Join and free ----------------------------------------------------------------------- */
+
+/* The unit behind a handle that the caller may join or free: a named unit other than the main
+ * ULT and the caller itself. */
+static goabt_unit *joinable(ABT_thread thread, int *rc)
+{
+    goabt_unit *u = goabt_unit_of(thread);
+    *rc = ABT_ERR_INV_THREAD;
+    if (u == NULL || (u->flags & GOABT_UNIT_MAIN) || !(u->flags & GOABT_UNIT_NAMED)) return NULL;
+    if (u == goabt_self_unit()) return NULL;
+    *rc = ABT_SUCCESS;
+    return u;
+}
+
+int ABT_thread_join(ABT_thread thread)
+{
+    GOABT_CHECK_INIT();
+    int rc;
+    goabt_unit *u = joinable(thread, &rc);
+    return u != NULL ? goabt_unit_join(u) : rc;
+}
+
+int ABT_thread_join_many(int num_threads, ABT_thread *thread_list)
+{
+    GOABT_CHECK_INIT();
+    if (num_threads < 0 || (num_threads > 0 && thread_list == NULL)) return ABT_ERR_INV_ARG;
+    for (int i = 0; i < num_threads; i++) {
+        if (thread_list[i] == ABT_THREAD_NULL) continue;
+        int rc = ABT_thread_join(thread_list[i]);
+        if (rc != ABT_SUCCESS) return rc;
+    }
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_free(ABT_thread *thread)
+{
+    GOABT_CHECK_INIT();
+    if (thread == NULL) return ABT_ERR_INV_THREAD;
+    int rc;
+    goabt_unit *u = joinable(*thread, &rc);
+    if (u == NULL) return rc;
+    rc = goabt_unit_join(u) == ABT_ERR_MEM ? ABT_ERR_MEM : ABT_SUCCESS; /* it never ran */
+    goabt_unit_free(u);
+    *thread = ABT_THREAD_NULL;
+    return rc;
+}
+
+int ABT_thread_free_many(int num_threads, ABT_thread *thread_list)
+{
+    GOABT_CHECK_INIT();
+    if (num_threads < 0 || (num_threads > 0 && thread_list == NULL)) return ABT_ERR_INV_ARG;
+    for (int i = 0; i < num_threads; i++) {
+        if (thread_list[i] == ABT_THREAD_NULL) continue;
+        int rc = ABT_thread_free(&thread_list[i]);
+        if (rc != ABT_SUCCESS) return rc;
+    }
+    return ABT_SUCCESS;
+}
+
+/* ---- The calling ULT --------------------------------------------------------------------- */
+
+int ABT_thread_yield(void)
+{
+    goabt_unit *self = goabt_self_unit();
+    /* From an external thread or a tasklet there is nothing to yield: Argobots 1.x succeeds.
+     * A forked child's thread is no stream's (runtime.h, goabt_forked): it gets an error. */
+    if (self != NULL && self->kind == GOABT_ULT) {
+        goabt_unit_yield();
+    } else {
+        GOABT_CHECK_NOT_FORKED();
+    }
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_yield_to(ABT_thread thread)
+{
+    goabt_unit *self = goabt_self_unit();
+    if (self == NULL || self->kind != GOABT_ULT) {
+        GOABT_CHECK_NOT_FORKED();
+        return ABT_SUCCESS;
+    }
+    goabt_unit *t = goabt_unit_of(thread);
+    if (t == NULL || t->kind != GOABT_ULT || t == self) return ABT_ERR_INV_THREAD;
+    goabt_unit_yield_to(t);
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_exit(void)
+{
+    GOABT_CHECK_INIT();
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_unit *self = s->current;
+    if (self == NULL || self->kind != GOABT_ULT || (self->flags & GOABT_UNIT_MAIN)) {
+        return ABT_ERR_INV_THREAD;
+    }
+    goabt_unit_exit();
+}
+
+int ABT_thread_self(ABT_thread *thread)
+{
+    if (thread != NULL) *thread = ABT_THREAD_NULL;
+    GOABT_CHECK_INIT();
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_unit *u = goabt_self_or_sched(s); /* as ABT_self_get_thread */
+    if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    if (thread == NULL) return ABT_ERR_INV_ARG;
+    *thread = u;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_self_id(ABT_unit_id *id)
+{
+    GOABT_CHECK_INIT();
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    goabt_unit *u = goabt_self_or_sched(s);
+    if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    if (id == NULL) return ABT_ERR_INV_ARG;
+    *id = goabt_unit_id(u);
+    return ABT_SUCCESS;
+}
+
+/* ---- Queries on any unit ----------------------------------------------------------------- */
+
+
+int ABT_thread_get_id(ABT_thread thread, ABT_unit_id *thread_id)
+{
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, thread_id);
+    *thread_id = goabt_unit_id(u);
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state)
+{
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, state);
+    *state = (ABT_thread_state)__atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_last_pool(ABT_thread thread, ABT_pool *pool)
+{
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, pool);
+    *pool = u->pool != NULL ? u->pool : ABT_POOL_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_last_pool_id(ABT_thread thread, int *id)
+{
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, id);
+    *id = u->pool != NULL ? u->pool->id : -1;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_last_xstream(ABT_thread thread, ABT_xstream *xstream)
+{
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, xstream);
+    *xstream = u->last_stream != NULL ? u->last_stream : ABT_XSTREAM_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit)
+{
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, unit);
+    /* A user pool's unit for it, else the unit itself: built-in pools hold work units. */
+    *unit = u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;
+    return ABT_SUCCESS;
+}
+
+int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
+{
+    goabt_unit *u = goabt_unit_of_pool_unit(unit);
+    /* ABT_self_get_unit's answer in a scheduler's context: the scheduler as a ULT, whose unit is
+     * itself (it is in no pool; pool calls refuse it). */
+    if (u == NULL) u = goabt_unit_or_sched_of((ABT_thread)unit);
+    if (u == NULL) return ABT_ERR_INV_UNIT;
+    if (thread == NULL) return ABT_ERR_INV_ARG;
+    *thread = u;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_is_primary(ABT_thread thread, ABT_bool *is_primary)
+{
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, is_primary);
+    *is_primary = (u->flags & GOABT_UNIT_MAIN) ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed)
+{
+    GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, is_unnamed);
+    *is_unnamed = (u->flags & GOABT_UNIT_NAMED) ? ABT_FALSE : ABT_TRUE;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_bool *result)
+{
+    if (result == NULL) return ABT_ERR_INV_ARG;
+    if (thread1 == (ABT_thread)ABT_TASK_NULL) thread1 = ABT_THREAD_NULL;
+    if (thread2 == (ABT_thread)ABT_TASK_NULL) thread2 = ABT_THREAD_NULL;
+    *result = thread1 == thread2 ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_stacksize(ABT_thread thread, size_t *stacksize)
+{
+    GOABT_RESOLVE_UNIT(u, thread, stacksize);
+    *stacksize = u->kind == GOABT_ULT ? u->stacksize : 0;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_stack(ABT_thread thread, void **stackaddr, size_t *stacksize)
+{
+    GOABT_UNIT(u, thread);
+    int has_stack = u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN);
+    if (stackaddr != NULL) *stackaddr = has_stack ? u->stack : NULL;
+    if (stacksize != NULL) *stacksize = has_stack ? u->stacksize : 0;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_set_arg(ABT_thread thread, void *arg)
+{
+    GOABT_UNIT(u, thread);
+    u->arg = arg;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_arg(ABT_thread thread, void **arg)
+{
+    GOABT_RESOLVE_UNIT(u, thread, arg);
+    *arg = u->arg;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_thread_func(ABT_thread thread, void (**thread_func)(void *))
+{
+    GOABT_RESOLVE_UNIT(u, thread, thread_func);
+    *thread_func = u->func;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_set_migratable(ABT_thread thread, ABT_bool migratable)
+{
+    GOABT_UNIT(u, thread);
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_SUCCESS; /* a silent no-op, as in Argobots 1.x */
+    if (migratable) {
+        __atomic_or_fetch(&u->flags, (uint16_t)GOABT_UNIT_MIGRATABLE, __ATOMIC_RELAXED);
+    } else {
+        __atomic_and_fetch(&u->flags, (uint16_t)~GOABT_UNIT_MIGRATABLE, __ATOMIC_RELAXED);
+    }
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_is_migratable(ABT_thread thread, ABT_bool *is_migratable)
+{
+    GOABT_RESOLVE_UNIT(u, thread, is_migratable);
+    *is_migratable = (u->flags & GOABT_UNIT_MIGRATABLE) ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
+{
+    GOABT_RESOLVE_UNIT(u, thread, attr);
+    if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    goabt_attr *a = goabt_mem_new(sizeof *a);
+    if (a == NULL) return ABT_ERR_MEM;
+    int has_stack = !(u->flags & GOABT_UNIT_MAIN);
+    a->stack = has_stack ? u->stack : NULL;
+    a->stacksize = has_stack ? u->stacksize : 0;
+    a->migratable = (u->flags & GOABT_UNIT_MIGRATABLE) ? ABT_TRUE : ABT_FALSE;
+    a->magic = GOABT_MAGIC_ATTR;
+    GOABT_LEAK_NOTE(GOABT_LEAK_THREAD_ATTR, a); /* the program frees it */
+    *attr = a;
+    return ABT_SUCCESS;
+}
+
+/* ---- Attributes --------------------------------------------------------------------------- */
+
+int ABT_thread_attr_create(ABT_thread_attr *newattr)
+{
+    if (newattr == NULL) return ABT_ERR_INV_ARG;
+    *newattr = ABT_THREAD_ATTR_NULL;
+    GOABT_CHECK_INIT();
+    goabt_attr *a = goabt_mem_new(sizeof *a);
+    if (a == NULL) return ABT_ERR_MEM;
+    a->migratable = ABT_TRUE;
+    a->stacksize = goabt_rt.thread_stacksize;
+    a->magic = GOABT_MAGIC_ATTR;
+    GOABT_LEAK_NOTE(GOABT_LEAK_THREAD_ATTR, a);
+    *newattr = a;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_free(ABT_thread_attr *attr)
+{
+    if (attr == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    goabt_attr *a = goabt_attr_of(*attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_LEAK_FORGET(a);
+    goabt_mem_delete(a, sizeof *a);
+    *attr = ABT_THREAD_ATTR_NULL;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stacksize)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    /* A user stack must be aligned and large enough to run C on (docs/design.md rule 2). */
+    if (stackaddr != NULL && (((uintptr_t)stackaddr & 7) != 0 || !goabt_ctx_stack_size_ok(stacksize))) {
+        return ABT_ERR_INV_ARG;
+    }
+    a->stack = stackaddr;
+    a->stacksize = stacksize;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr, size_t *stacksize)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    if (stackaddr == NULL || stacksize == NULL) return ABT_ERR_INV_ARG;
+    *stackaddr = a->stack;
+    *stacksize = a->stacksize;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_set_stacksize(ABT_thread_attr attr, size_t stacksize)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    a->stacksize = stacksize;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    if (stacksize == NULL) return ABT_ERR_INV_ARG;
+    *stacksize = a->stacksize;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_set_callback(ABT_thread_attr attr, void (*cb_func)(ABT_thread, void *),
+                                 void *cb_arg)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    a->callback = cb_func; /* called on migration, which goabt does not do yet */
+    a->callback_arg = cb_arg;
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
+{
+    goabt_attr *a = goabt_attr_of(attr);
+    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    a->migratable = is_migratable ? ABT_TRUE : ABT_FALSE;
+    return ABT_SUCCESS;
+}
+
+/* ---- Work-unit-specific data of any unit (keys.h) ----------------------------------------- */
+
+int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT_OR_SCHED(u, thread);
+    goabt_key *k = goabt_key_of(key);
+    if (k == NULL) return ABT_ERR_INV_KEY;
+    return goabt_keys_set(u, k, value);
+}
+
+int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT_OR_SCHED(u, thread);
+    goabt_key *k = goabt_key_of(key);
+    if (k == NULL) return ABT_ERR_INV_KEY;
+    if (value == NULL) return ABT_ERR_INV_ARG;
+    *value = goabt_keys_get(u, k);
+    return ABT_SUCCESS;
+}
+
+/* ---- Migration ------------------------------------------------------------------------------
+ *
+ * A migration is a request on the unit (unit.c, goabt_unit_request_migration): a unit waiting in
+ * a pool that can give it back moves at once; otherwise it moves at its next scheduling point
+ * (popped to run, yielding, woken). Its callback runs then, on whichever thread moves it. */
+
+/* The pool a migration to sc lands in: its get_migr_pool's choice, else its first pool. */
+static goabt_pool *migration_pool(goabt_sched *sc)
+{
+    if (sc->is_user && sc->def.get_migr_pool != NULL) {
+        return goabt_pool_of(sc->def.get_migr_pool(sc));
+    }
+    return sc->num_pools > 0 ? sc->pools[0] : NULL;
+}
+
+static int migrate_to_pool(goabt_unit *u, goabt_pool *p)
+{
+    if ((u->flags & GOABT_UNIT_MAIN) || !(u->flags & GOABT_UNIT_MIGRATABLE)) {
+        return ABT_ERR_INV_THREAD;
+    }
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
+        return ABT_ERR_INV_THREAD;
+    }
+    if (p == NULL) return ABT_ERR_MIGRATION_TARGET;
+    if (u->pool == p) return ABT_ERR_MIGRATION_TARGET;
+    goabt_unit_request_migration(u, p);
+    return ABT_SUCCESS;
+}
+
+int ABT_thread_migrate_to_pool(ABT_thread thread, ABT_pool pool)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT(u, thread);
+    GOABT_POOL(p, pool);
+    return migrate_to_pool(u, p);
+}
+
+int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT(u, thread);
+    GOABT_SCHED(sc, sched);
+    return migrate_to_pool(u, migration_pool(sc));
+}
+
+int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT(u, thread);
+    goabt_stream *s = goabt_stream_of(xstream);
+    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED) {
+        return ABT_ERR_INV_XSTREAM;
+    }
+    return migrate_to_pool(u, migration_pool(s->sched));
+}
+
+int ABT_thread_migrate(ABT_thread thread)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT(u, thread);
+    goabt_stream *from = u->last_stream;
+    if (from == NULL && u->pool != NULL) from = goabt_self_stream();
+    goabt_stream *to = goabt_stream_other_running(from);
+    if (to == NULL) return ABT_ERR_MIGRATION_NA; /* no other stream to go to */
+    return migrate_to_pool(u, migration_pool(to->sched));
+}
+
+int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *), void *cb_arg)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT(u, thread);
+    if (cb_func == NULL) {
+        __atomic_and_fetch(&u->flags, (uint16_t)~GOABT_UNIT_MIGRATE_CB, __ATOMIC_RELEASE);
+        return ABT_SUCCESS;
+    }
+    u->migrate_cb = cb_func;
+    u->migrate_cb_arg = cb_arg;
+    __atomic_or_fetch(&u->flags, (uint16_t)GOABT_UNIT_MIGRATE_CB, __ATOMIC_RELEASE);
+    return ABT_SUCCESS;
+}
+
+/* ---- Cancel and revive ---------------------------------------------------------------------- */
+
+int ABT_thread_cancel(ABT_thread thread)
+{
+    GOABT_CHECK_INIT();
+    GOABT_UNIT(u, thread);
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
+        return ABT_SUCCESS; /* nothing left to cancel */
+    }
+    goabt_unit_request_cancel(u);
+    return ABT_SUCCESS;
+}
+
+int goabt_unit_revive_api(ABT_pool pool, void (*func)(void *), void *arg, ABT_thread *thread,
+                          int kind, int to)
+{
+    GOABT_CHECK_INIT();
+    if (thread == NULL) return ABT_ERR_INV_THREAD;
+    goabt_unit *u = goabt_unit_of(*thread);
+    if (u == NULL || (kind != 0 && u->kind != kind)) return ABT_ERR_INV_THREAD;
+    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED) {
+        return ABT_ERR_INV_THREAD;
+    }
+    GOABT_POOL(p, pool);
+    if (func == NULL) return ABT_ERR_INV_ARG;
+    if (to) {
+        goabt_unit *self = goabt_self_unit();
+        if (self == NULL) return goabt_self_stream() ? ABT_ERR_INV_THREAD : ABT_ERR_INV_XSTREAM;
+        if (self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    }
+    return goabt_unit_revive(u, p, func, arg, to);
+}
+
+int ABT_thread_revive(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
+{
+    return goabt_unit_revive_api(pool, thread_func, arg, thread, 0, 0);
+}
+
+int ABT_thread_revive_to(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT_thread *thread)
+{
+    return goabt_unit_revive_api(pool, thread_func, arg, thread, 0, 1);
+}

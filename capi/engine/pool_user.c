@@ -1,0 +1,468 @@
+//go:build goabt_c_engine
+/* pool_user.c: user-defined pools as the engine runs them: made by ABT_pool_create from an
+ * ABT_pool_user_def (made with the ABT_pool_user_def_* functions) or from the older struct
+ * ABT_pool_def (those entries, pool configurations and pool data: api/pool_user.c), and their
+ * pool units. Pools of goabt's own made the same way (Go
+ * pools, pool_go.c: goabt_own_pool_new) hold the work units themselves as their pool units:
+ * no create_unit, free_unit or table entry per unit.
+ *
+ * A user pool holds pool units (ABT_unit) that its create_unit function makes for work units:
+ * goabt asks for one the first time a unit goes into the pool, keeps it in the unit descriptor
+ * (pool_unit, pool_unit_of) for every later push (yield, wake-up), and gives it back with
+ * free_unit when the unit is freed or moves to another pool. A table maps pool units back to
+ * work units, for ABT_unit_get_thread and the functions that take a pool unit, as Argobots does.
+ * The engine reaches a user pool only through goabt_user_pool_push / pop / remove / size, which
+ * pool.c calls when a pool has a `user` table; the sleepers of idle streams stay in pool.c.
+ *
+ * Both kinds of definitions are copied into the pool, so the program may free or change its
+ * definition afterwards. They are told apart by their first int: an ABT_pool_user_def made here
+ * starts with GOABT_USER_DEF_TAG, which is no ABT_pool_access, where an ABT_pool_def has its access. */
+#include <stdlib.h>
+#include <string.h>
+#include "handles.h"
+#include "object.h"
+#include "pool.h"
+#include "runtime.h"
+#include "unit.h"
+
+/* ---- Pool units back to work units ---------------------------------------------------------- */
+
+/* Open addressing over pool unit handles, in stripes of their own lock and table: a user pool
+ * pays one spinlock round per unit and pool to record its unit (create_unit) and one to drop it
+ * (free_unit), none per push or pop. A unit's stripe is picked by the page its handle lies on:
+ * the units a stream makes come from its own allocator's pages (malloc gives each thread an
+ * arena), so streams making and freeing units at once work in stripes of their own, where
+ * striping by the whole address had every stream write every stripe (two streams forking and
+ * joining 256 ULTs each on user FIFOs: 204 ns per ULT, against 48 on the built-in FIFO).
+ * Linear probing with backward-shift deletion: no tombstones, so a table that sees units come
+ * and go keeps its size and never needs a rebuild to shed them. */
+#define MAP_STRIPES 256
+static struct map_stripe {
+    _Alignas(64) int lock;
+    size_t cap, used; /* cap: 0 or a power of two */
+    struct map_slot {
+        ABT_unit key; /* NULL: empty */
+        goabt_unit *unit;
+    } *slots;
+} map[MAP_STRIPES];
+
+static size_t map_hash(ABT_unit k)
+{
+    uint64_t x = (uint64_t)(uintptr_t)k;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static struct map_stripe *map_stripe_of(ABT_unit k)
+{
+    return &map[map_hash((ABT_unit)((uintptr_t)k >> 12)) & (MAP_STRIPES - 1)];
+}
+
+/* Where key's probe starts in a table of cap slots (h: its map_hash). */
+static size_t map_home(size_t h, size_t cap) { return h & (cap - 1); }
+
+/* Doubles the stripe's table (at least 16 slots); its lock is held. */
+static int map_grow(struct map_stripe *st)
+{
+    size_t cap = st->cap ? 2 * st->cap : 16;
+    struct map_slot *fresh = calloc(cap, sizeof *fresh);
+    if (fresh == NULL) return 0;
+    for (size_t i = 0; i < st->cap; i++) {
+        if (st->slots[i].key == NULL) continue;
+        size_t j = map_home(map_hash(st->slots[i].key), cap);
+        while (fresh[j].key != NULL) j = (j + 1) & (cap - 1);
+        fresh[j] = st->slots[i];
+    }
+    free(st->slots);
+    st->slots = fresh;
+    st->cap = cap;
+    return 1;
+}
+
+static int map_put(ABT_unit key, goabt_unit *u)
+{
+    size_t h = map_hash(key);
+    struct map_stripe *st = map_stripe_of(key);
+    goabt_spin_lock(&st->lock);
+    int ok = 1;
+    if (2 * (st->used + 1) > st->cap) ok = map_grow(st);
+    if (ok) {
+        size_t j = map_home(h, st->cap);
+        while (st->slots[j].key != NULL && st->slots[j].key != key) j = (j + 1) & (st->cap - 1);
+        if (st->slots[j].key == NULL) st->used++;
+        st->slots[j].key = key;
+        st->slots[j].unit = u;
+    }
+    goabt_spin_unlock(&st->lock);
+    return ok;
+}
+
+/* The slot index of key in st, or -1; st's lock is held. */
+static long map_find_locked(struct map_stripe *st, ABT_unit key, size_t h)
+{
+    if (st->cap == 0) return -1;
+    for (size_t j = map_home(h, st->cap); st->slots[j].key != NULL; j = (j + 1) & (st->cap - 1)) {
+        if (st->slots[j].key == key) return (long)j;
+    }
+    return -1;
+}
+
+static goabt_unit *map_get(ABT_unit key)
+{
+    size_t h = map_hash(key);
+    struct map_stripe *st = map_stripe_of(key);
+    goabt_spin_lock(&st->lock);
+    long j = map_find_locked(st, key, h);
+    goabt_unit *u = j >= 0 ? st->slots[j].unit : NULL;
+    goabt_spin_unlock(&st->lock);
+    return u;
+}
+
+static void map_del(ABT_unit key)
+{
+    size_t h = map_hash(key);
+    struct map_stripe *st = map_stripe_of(key);
+    goabt_spin_lock(&st->lock);
+    long found = map_find_locked(st, key, h);
+    if (found >= 0) {
+        /* Backward shift: later entries of the run that may live at the hole move into it. */
+        size_t mask = st->cap - 1, hole = (size_t)found, j = hole;
+        for (;;) {
+            j = (j + 1) & mask;
+            if (st->slots[j].key == NULL) break;
+            size_t home = map_home(map_hash(st->slots[j].key), st->cap);
+            /* The entry at j stays if its home lies cyclically in (hole, j]. */
+            int stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+            if (!stays) {
+                st->slots[hole] = st->slots[j];
+                hole = j;
+            }
+        }
+        st->slots[hole].key = NULL;
+        st->slots[hole].unit = NULL;
+        st->used--;
+    }
+    goabt_spin_unlock(&st->lock);
+}
+
+goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit)
+{
+    if ((uintptr_t)unit < 4096) return NULL; /* ABT_UNIT_NULL and the other null handles */
+    if (goabt_forked()) return NULL;          /* before the map's locks (runtime.h) */
+    goabt_unit *u = map_get(unit);
+    if (u != NULL) return u;
+    return goabt_unit_of((ABT_thread)unit); /* a built-in pool's unit is the work unit */
+}
+
+/* ---- Pool units ------------------------------------------------------------------------------ */
+
+static ABT_unit user_create_unit(goabt_pool *p, goabt_unit *u)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (!pu->old_style) return pu->def.create_unit(p, u);
+    if (u->kind == GOABT_TASKLET && pu->old.u_create_from_task != NULL) {
+        return pu->old.u_create_from_task(u);
+    }
+    return pu->old.u_create_from_thread(u);
+}
+
+void goabt_unit_drop_user_unit(goabt_unit *u)
+{
+    goabt_pool *p = u->pool_unit_of;
+    ABT_unit unit = u->pool_unit;
+    u->pool_unit_of = NULL;
+    u->pool_unit = NULL;
+    if (unit != (ABT_unit)u) map_del(unit);
+    struct goabt_pool_user *pu = p->user;
+    if (pu != NULL) { /* the pool is still there (else its own free took its units) */
+        if (pu->old_style) {
+            pu->old.u_free(&unit);
+        } else {
+            pu->def.free_unit(p, unit);
+        }
+    }
+    if (__atomic_sub_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL) == GOABT_POOL_UNITS_GONE) {
+        goabt_mem_delete(p, sizeof *p);
+    }
+}
+
+/* Makes sure u has a pool unit of p (a user pool): ABT_ERR_MEM if create_unit gave none. */
+static int associate(goabt_pool *p, goabt_unit *u)
+{
+    if (p->user->own) {
+        /* Its own pool unit; pool_unit_of stays NULL: there is nothing to give back, and a
+         * unit that outlives the pool never reads it again. */
+        goabt_unit_drop_pool_unit(u);
+        u->pool_unit = (ABT_unit)u;
+        return ABT_SUCCESS;
+    }
+    if (u->pool_unit_of == p) return ABT_SUCCESS;
+    goabt_unit_drop_pool_unit(u);
+    ABT_unit unit = user_create_unit(p, u);
+    if (unit == ABT_UNIT_NULL || unit == NULL) return ABT_ERR_MEM;
+    /* A pool whose units are the work units' own handles needs no entry: a handle that is in
+     * no entry is taken for a work unit's (goabt_unit_of_pool_unit). */
+    if (unit != (ABT_unit)u && !map_put(unit, u)) {
+        struct goabt_pool_user *pu = p->user;
+        if (pu->old_style) {
+            pu->old.u_free(&unit);
+        } else {
+            pu->def.free_unit(p, unit);
+        }
+        return ABT_ERR_MEM;
+    }
+    u->pool_unit = unit;
+    u->pool_unit_of = p;
+    __atomic_add_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL);
+    return ABT_SUCCESS;
+}
+
+int goabt_pool_associate(goabt_pool *p, goabt_unit *u)
+{
+    if (p->user == NULL) {
+        goabt_unit_drop_pool_unit(u);
+        return ABT_SUCCESS;
+    }
+    return associate(p, u);
+}
+
+/* ---- The engine's side of a user pool ---------------------------------------------------------- */
+
+void goabt_user_pool_push(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
+{
+    if (associate(p, u) != ABT_SUCCESS) {
+        /* A unit that was made for this pool already has its pool unit (goabt_unit_create,
+         * ABT_pool_push*): only an engine push of a unit from elsewhere lands here. */
+        goabt_die("a user-defined pool's create_unit returned no unit for a ready work unit");
+    }
+    struct goabt_pool_user *pu = p->user;
+    u->popped_by = NULL;
+    __atomic_store_n(&u->user_queued, 1, __ATOMIC_RELAXED);
+    if (pu->old_style) {
+        pu->old.p_push(p, u->pool_unit);
+    } else {
+        pu->def.push(p, u->pool_unit, ctx);
+    }
+}
+
+/* The work unit of a unit an old-style pool's pop returned. */
+static goabt_unit *old_unit_to_work_unit(struct goabt_pool_user *pu, ABT_unit unit)
+{
+    goabt_unit *u = map_get(unit);
+    if (u != NULL) return u;
+    if (pu->old.u_get_thread != NULL) return goabt_unit_of(pu->old.u_get_thread(unit));
+    return goabt_unit_of((ABT_thread)unit); /* its units are the work units' handles */
+}
+
+/* Whether a new-style pop or pop_wait answered "empty": ABT_THREAD_NULL, or (pools written
+ * against early drafts of this interface, whose pop returned a pool unit) ABT_UNIT_NULL. */
+static int popped_nothing(ABT_thread t)
+{
+    return t == ABT_THREAD_NULL || t == NULL || (ABT_unit)t == ABT_UNIT_NULL;
+}
+
+goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)
+{
+    struct goabt_pool_user *pu = p->user;
+    goabt_unit *u;
+    if (pu->old_style) {
+        ABT_unit unit = pu->old.p_pop(p);
+        if (unit == ABT_UNIT_NULL || unit == NULL) return NULL;
+        u = old_unit_to_work_unit(pu, unit);
+    } else {
+        ABT_thread t = pu->def.pop(p, ctx);
+        if (popped_nothing(t)) return NULL;
+        u = goabt_unit_of(t);
+    }
+    if (u == NULL) goabt_die("a user-defined pool's pop returned something that is not a work unit");
+    __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    return u;
+}
+
+int goabt_user_pool_remove(goabt_pool *p, goabt_unit *u)
+{
+    struct goabt_pool_user *pu = p->user;
+    int (*remove)(ABT_pool, ABT_unit) = pu->old_style ? pu->old.p_remove : pu->remove;
+    if (remove == NULL || (pu->own ? u->pool != p : u->pool_unit_of != p)) return 0;
+    if (!__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED)) return 0;
+    if (remove(p, u->pool_unit) != ABT_SUCCESS) return 0;
+    __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* Whether the pool can tell its size (else only emptiness). */
+static int has_size(struct goabt_pool_user *pu)
+{
+    return pu->old_style ? pu->old.p_get_size != NULL : pu->def.get_size != NULL;
+}
+
+size_t goabt_user_pool_size(goabt_pool *p)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style) return pu->old.p_get_size(p);
+    if (pu->def.get_size != NULL) return pu->def.get_size(p);
+    return pu->def.is_empty(p) ? 0 : 1;
+}
+
+void goabt_user_pool_free(goabt_pool *p)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style) {
+        if (pu->old.p_free != NULL) pu->old.p_free(p);
+    } else if (pu->def.free != NULL) {
+        pu->def.free(p);
+    }
+    p->user = NULL;
+    free(pu);
+}
+
+goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, ABT_unit),
+                               int access, int automatic)
+{
+    goabt_pool_user_def *d = goabt_pool_user_def_of(def);
+    if (d == NULL) return NULL;
+    struct goabt_pool_user *pu = calloc(1, sizeof *pu);
+    if (pu == NULL) return NULL;
+    pu->own = 1;
+    pu->remove = remove;
+    pu->def = *d;
+    goabt_pool *p = goabt_pool_new(-1, access, automatic);
+    if (p == NULL) {
+        free(pu);
+        return NULL;
+    }
+    p->user = pu;
+    return p;
+}
+
+goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
+                                     ABT_pool_context ctx, int *rc)
+{
+    struct goabt_pool_user *pu = p->user;
+    goabt_unit *u = NULL;
+    if (!pu->old_style && pu->def.pop_wait != NULL) {
+        if (secs < 0) {
+            double now = ABT_get_wtime();
+            secs = abstime > now ? abstime - now : 0.0;
+        }
+        ABT_thread t = pu->def.pop_wait(p, secs, ctx);
+        if (!popped_nothing(t)) u = goabt_unit_of(t);
+    } else if (pu->old_style && pu->old.p_pop_timedwait != NULL) {
+        if (abstime < 0) abstime = ABT_get_wtime() + secs;
+        ABT_unit unit = pu->old.p_pop_timedwait(p, abstime);
+        if (unit != ABT_UNIT_NULL && unit != NULL) u = old_unit_to_work_unit(pu, unit);
+    } else {
+        *rc = ABT_ERR_POOL;
+        return NULL;
+    }
+    if (u != NULL) __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    return u;
+}
+
+int goabt_user_pool_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_context ctx)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style || pu->def.push_many == NULL) return 0;
+    ABT_unit *handles = malloc((n ? n : 1) * sizeof *handles);
+    if (handles == NULL) return 0;
+    for (size_t i = 0; i < n; i++) {
+        handles[i] = units[i]->pool_unit;
+        units[i]->pool = p;
+        units[i]->popped_by = NULL;
+        __atomic_store_n(&units[i]->user_queued, 1, __ATOMIC_RELAXED);
+    }
+    pu->def.push_many(p, handles, n, ctx);
+    free(handles);
+    goabt_pool_wake_sleeper(p);
+    return 1;
+}
+
+int goabt_user_pool_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size_t *num,
+                             ABT_pool_context ctx)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style || pu->def.pop_many == NULL) return 0;
+    size_t n = 0;
+    pu->def.pop_many(p, (ABT_thread *)units, len, &n, ctx);
+    if (n > len) goabt_die("a user-defined pool's pop_many returned more units than asked for");
+    for (size_t i = 0; i < n; i++) {
+        goabt_unit *u = goabt_unit_of(units[i]);
+        if (u == NULL) goabt_die("a user-defined pool's pop_many returned something that is not a work unit");
+        __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    }
+    *num = n;
+    return 1;
+}
+
+int goabt_user_pool_can_remove(goabt_pool *p)
+{
+    return p->user->old_style ? p->user->old.p_remove != NULL : p->user->remove != NULL;
+}
+
+/* print_all of a user pool: new definitions print work units, older ones pool units; the
+ * caller's function gets what it asked for. */
+struct print_adapter {
+    void *arg;
+    void (*thread_fn)(void *, ABT_thread);
+    void (*unit_fn)(void *, ABT_unit);
+};
+
+static void print_thread_as_asked(void *arg, ABT_thread t)
+{
+    struct print_adapter *a = arg;
+    goabt_unit *u = goabt_unit_of(t);
+    if (a->thread_fn != NULL) {
+        a->thread_fn(a->arg, t);
+    } else if (u != NULL) {
+        a->unit_fn(a->arg, u->pool_unit);
+    }
+}
+
+static void print_unit_as_asked(void *arg, ABT_unit unit)
+{
+    struct print_adapter *a = arg;
+    if (a->unit_fn != NULL) {
+        a->unit_fn(a->arg, unit);
+    } else {
+        goabt_unit *u = goabt_unit_of_pool_unit(unit);
+        if (u != NULL) a->thread_fn(a->arg, u);
+    }
+}
+
+int goabt_user_pool_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
+                              void (*unit_fn)(void *, ABT_unit))
+{
+    struct goabt_pool_user *pu = p->user;
+    struct print_adapter a = {arg, thread_fn, unit_fn};
+    if (!pu->old_style && pu->def.print_all != NULL) {
+        pu->def.print_all(p, &a, print_thread_as_asked);
+        return ABT_SUCCESS;
+    }
+    if (pu->old_style && pu->old.p_print_all != NULL) {
+        return pu->old.p_print_all(p, &a, print_unit_as_asked);
+    }
+    return ABT_ERR_POOL;
+}
+
+int goabt_user_pool_is_empty(goabt_pool *p)
+{
+    struct goabt_pool_user *pu = p->user;
+    if (!pu->old_style) return pu->def.is_empty(p) ? 1 : 0;
+    return pu->old.p_get_size(p) == 0;
+}
+
+int goabt_user_pool_print_threads(goabt_pool *p, void *arg, void (*fn)(void *, ABT_thread))
+{
+    struct goabt_pool_user *pu = p->user;
+    if (pu->old_style) return goabt_user_pool_print_all(p, arg, fn, NULL);
+    if (pu->def.print_all == NULL) return ABT_ERR_POOL;
+    pu->def.print_all(p, arg, fn);
+    return ABT_SUCCESS;
+}
+
+int goabt_user_pool_has_size(goabt_pool *p)
+{
+    return p->user == NULL || has_size(p->user);
+}

@@ -1,0 +1,241 @@
+//go:build goabt_c_engine
+/* runtime.c: the runtime as a whole: per-thread state, the gate into Go, futexes, init and
+ * finalize. The engine's design is at the top of its headers (common.h: the roles; unit.h:
+ * switching and blocking); the rules it follows are in docs/design.md. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
+#include <time.h>
+#include <unistd.h>
+#include "gocalls.h"
+#include "context.h"
+#include "handles.h"
+#include "info.h"
+#include "keys.h"
+#include "leaks.h"
+#include "pool.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "tool.h"
+#include "trace.h"
+#include "unit.h"
+#include "valgrind_stacks.h"
+
+struct goabt_runtime goabt_rt = {
+    .thread_stacksize = 16384,
+    .unit_magic = GOABT_MAGIC_UNIT - 1, /* engine_init counts it up */
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .stack_check = 2,
+    .ult_entry = goabt_ult_entry,
+};
+
+/* ---- Per-thread state ------------------------------------------------------------------- */
+
+/* Initial-exec: read at a fixed offset from the thread pointer, not through __tls_get_addr
+ * (~2 ns on every self query, key get and yield). The Go runtime in this library already needs
+ * static TLS, so this adds no new constraint on loading it. */
+static __thread goabt_stream *tls_stream __attribute__((tls_model("initial-exec")));
+
+__attribute__((noinline, noipa)) goabt_stream *goabt_self_stream(void)
+{
+    return tls_stream;
+}
+
+__attribute__((noinline, noipa)) void goabt_set_self_stream(goabt_stream *s)
+{
+    tls_stream = s;
+}
+
+void goabt_die(const char *why)
+{
+    fprintf(stderr, "goabt: %s\n", why);
+    abort();
+}
+
+/* ---- The gate ----------------------------------------------------------------------------- */
+
+/* Below the scheduler's saved registers, with room to spare for its red zone. */
+#define GATE_MARGIN 256
+
+void goabt_gate(void (*fn)(void *), void *arg)
+{
+    goabt_stream *s = goabt_self_stream();
+    if (s == NULL) {
+        fn(arg);
+        return;
+    }
+    goabt_unit *u = s->current;
+    /* On a ULT stack: a ULT runs (not the main ULT, which runs on the main stack), or a child
+     * run is in progress, or the primary's user scheduler runs on its own stack (then even the
+     * scheduler code in between, after-switch callbacks and tasklets, runs off the system
+     * stack, which sys_ctx names). */
+    int above = s->nested > 0 || s->run_live;
+    if (above || (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN))) {
+        char *top = (char *)(above ? s->sys_ctx : s->sched_ctx) - GATE_MARGIN;
+        goabt_vg_stack_hop(top); /* valgrind build only (valgrind_stacks.h) */
+        goabt_gate_call(fn, arg, top);
+    } else {
+        fn(arg);
+    }
+}
+
+/* ---- Futexes ------------------------------------------------------------------------------ */
+
+void goabt_futex_wait(int *addr, int seen, long long timeout_ns)
+{
+    struct timespec limit = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, seen, timeout_ns > 0 ? &limit : NULL, NULL, 0);
+}
+
+void goabt_futex_wake(int *addr, int n)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ---- Init and finalize -------------------------------------------------------------------- */
+
+/* Units of earlier inits (handles kept past ABT_finalize) no longer carry the current magic. */
+static void next_unit_generation(void)
+{
+    uint32_t gen = (goabt_rt.unit_magic + 1) & 0xffff;
+    __atomic_store_n(&goabt_rt.unit_magic, (GOABT_MAGIC_UNIT & 0xffff0000u) | gen,
+                     __ATOMIC_RELAXED);
+}
+
+void goabt_engine_forked(void)
+{
+    /* The child's only thread, before fork returns: no other thread reads these yet. */
+    goabt_rt.forked = 1;
+    goabt_rt.init_depth = 0;
+    next_unit_generation();
+    tls_stream = NULL; /* the forking thread may have been a stream's; here it is nobody's */
+}
+
+void goabt_forked_unit_returned(void)
+{
+    exit(0);
+}
+
+/* Whether membarrier(PRIVATE_EXPEDITED) works here: registered, and tried once. */
+static int membarrier_works(void)
+{
+#ifdef SYS_membarrier
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+           syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+    return 0;
+#endif
+}
+
+int goabt_engine_init(void)
+{
+    goabt_rt.next_unit_id = 0;
+    goabt_rt.next_pool_id = 0;
+    next_unit_generation();
+    /* The first call into Go: on the main thread, which runs no ULT yet, so no gate. */
+    if (!goabt_go_available()) return goabt_go_unavailable_error();
+    int rc = goabt_go.runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
+                                   &goabt_rt.max_xstreams, &goabt_rt.affinity, &goabt_rt.safety_ns,
+                                   &goabt_rt.go_pool, &goabt_rt.go_sched, &goabt_rt.stack_check,
+                                   &goabt_rt.tool);
+    if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
+    goabt_info_at_init();
+    goabt_leaks_at_init();
+    goabt_rt.asym_fence = membarrier_works();
+    goabt_tool_reset();
+    if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
+    pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
+    if (goabt_affinity_init() != ABT_SUCCESS) return ABT_ERR_MEM;
+
+    goabt_pool *pool = goabt_pool_new_predef(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
+    if (pool == NULL) return ABT_ERR_MEM;
+    goabt_rt.next_pool_id++; /* Argobots numbers the primary's internal root pool 1 */
+    goabt_sched *sched = goabt_sched_new_predef(ABT_SCHED_BASIC, 1, &pool, 1);
+    goabt_stream *s = sched ? goabt_stream_new(sched, goabt_rank_take(0)) : NULL;
+    goabt_unit *m = goabt_unit_get(); /* unit memory: a stale handle to it stays readable */
+    if (sched == NULL || s == NULL || m == NULL) return ABT_ERR_MEM;
+    s->is_primary = 1;
+    s->thread = 0; /* never joined */
+    m->kind = GOABT_ULT;
+    m->flags = GOABT_UNIT_MAIN | GOABT_UNIT_MIGRATABLE;
+    m->state = ABT_THREAD_STATE_RUNNING;
+    m->pool = pool;
+    m->last_stream = s;
+    m->magic = goabt_rt.unit_magic;
+    goabt_rt.primary = s;
+    goabt_rt.main_unit = m;
+    s->current = m;
+    goabt_stream_bind_start(s);
+    goabt_set_self_stream(s);
+    goabt_stackcheck_init(); /* the Go runtime's signal handlers are in place: runtime_init ran */
+    goabt_trace_init(); /* GOABT_TRACE: the main ULT runs, the trace starts */
+    return ABT_SUCCESS;
+}
+
+/* The main ULT waiting in ABT_finalize: it is in no pool and no wait list; the primary's
+ * scheduler resumes it once it finds no work (goabt_sched_loop). */
+static void finalize_parked(goabt_unit *u, void *arg)
+{
+    (void)u;
+    (void)arg;
+}
+
+void goabt_engine_finalize(void)
+{
+    goabt_stream *p = goabt_rt.primary;
+    goabt_trace_finalize_begin();
+    /* Run what is left in the primary's pools (and wait for its parked ULTs): the main ULT
+     * steps aside, out of every pool, until the scheduler finds no work. A user scheduler's
+     * run that ran the main ULT is waiting for it on its own stack (sched_user.c): it goes on,
+     * finds it has to stop and returns, as in Argobots, before its scheduler is freed. */
+    if (goabt_sched_has_work(p->sched) || p->run_ctx != NULL) {
+        __atomic_or_fetch(&p->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
+        goabt_unit_switch_out(p, goabt_rt.main_unit, finalize_parked, NULL);
+    }
+    /* Argobots leaves streams the program did not free undefined; goabt joins and frees them. */
+    goabt_stream *s;
+    while ((s = goabt_stream_any_secondary()) != NULL) {
+        goabt_stream_join(s);
+        goabt_rank_release(s->rank);
+        goabt_stream_delete(s);
+    }
+    goabt_trace_finalize_end(); /* every stream's records are in: the file is written */
+    goabt_stackcheck_finalize(); /* no ULT runs any more */
+    goabt_unit *m = goabt_rt.main_unit;
+    goabt_keys_destroy(m); /* the main ULT's values, as Argobots does at finalize */
+    /* The primary's scheduler as a ULT: its values too, while its scheduler and pools live. */
+    if (p->sched_self != NULL) goabt_keys_destroy(p->sched_self);
+    goabt_keys_release_spare(m);
+    /* From here the main thread is no stream's: the calls into Go below (ranks, caches) must not
+     * read the main ULT or the primary stream through the gate once they are freed. */
+    goabt_set_self_stream(NULL);
+    p->current = NULL;
+    m->magic = GOABT_MAGIC_FREED;
+    goabt_unit_put(m);
+    /* The primary's scheduler and its pools go, automatic or not, as in Argobots. */
+    goabt_sched *sc = p->sched;
+    for (int i = 0; i < sc->num_pools; i++) sc->pools[i]->automatic = 1;
+    sc->automatic = 1;
+    goabt_rank_release(p->rank);
+    goabt_stream_bind_stop(p);
+    int rebind = goabt_rt.affinity || p->bind_explicit;
+    goabt_stream_delete(p);
+    goabt_pools_free_retired();
+    goabt_units_cache_drain();
+    goabt_rt.primary = NULL;
+    goabt_rt.main_unit = NULL;
+    next_unit_generation(); /* handles used after ABT_finalize are refused too */
+    /* The program's main thread gets back the CPUs it had before ABT_init, if goabt bound it. */
+    if (rebind) pthread_setaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
+    goabt_affinity_finalize();
+    goabt_leaks_report(); /* GOABT_CHECK_LEAKS: what the program did not free */
+    goabt_go.runtime_finalize();
+}

@@ -1,0 +1,218 @@
+//go:build goabt_c_engine
+/* sched.c: schedulers: the loop that runs units, how an idle stream sleeps, and scheduler
+ * objects (ABT_sched: pools in priority order). */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include "handles.h"
+#include "leaks.h"
+#include "object.h"
+#include "pool.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "unit.h"
+#include "wait.h"
+
+/* ---- Scheduler objects -------------------------------------------------------------------- */
+
+goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)
+{
+    goabt_sched *s = goabt_mem_new(sizeof *s);
+    if (!s) return NULL;
+    s->predef = predef;
+    s->automatic = automatic;
+    s->num_pools = num_pools;
+    for (int i = 0; i < num_pools; i++) {
+        s->pools[i] = pools[i];
+        __atomic_add_fetch(&pools[i]->num_scheds, 1, __ATOMIC_ACQ_REL);
+    }
+    s->magic = goabt_runtime_magic(GOABT_MAGIC_SCHED);
+    return s;
+}
+
+void goabt_sched_delete(goabt_sched *s)
+{
+    GOABT_LEAK_FORGET(s);
+    if (s->is_user && s->def.free != NULL) s->def.free(s); /* still a scheduler: it may get its data */
+    s->magic = GOABT_MAGIC_FREED;
+    for (int i = 0; i < s->num_pools; i++) goabt_pool_release(s->pools[i]);
+    goabt_mem_delete(s, sizeof *s);
+}
+
+/* Whether the scheduler still has work: queued units, or ULTs blocked on a pool that only this
+ * scheduler serves (they will come back to it). Blocked first, then queued: a woken ULT leaves
+ * the one count and joins the other in one locked section (its push), so read in this order it
+ * is seen in one or the other; the other order could miss it in both (read as not yet queued,
+ * then as no longer blocked) and let a stacked scheduler stop with it queued. */
+int goabt_sched_has_work(goabt_sched *s)
+{
+    for (int i = 0; i < s->num_pools; i++) {
+        goabt_pool *p = s->pools[i];
+        if (goabt_pool_num_blocked(p) > 0 &&
+            __atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED) <= 1) {
+            return 1;
+        }
+        if (goabt_pool_size(p) > 0) return 1;
+    }
+    return 0;
+}
+
+size_t goabt_sched_queued(goabt_sched *s)
+{
+    size_t n = 0;
+    for (int i = 0; i < s->num_pools; i++) n += goabt_pool_size(s->pools[i]);
+    return n;
+}
+
+/* ---- The loop ----------------------------------------------------------------------------- */
+
+/* Whether a scheduler about to sleep has something to do: a queued unit, a finish request,
+ * (primary) the main ULT handed back, or a deadline passed. Pool sizes are read under the
+ * pools' locks, the other half of the no-fence handshake with goabt_pool_push: either this
+ * look comes after a push's locked section and sees its unit, or it comes before, and that
+ * push finds this stream in the pool's sleepers and wakes it. */
+static int stream_has_news(goabt_stream *s)
+{
+    goabt_sched *sc = s->sched;
+    for (int i = 0; i < sc->num_pools; i++) {
+        if (goabt_pool_size_locked(sc->pools[i]) > 0) return 1;
+    }
+    /* Asked to finish, it leaves once no work is left: while ULTs parked on its pools may come
+     * back, that is not news (the push that brings one back wakes it). */
+    if ((__atomic_load_n(&s->request, __ATOMIC_SEQ_CST) & GOABT_REQ_FINISH) &&
+        !goabt_sched_has_work(sc)) {
+        return 1;
+    }
+    if (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_SEQ_CST)) return 1;
+    return goabt_timers_due();
+}
+
+/* An idle scheduler spins briefly, then yields the CPU, then sleeps until someone gives it
+ * work: streams often outnumber cores, and a spinning idle stream would starve the busy ones.
+ * It sleeps listed in each of its pools' sleepers (a push wakes exactly one of them), until
+ * the earliest deadline of a parked ULT, and no longer than the safety timeout if one is set. */
+static void idle_wait(goabt_stream *s, unsigned rounds)
+{
+    if (rounds < 256) {
+        cpu_relax();
+        return;
+    }
+    if (rounds < 320) {
+        sched_yield();
+        return;
+    }
+    goabt_sched *sc = s->sched;
+    __atomic_store_n(&s->sleep_word, 0, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < sc->num_pools; i++) goabt_pool_sleeper_add(sc->pools[i], &s->sleep_nodes[i]);
+    int fenced = goabt_pool_sleepers_fence(sc->pools, sc->num_pools);
+    if (!stream_has_news(s)) {
+        long long ns = goabt_rt.safety_ns;
+        if (!fenced && (ns == 0 || ns > 1000000)) ns = 1000000; /* a push may go unseen: 1 ms */
+        uint64_t deadline = __atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE);
+        if (deadline != 0) {
+            uint64_t now = goabt_now_ns();
+            long long left = deadline > now ? (long long)(deadline - now) : 1;
+            if (ns == 0 || left < ns) ns = left;
+        }
+        goabt_futex_wait(&s->sleep_word, 0, ns);
+    }
+    /* Awake: a push that still finds this stream listed must wake another one instead. */
+    __atomic_store_n(&s->sleep_word, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < sc->num_pools; i++) {
+        goabt_pool_sleeper_remove(sc->pools[i], &s->sleep_nodes[i]);
+    }
+}
+
+/* ABT_SCHED_RANDWS: its own (first) pool first; else the others from a random one on, so that
+ * streams stealing from the same pools spread over them. */
+static goabt_unit *randws_pop(goabt_stream *s, goabt_sched *sc)
+{
+    goabt_unit *u = goabt_pool_pop(sc->pools[0]);
+    if (u != NULL) return u;
+    static uint32_t streams_seeded;
+    uint32_t x = s->rand_state;
+    if (x == 0) { /* each stream its own sequence, also a stream made again at the same rank */
+        x = 2654435761u * __atomic_add_fetch(&streams_seeded, 1, __ATOMIC_RELAXED);
+        x ^= (uint32_t)s->rank << 16;
+        if (x == 0) x = 1;
+    }
+    x ^= x << 13; /* xorshift32 */
+    x ^= x >> 17;
+    x ^= x << 5;
+    s->rand_state = x;
+    int others = sc->num_pools - 1;
+    int start = (int)(x % (uint32_t)others);
+    for (int k = 0; k < others && u == NULL; k++) { /* a user pool hears it is a theft */
+        u = goabt_pool_pop_op(sc->pools[1 + (start + k) % others], ABT_POOL_CONTEXT_OWNER_SECONDARY);
+    }
+    return u;
+}
+
+goabt_unit *goabt_sched_pop_next(goabt_stream *s, goabt_sched *sc)
+{
+    if (sc->go_policy != 0) return goabt_go_sched_pop(s, sc);
+    if (sc->predef == ABT_SCHED_RANDWS && sc->num_pools > 1) return randws_pop(s, sc);
+    goabt_unit *u = NULL;
+    for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+    return u;
+}
+
+void goabt_sched_loop(goabt_stream *s)
+{
+    unsigned idle = 0;
+#ifdef GOABT_VALGRIND
+    unsigned vg_rounds = 0;
+#endif
+    for (;;) {
+        if (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&s->main_handoff, 0, __ATOMIC_RELAXED);
+            goabt_unit_resume_main(s);
+        }
+        if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_RELAXED) != 0 && goabt_timers_due()) {
+            goabt_timers_fire();
+        }
+        goabt_sched *sc = s->sched;
+        goabt_unit *u = NULL;
+        if (__builtin_expect(__atomic_load_n(&sc->exit_req, __ATOMIC_ACQUIRE), 0) &&
+            !s->is_primary) {
+            return; /* ABT_sched_exit: the stream ends with its scheduler, whatever is left */
+        }
+        if (__builtin_expect(sc->is_user, 0)) {
+            if (sc->go_policy == 0) {
+                if (goabt_user_sched_run(s, sc)) return;
+                continue;
+            }
+            u = goabt_go_sched_pop(s, sc); /* a Go policy picks the pool */
+        } else if (__builtin_expect(sc->predef == ABT_SCHED_RANDWS, 0) && sc->num_pools > 1) {
+            u = randws_pop(s, sc);
+        } else {
+            for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+        }
+        if (u != NULL) {
+            idle = 0;
+#ifdef GOABT_VALGRIND
+            /* Valgrind runs one thread at a time and switches after a fixed count of blocks: a
+             * stream running a ULT that yields in a tight loop was switched out at the same
+             * point every time, inside its pool's lock, and a thread pushing into that pool
+             * never got it. A syscall now and then moves the switch. Valgrind build only. */
+            if ((++vg_rounds & 63) == 0) sched_yield();
+#endif
+            if (u->flags & GOABT_UNIT_MAIN) {
+                goabt_unit_hand_main(s); /* resumed here on the primary, else handed over */
+                continue;
+            }
+            goabt_unit_run(s, u);
+            continue;
+        }
+        /* Finish: asked of the stream (join, finalize), or of a secondary's scheduler. */
+        if (((__atomic_load_n(&s->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH) ||
+             (!s->is_primary && __atomic_load_n(&sc->finish_req, __ATOMIC_ACQUIRE))) &&
+            !goabt_sched_has_work(sc)) {
+            if (!s->is_primary) return;
+            /* ABT_finalize parked the main ULT until the primary ran out of work. */
+            __atomic_and_fetch(&s->request, ~GOABT_REQ_FINISH, __ATOMIC_RELEASE);
+            goabt_unit_resume_main(s);
+        }
+        idle_wait(s, ++idle);
+    }
+}

@@ -1,0 +1,223 @@
+//go:build goabt_c_engine
+/* stream.c: execution streams: their threads, creation, join and deletion (CPU binding:
+ * xstream_affinity.c). */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include "gocalls.h"
+#include "handles.h"
+#include "keys.h"
+#include "object.h"
+#include "runtime.h"
+#include "scheduler.h"
+#include "stream.h"
+#include "trace.h"
+#include "unit.h"
+#include "wait.h"
+
+/* ---- Streams ------------------------------------------------------------------------------ */
+
+static goabt_stream *all_streams[4096]; /* by slot; rt.lock guards it */
+
+goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
+{
+    goabt_stream *s = goabt_mem_new(sizeof *s);
+    if (s == NULL) return NULL;
+    int registered = 0;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0] && !registered; i++) {
+        if (all_streams[i] == NULL) {
+            all_streams[i] = s;
+            registered = 1;
+        }
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    if (!registered) { /* finalize must find every stream: refuse one more than it can */
+        goabt_mem_delete(s, sizeof *s);
+        return NULL;
+    }
+    s->rank = rank;
+    s->sched = sched;
+    sched->used = GOABT_SCHED_MAIN;
+    s->state = ABT_XSTREAM_STATE_RUNNING;
+    s->magic = GOABT_MAGIC_STREAM;
+    __atomic_add_fetch(&goabt_rt.num_streams, 1, __ATOMIC_RELAXED);
+    return s;
+}
+
+/* Wakes every stream but s (registered streams are not freed while rt.lock is held). */
+static void wake_others(goabt_stream *s)
+{
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
+        if (all_streams[i] != NULL && all_streams[i] != s) goabt_stream_wake(all_streams[i]);
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+}
+
+void goabt_streams_wake_all(void)
+{
+    wake_others(NULL);
+}
+
+static void *stream_thread(void *arg)
+{
+    goabt_stream *s = arg;
+    goabt_sigstack_begin(&s->sigstack); /* where a stack overflow is reported from */
+    goabt_set_self_stream(s);
+    goabt_stream_bind_start(s);
+    goabt_sched_loop(s);
+    goabt_stream_bind_stop(s);
+    goabt_set_self_stream(NULL);
+    /* The signal stack stays until the thread is gone (goabt_stream_join frees it): the Go
+     * runtime may keep this thread's M until the thread exits, and a signal that finds the
+     * stack it was given disabled meanwhile is fatal to it ("non-Go code disabled
+     * sigaltstack"). */
+    /* A deadline this stream armed (a ULT of a shared pool in a timed wait) must not be left
+     * to streams that went to sleep before it existed: they look at the timers again. */
+    if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE) != 0) wake_others(s);
+    /* The joiners free s only after pthread_join: s stays valid until this thread ends. */
+    goabt_waiter *joiners = goabt_joiners_take(&s->joiners);
+    __atomic_store_n(&s->state, ABT_XSTREAM_STATE_TERMINATED, __ATOMIC_RELEASE);
+    goabt_joiners_wake(joiners);
+    return NULL;
+}
+
+void goabt_stream_wake(goabt_stream *s)
+{
+    __atomic_store_n(&s->sleep_word, 1, __ATOMIC_SEQ_CST);
+    goabt_futex_wake(&s->sleep_word, 1);
+}
+
+int goabt_stream_start(goabt_stream *s)
+{
+    return pthread_create(&s->thread, NULL, stream_thread, s) == 0 ? ABT_SUCCESS : ABT_ERR_SYS;
+}
+
+/* Asks s to finish once its pools are empty and waits for its thread to end: a ULT caller
+ * parks (its stream runs other work meanwhile), others sleep. */
+void goabt_stream_join(goabt_stream *s)
+{
+    __atomic_or_fetch(&s->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
+    goabt_stream_wake(s);
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ABT_XSTREAM_STATE_TERMINATED) {
+        goabt_waiter w;
+        goabt_waiter_init(&w, 0, 0);
+        goabt_joiners_wait(&s->joiners, &w);
+    }
+    if (s->thread) {
+        pthread_join(s->thread, NULL);
+        s->thread = 0;
+        goabt_sigstack_release(&s->sigstack);
+    }
+}
+
+void goabt_stream_delete(goabt_stream *s)
+{
+    /* The values of its scheduler as a ULT go first, as a ULT's when it is freed: their
+     * destructors may still look at the stream, its scheduler and pools. */
+    if (s->sched_self != NULL) goabt_keys_destroy(s->sched_self);
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
+        if (all_streams[i] == s) all_streams[i] = NULL;
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    __atomic_sub_fetch(&goabt_rt.num_streams, 1, __ATOMIC_RELAXED);
+    goabt_sched *sc = s->sched;
+    sc->used = GOABT_SCHED_UNUSED;
+    if (sc->automatic) goabt_sched_delete(sc);
+    goabt_units_cache_release(s);
+    goabt_user_sched_stack_free(s); /* the primary's run stack, if it had one */
+    /* A push that found s asleep may still be about to wake it. */
+    for (unsigned spins = 0; __atomic_load_n(&s->wakers, __ATOMIC_ACQUIRE) != 0; spins++) {
+        goabt_backoff(spins);
+    }
+    goabt_trace_stream_delete(s); /* its thread has ended: its records go to the Go core */
+    if (s->sched_self != NULL) { /* its values went first (above) */
+        goabt_unit *u = s->sched_self;
+        goabt_keys_release_spare(u);
+        u->magic = GOABT_MAGIC_FREED;
+        goabt_unit_put(u);
+    }
+    goabt_mem_delete(s, sizeof *s);
+}
+
+goabt_unit *goabt_stream_sched_self(goabt_stream *s)
+{
+    if (s->sched_self != NULL) return s->sched_self;
+    goabt_unit *u = goabt_unit_get(); /* zeroed: no pool, no keys, no stack */
+    if (u == NULL) return NULL;
+    u->kind = GOABT_ULT;
+    u->flags = GOABT_UNIT_NAMED; /* nobody frees it but the stream */
+    u->state = ABT_THREAD_STATE_RUNNING;
+    u->last_stream = s;
+    u->magic = GOABT_MAGIC_SCHED_SELF;
+    s->sched_self = u;
+    return u;
+}
+
+goabt_stream *goabt_stream_other_running(goabt_stream *not)
+{
+    static unsigned next; /* where the last search started, for spread */
+    size_t n = sizeof all_streams / sizeof all_streams[0];
+    size_t start = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) % n;
+    goabt_stream *found = NULL;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t k = 0; k < n && found == NULL; k++) {
+        goabt_stream *s = all_streams[(start + k) % n];
+        if (s != NULL && s != not &&
+            __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_RUNNING) {
+            found = s;
+        }
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    return found;
+}
+
+int goabt_stream_revive(goabt_stream *s)
+{
+    /* Joined: its thread is gone, nobody else touches it. */
+    __atomic_store_n(&s->request, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->sched->finish_req, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->sched->exit_req, 0, __ATOMIC_RELAXED);
+    s->joiners = NULL;
+    __atomic_store_n(&s->state, ABT_XSTREAM_STATE_RUNNING, __ATOMIC_RELEASE);
+    int rc = goabt_stream_start(s);
+    if (rc != ABT_SUCCESS) {
+        s->joiners = GOABT_JOIN_DONE;
+        __atomic_store_n(&s->state, ABT_XSTREAM_STATE_TERMINATED, __ATOMIC_RELEASE);
+    }
+    return rc;
+}
+
+goabt_stream *goabt_stream_any_secondary(void)
+{
+    goabt_stream *found = NULL;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0] && !found; i++) {
+        if (all_streams[i] != NULL && !all_streams[i]->is_primary) found = all_streams[i];
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    return found;
+}
+
+
+int goabt_streams_each(void (*fn)(goabt_stream *s, void *arg), void *arg)
+{
+    int count = 0, last = -1;
+    pthread_mutex_lock(&goabt_rt.lock);
+    for (;;) { /* by rank, without an array: streams are few, and this runs on ULT stacks too */
+        goabt_stream *next = NULL;
+        for (size_t i = 0; i < sizeof all_streams / sizeof all_streams[0]; i++) {
+            goabt_stream *s = all_streams[i];
+            if (s != NULL && s->rank > last && (next == NULL || s->rank < next->rank)) next = s;
+        }
+        if (next == NULL) break;
+        last = next->rank;
+        count++;
+        fn(next, arg);
+    }
+    fn(NULL, arg);
+    pthread_mutex_unlock(&goabt_rt.lock);
+    return count;
+}

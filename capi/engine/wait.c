@@ -1,0 +1,414 @@
+//go:build goabt_c_engine
+/* wait.c: wait lists, blocking and waking (parked ULTs and sleeping OS threads alike), joiner
+ * stacks, and the timer list of parked ULTs with deadlines. The design is at the top of wait.h. */
+#define _GNU_SOURCE
+#include <time.h>
+#include <stddef.h>
+#include "handles.h"
+#include "info.h"
+#include "runtime.h"
+#include "stream.h"
+#include "unit.h"
+#include "wait.h"
+
+/* ---- Waiters and lists ------------------------------------------------------------------- */
+
+int goabt_caller_parks(void)
+{
+    goabt_unit *self = goabt_self_unit();
+    return self != NULL && self->kind == GOABT_ULT;
+}
+
+void goabt_waiter_init(goabt_waiter *w, uintptr_t tag, uint64_t deadline)
+{
+    /* Field by field: the links are set when w is queued, the timer ones only when armed. */
+    goabt_unit *self = goabt_self_unit();
+    w->unit = self != NULL && self->kind == GOABT_ULT ? self : NULL;
+    w->word = 0;
+    w->status = GOABT_WAIT_WAITING;
+    w->linked = 0;
+    w->timed = 0;
+    w->tag = tag;
+    w->deadline = deadline;
+    w->cancelled = NULL;
+    w->next = w->prev = NULL;
+}
+
+void goabt_waitlist_push(goabt_waitlist *l, goabt_waiter *w)
+{
+    w->next = NULL;
+    w->prev = l->tail;
+    if (l->tail) {
+        l->tail->next = w;
+    } else {
+        l->head = w;
+    }
+    l->tail = w;
+    w->list = l;
+    w->linked = 1;
+}
+
+void goabt_waitlist_push_front(goabt_waitlist *l, goabt_waiter *w)
+{
+    w->prev = NULL;
+    w->next = l->head;
+    if (l->head) {
+        l->head->prev = w;
+    } else {
+        l->tail = w;
+    }
+    l->head = w;
+    w->list = l;
+    w->linked = 1;
+}
+
+void goabt_waitlist_insert_after(goabt_waitlist *l, goabt_waiter *after, goabt_waiter *w)
+{
+    if (after == NULL) {
+        goabt_waitlist_push_front(l, w);
+        return;
+    }
+    w->prev = after;
+    w->next = after->next;
+    if (after->next) {
+        after->next->prev = w;
+    } else {
+        l->tail = w;
+    }
+    after->next = w;
+    w->list = l;
+    w->linked = 1;
+}
+
+void goabt_waitlist_remove(goabt_waitlist *l, goabt_waiter *w)
+{
+    if (w->prev) {
+        w->prev->next = w->next;
+    } else {
+        l->head = w->next;
+    }
+    if (w->next) {
+        w->next->prev = w->prev;
+    } else {
+        l->tail = w->prev;
+    }
+    w->next = w->prev = NULL;
+    w->linked = 0;
+}
+
+goabt_waiter *goabt_waitlist_pop(goabt_waitlist *l)
+{
+    goabt_waiter *w = l->head;
+    if (w != NULL) goabt_waitlist_remove(l, w);
+    return w;
+}
+
+/* ---- Time and the timer list ------------------------------------------------------------- */
+
+uint64_t goabt_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return goabt_timespec_ns(&t);
+}
+
+uint64_t goabt_timers_earliest;
+static int timers_lock;
+static goabt_waiter *timers; /* sorted by deadline, earliest first */
+
+/* Under timers_lock. A pending stack dump request (info.h) keeps the word due: the trigger
+ * sets its state, then the word; here the word is stored, then the state read, all seq_cst, so
+ * either this sees the request or the trigger's store comes last. */
+static void timers_update_earliest(void)
+{
+    __atomic_store_n(&goabt_timers_earliest, timers ? timers->deadline : 0, __ATOMIC_SEQ_CST);
+    if (goabt_info_stacks_pending()) __atomic_store_n(&goabt_timers_earliest, 1, __ATOMIC_SEQ_CST);
+}
+
+static void timer_arm(goabt_waiter *w)
+{
+    goabt_spin_lock(&timers_lock);
+    goabt_waiter **at = &timers, *prev = NULL;
+    while (*at != NULL && (*at)->deadline <= w->deadline) {
+        prev = *at;
+        at = &(*at)->tnext;
+    }
+    w->tnext = *at;
+    w->tprev = prev;
+    if (*at) (*at)->tprev = w;
+    *at = w;
+    w->timed = 1;
+    timers_update_earliest();
+    goabt_spin_unlock(&timers_lock);
+}
+
+static void timer_unlink(goabt_waiter *w)
+{
+    if (w->tprev) {
+        w->tprev->tnext = w->tnext;
+    } else {
+        timers = w->tnext;
+    }
+    if (w->tnext) w->tnext->tprev = w->tprev;
+    w->tnext = w->tprev = NULL;
+    w->timed = 0;
+}
+
+static void timer_disarm(goabt_waiter *w)
+{
+    goabt_spin_lock(&timers_lock);
+    if (w->timed) {
+        timer_unlink(w);
+        timers_update_earliest();
+    }
+    goabt_spin_unlock(&timers_lock);
+}
+
+/* A waiter that timed out leaves its object's list (if a waker has not taken it already). */
+static void waiter_leave_list(goabt_waiter *w)
+{
+    goabt_spin_lock(w->lock);
+    if (w->linked) goabt_waitlist_remove(w->list, w);
+    goabt_spin_unlock(w->lock);
+}
+
+void goabt_timers_fire(void)
+{
+    /* ABT_info_trigger_print_all_thread_stacks made the timers look due (info.h). */
+    if (goabt_info_stacks_pending()) goabt_info_stacks_at_sched_point();
+    uint64_t now = goabt_now_ns();
+    goabt_waiter *expired = NULL;
+    /* The timer lock is taken inside object locks (wait_parked), never around them: expired
+     * waiters are collected here and handled after it is released. */
+    goabt_spin_lock(&timers_lock);
+    while (timers != NULL && timers->deadline <= now) {
+        goabt_waiter *w = timers;
+        timer_unlink(w);
+        int waiting = GOABT_WAIT_WAITING;
+        if (__atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_TIMEDOUT, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            w->tnext = expired; /* ours now: its unit stays parked until we ready it */
+            expired = w;
+        }
+    }
+    timers_update_earliest();
+    goabt_spin_unlock(&timers_lock);
+    while (expired != NULL) {
+        goabt_waiter *w = expired;
+        expired = w->tnext;
+        waiter_leave_list(w);
+        goabt_unit_ready(w->unit);
+    }
+}
+
+/* ---- Blocking and waking ----------------------------------------------------------------- */
+
+/* Runs on the scheduler once the waiting ULT's context is saved: from here a waker may see it. */
+static void wait_parked(goabt_unit *u, void *arg)
+{
+    (void)u;
+    goabt_waiter *w = arg;
+    if (w->deadline != 0) timer_arm(w);
+    goabt_spin_unlock(w->lock);
+}
+
+/* How long a sleeping thread waits before it looks again: until its deadline, at most the
+ * safety timeout; 0 for no limit. -1 if the deadline has passed. */
+static long long thread_sleep_ns(uint64_t deadline)
+{
+    long long limit = goabt_rt.safety_ns;
+    if (deadline == 0) return limit;
+    uint64_t now = goabt_now_ns();
+    if (now >= deadline) return -1;
+    long long left = (long long)(deadline - now);
+    return limit == 0 || left < limit ? left : limit;
+}
+
+int goabt_wait(goabt_waiter *w, int *lock)
+{
+    w->lock = lock;
+    if (w->deadline != 0 && goabt_now_ns() >= w->deadline) {
+        goabt_waitlist_remove(w->list, w);
+        goabt_spin_unlock(lock);
+        return GOABT_WAIT_TIMEDOUT;
+    }
+    if (w->unit != NULL) {
+        w->unit->waiting = w;
+        goabt_unit_park(wait_parked, w);
+        w->unit->waiting = NULL;
+        /* Woken (a waker readied it) or timed out (goabt_timers_fire did, after unlinking). */
+        if (w->deadline != 0) timer_disarm(w);
+        return __atomic_load_n(&w->status, __ATOMIC_ACQUIRE);
+    }
+    goabt_spin_unlock(lock);
+    for (;;) {
+        if (__atomic_load_n(&w->word, __ATOMIC_ACQUIRE)) return GOABT_WAIT_WOKEN;
+        long long ns = thread_sleep_ns(w->deadline);
+        if (ns < 0) {
+            int waiting = GOABT_WAIT_WAITING;
+            if (__atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_TIMEDOUT, 0,
+                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                waiter_leave_list(w);
+                return GOABT_WAIT_TIMEDOUT;
+            }
+            /* A waker got there first: its word store is a few instructions away. */
+            for (unsigned spins = 0; !__atomic_load_n(&w->word, __ATOMIC_ACQUIRE); spins++) {
+                goabt_backoff(spins);
+            }
+            return GOABT_WAIT_WOKEN;
+        }
+        goabt_futex_wait(&w->word, 0, ns);
+    }
+}
+
+void goabt_wait_cancelled(goabt_unit *u)
+{
+    goabt_waiter *w = u->waiting;
+    u->waiting = NULL;
+    /* Its waker or the timer took it out of the timer list before readying it. */
+    if (w->cancelled != NULL) w->cancelled(w);
+}
+
+int goabt_wake_claim(goabt_waiter *w)
+{
+    if (w->deadline == 0) {
+        /* Nothing else can end this wait: a plain store, no compare-and-swap. */
+        __atomic_store_n(&w->status, GOABT_WAIT_WOKEN, __ATOMIC_RELEASE);
+        return 1;
+    }
+    int waiting = GOABT_WAIT_WAITING;
+    return __atomic_compare_exchange_n(&w->status, &waiting, GOABT_WAIT_WOKEN, 0,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+void goabt_wake_finish(goabt_waiter *w)
+{
+    goabt_unit *u = w->unit;
+    if (u != NULL) {
+        /* Out of the timer list before it runs again: a ULT cancelled once woken (it ends
+         * without returning here, goabt_unit_take_request) must leave no entry on its stack. */
+        if (w->deadline != 0) timer_disarm(w);
+        goabt_unit_ready(u);
+    } else {
+        /* The thread may return as soon as the word is set, and its stack with w go: the wake
+         * is a syscall on the address only, harmless if it is reused (the sleeper re-checks). */
+        __atomic_store_n(&w->word, 1, __ATOMIC_RELEASE);
+        goabt_futex_wake(&w->word, 1);
+    }
+}
+
+goabt_waiter *goabt_waitlist_claim(goabt_waitlist *l, int all)
+{
+    goabt_waiter *claimed = NULL, **tail = &claimed, *w;
+    while ((w = goabt_waitlist_pop(l)) != NULL) {
+        if (!goabt_wake_claim(w)) continue; /* timed out: it leaves by itself */
+        *tail = w; /* the list links are free once popped */
+        tail = &w->next;
+        if (!all) break;
+    }
+    *tail = NULL;
+    return claimed;
+}
+
+void goabt_wake_claimed(goabt_waiter *claimed)
+{
+    while (claimed != NULL) {
+        goabt_waiter *w = claimed;
+        claimed = w->next; /* read before the wake: w may be gone after it */
+        goabt_wake_finish(w);
+    }
+}
+
+int goabt_wake(goabt_waiter *w)
+{
+    if (!goabt_wake_claim(w)) return 0;
+    goabt_wake_finish(w);
+    return 1;
+}
+
+/* ---- Joiner stacks ------------------------------------------------------------------------ */
+
+static void join_parked(goabt_unit *u, void *arg);
+
+/* A joiner's tag is &t->joiners of the unit or stream it joins. A stream is told from a unit by
+ * its magic, read at the stream's offset: in a unit that word lies inside the unit too, and is
+ * its request word (a few low bits, never GOABT_MAGIC_STREAM), so the read stays within the
+ * object either way. */
+_Static_assert(offsetof(goabt_stream, joiners) <= offsetof(goabt_unit, joiners),
+               "a unit's joiners lie at least as deep as a stream's");
+_Static_assert(offsetof(goabt_unit, joiners) - offsetof(goabt_stream, joiners) +
+                       offsetof(goabt_stream, magic) == offsetof(goabt_unit, request),
+               "a stream's magic, read in a unit, is the unit's request word");
+
+static goabt_stream *join_stream(goabt_waiter *w)
+{
+    goabt_stream *s = (goabt_stream *)((char *)w->tag - offsetof(goabt_stream, joiners));
+    return __atomic_load_n(&s->magic, __ATOMIC_RELAXED) == GOABT_MAGIC_STREAM ? s : NULL;
+}
+
+int goabt_wait_sync_type(goabt_after_fn fn, void *arg)
+{
+    goabt_waiter *w = arg;
+    if (fn == join_parked) {
+        return join_stream(w) != NULL ? ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN : ABT_SYNC_EVENT_TYPE_THREAD_JOIN;
+    }
+    if (fn == wait_parked) return w->sync_type;
+    return ABT_SYNC_EVENT_TYPE_OTHER;
+}
+
+void *goabt_wait_sync_object(goabt_after_fn fn, void *arg)
+{
+    goabt_waiter *w = arg;
+    if (fn == join_parked) {
+        goabt_stream *s = join_stream(w);
+        if (s != NULL) return s;
+        return (char *)w->tag - offsetof(goabt_unit, joiners);
+    }
+    if (fn == wait_parked) return w->sync;
+    return NULL;
+}
+
+/* A ULT joining: pushed once its context is saved; if the target finished meanwhile, it is
+ * ready again at once. */
+static void join_parked(goabt_unit *u, void *arg)
+{
+    goabt_waiter *w = arg;
+    goabt_waiter **joiners = (goabt_waiter **)w->tag;
+    goabt_waiter *head = __atomic_load_n(joiners, __ATOMIC_ACQUIRE);
+    do {
+        if (head == GOABT_JOIN_DONE) {
+            w->status = GOABT_WAIT_WOKEN;
+            goabt_unit_ready(u);
+            return;
+        }
+        w->next = head;
+    } while (!__atomic_compare_exchange_n(joiners, &head, w, 1, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+}
+
+void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
+{
+    w->tag = (uintptr_t)joiners;
+    if (w->unit != NULL) {
+        goabt_unit_park(join_parked, w);
+        return;
+    }
+    goabt_waiter *head = __atomic_load_n(joiners, __ATOMIC_ACQUIRE);
+    do {
+        if (head == GOABT_JOIN_DONE) return;
+        w->next = head;
+    } while (!__atomic_compare_exchange_n(joiners, &head, w, 1, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    while (!__atomic_load_n(&w->word, __ATOMIC_ACQUIRE)) {
+        goabt_futex_wait(&w->word, 0, goabt_rt.safety_ns);
+    }
+}
+
+void goabt_joiners_wake(goabt_waiter *list)
+{
+    while (list != NULL && list != GOABT_JOIN_DONE) {
+        goabt_waiter *w = list;
+        list = w->next; /* read before the wake: w may be gone after it */
+        goabt_wake(w);
+    }
+}
