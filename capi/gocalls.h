@@ -6,14 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "engine.h"
+#include "goconfig.h"
 
 /* The Go core's exports (capi/runtime.go, key.go, opal.go, error.go, gopool.go), reached through this
  * table once golib.c has loaded libgoabt-go.so. C memory crosses as uintptr_t, never as a
  * pointer type: Go then never stores a pointer into C memory (core.Addr, docs/design.md rule 11). */
 struct goabt_go_entries {
-    int (*runtime_init)(size_t unit_size, size_t *stacksize, int *max_xstreams, int *affinity,
-                        long long *safety_ns, int *go_pool, int *go_sched, int *stack_check,
-                        int *tool);
+    int (*runtime_init)(size_t unit_size, struct goabt_go_config *config);
     void (*runtime_finalize)(void);
     int (*affinity_sets)(const int *allowed, int n, uint64_t *out, int max);
     uintptr_t (*unit_get)(void);
