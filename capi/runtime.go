@@ -176,16 +176,17 @@ func cGetenv(name string) string {
 // why): Go then never stores a pointer into C memory, not even a result slot.
 
 // goabt_go_stack_get maps a ULT stack of at least size usable bytes above a guard page (the
-// slow path of the engine's descriptor caches); 0 on success.
+// slow path of the engine's descriptor caches): its base, and its size in *mapped; 0 when none
+// could be made.
 //
 //export goabt_go_stack_get
-func goabt_go_stack_get(size C.size_t, base *C.uintptr_t, mapped *C.size_t) C.int {
+func goabt_go_stack_get(size C.size_t, mapped *C.size_t) C.uintptr_t {
 	st, err := rt.Stacks.Get(uintptr(size))
 	if err != nil {
-		return 1
+		return 0
 	}
-	*base, *mapped = C.uintptr_t(st.Base), C.size_t(st.Size)
-	return 0
+	*mapped = C.size_t(st.Size)
+	return C.uintptr_t(st.Base)
 }
 
 // goabt_go_stack_put takes a stack back from the engine.
