@@ -38,8 +38,13 @@ LDFLAGS_GOLIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt-go.so"
 # goabt_c_engine, so that go build leaves them out of the Go core). Sources name the headers of
 # capi/engine as "engine/x.h", found through -Icapi.
 ENGINE_SRC := $(wildcard capi/api/*.c capi/engine/*.c capi/*.c) capi/engine/context_$(ARCH).S
-ENGINE_DEPS := $(ENGINE_SRC) $(wildcard capi/api/*.h capi/engine/*.h capi/*.h) $(wildcard include/*.h)
-ENGINE_CFLAGS := -shared -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi
+# What the engine reaches the Go core through, generated from capi/gocalls.list (capi/gocalls
+# says how; capi/gocalls.h, capi/golib.c): the table and the gated wrappers, and the names the
+# loader looks up. One copy, in $(GEN_DIR), serves every build of the engine.
+GEN_DIR := $(BUILD)/gen
+GOCALLS_GEN := $(GEN_DIR)/gocalls_gen.h $(GEN_DIR)/gocalls_symbols.h
+ENGINE_DEPS := $(ENGINE_SRC) $(wildcard capi/api/*.h capi/engine/*.h capi/*.h) $(wildcard include/*.h) $(GOCALLS_GEN)
+ENGINE_CFLAGS := -shared -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi -I$(GEN_DIR)
 # libabt.so.1, Argobots' soname served by goabt (README, "Installing"): not a link to
 # libgoabt.so (a program linked through it would record libgoabt.so and run on goabt only) but a
 # filter library. It defines the functions and variables of the Argobots 1.2 manifest, as stubs
@@ -109,7 +114,10 @@ lib: $(LIB) $(FILTER)
 	@mkdir -p $(LIBDIR) $(INCDIR)/opal/class
 	$(gopools_setup)
 	$(GOLIB_ENV) $(GO) build $(GOLIB_FLAGS) -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(GOLIB) ./capi
-	@rm -f $(LIBDIR)/libgoabt-go.h
+	@mkdir -p $(GEN_DIR)
+	@# The exports' C declarations as cgo writes them, which ctests/gocalls_test.go compares with
+	@# capi/gocalls.list; not a header anyone includes.
+	@mv -f $(LIBDIR)/libgoabt-go.h $(GEN_DIR)/libgoabt-go.h
 	@install -m 755 $(FILTER) $(LIBDIR)/libabt.so.1
 	@ln -sf libabt.so.1 $(LIBDIR)/libabt.so
 	@cp include/*.h $(INCDIR)/
@@ -118,6 +126,9 @@ lib: $(LIB) $(FILTER)
 $(LIB): $(ENGINE_DEPS)
 	@mkdir -p $(LIBDIR)
 	$(CC) $(ENGINE_CFLAGS) $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+
+$(GOCALLS_GEN) &: capi/gocalls.list $(filter-out %_test.go,$(wildcard capi/gocalls/*.go capi/gocalls/gengocalls/*.go))
+	$(GO) run ./capi/gocalls/gengocalls capi/gocalls.list $(GEN_DIR)
 
 $(FILTER_DIR)/abt_filter.c: abi/argobots-1.2.json $(wildcard abi/genfilter/*.go)
 	@mkdir -p $(FILTER_DIR)
@@ -167,7 +178,7 @@ test: lib test-deps
 	@unformatted="$$(gofmt -l core capi ctests bench abi)"; \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt'ed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./core/...
+	$(GO) test -race -count=1 ./core/... ./capi/gocalls/...
 	@echo "$(GO) test -count=1 -timeout 14m ./ctests/..."; \
 	  $(GO) test -count=1 -timeout 14m ./ctests/...; status=$$?; \
 	  cat $(BUILD)/ctests/summary.txt 2>/dev/null; exit $$status

@@ -15,7 +15,7 @@ import (
 // goabt_error_get_str writes the name of error code err ("ABT_ERR_INV_THREAD") into str when str
 // is not NULL, and its length without the terminating NUL into *len when len is not NULL.
 // An unknown code returns ABT_ERR_OTHER and writes nothing. C enters through ABT_error_get_str
-// (error.c), which brings the call to the system stack first.
+// (api/error.c), which brings the call to the system stack first.
 //
 //export goabt_error_get_str
 func goabt_error_get_str(err C.int, str *C.char, length *C.size_t) C.int {

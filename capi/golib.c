@@ -9,7 +9,7 @@
  * loaded from itself (or GOABT_GO_LIBRARY), the first time something needs Go (ABT_init, a key,
  * an OPAL class, an object's memory), and calls it through the table goabt_go. A child forked
  * before that loads its own; a child forked after it cannot use Go at all, nor anything else of
- * goabt (engine.h, goabt_forked): every entry fails instead of hanging, and ABT_init says why on
+ * goabt (engine/runtime.h, goabt_forked): every entry fails instead of hanging, and ABT_init says why on
  * stderr, once, and returns ABT_ERR_OTHER.
  */
 #define _GNU_SOURCE
@@ -23,6 +23,7 @@
 #include "engine/leaks.h"
 #include "engine/runtime.h"
 #include "gocalls.h"
+#include "gocalls_symbols.h" /* generated from gocalls.list */
 #include "opal_object.h"
 
 struct goabt_go_entries goabt_go;
@@ -74,12 +75,6 @@ static int go_library_path(char *out, size_t n)
     if (library_dir[0] == '\0') return snprintf(out, n, "libgoabt-go.so") < (int)n;
     return snprintf(out, n, "%s/libgoabt-go.so", library_dir) < (int)n;
 }
-
-#define ENTRY(field, name)                                                                    \
-    do {                                                                                      \
-        *(void **)&goabt_go.field = dlsym(h, name);                                           \
-        if (goabt_go.field == NULL) missing = name;                                           \
-    } while (0)
 
 /* How much address space the Go runtime takes when it starts: mostly reservations (its heap's
  * arena index, page summaries, scavenger index), few of them ever backed by memory. Under an
@@ -139,45 +134,11 @@ static void load(void)
         return;
     }
     const char *missing = NULL;
-    ENTRY(runtime_init, "goabt_go_runtime_init");
-    ENTRY(runtime_finalize, "goabt_go_runtime_finalize");
-    ENTRY(affinity_sets, "goabt_go_affinity_sets");
-    ENTRY(unit_get, "goabt_go_unit_get");
-    ENTRY(units_get, "goabt_go_units_get");
-    ENTRY(unit_put, "goabt_go_unit_put");
-    ENTRY(rank_take, "goabt_go_rank_take");
-    ENTRY(rank_release, "goabt_go_rank_release");
-    ENTRY(rank_move, "goabt_go_rank_move");
-    ENTRY(stack_get, "goabt_go_stack_get");
-    ENTRY(stack_put, "goabt_go_stack_put");
-    ENTRY(key_create, "goabt_go_key_create");
-    ENTRY(key_free, "goabt_go_key_free");
-    ENTRY(keytable_get, "goabt_go_keytable_get");
-    ENTRY(keytable_put, "goabt_go_keytable_put");
-    ENTRY(keychunk_get, "goabt_go_keychunk_get");
-    ENTRY(keychunk_put, "goabt_go_keychunk_put");
-    ENTRY(objects_get, "goabt_go_objects_get");
-    ENTRY(error_get_str, "goabt_error_get_str");
-    ENTRY(opal_bind, "goabt_opal_bind");
-    ENTRY(opal_class_initialize, "goabt_opal_class_initialize");
-    ENTRY(opal_class_finalize, "goabt_opal_class_finalize");
-    ENTRY(opal_set_using_threads, "goabt_opal_set_using_threads");
-    ENTRY(pool_new, "goabt_go_pool_new");
-    ENTRY(pool_push, "goabt_go_pool_push");
-    ENTRY(pool_pop, "goabt_go_pool_pop");
-    ENTRY(pool_remove, "goabt_go_pool_remove");
-    ENTRY(pool_caps, "goabt_go_pool_caps");
-    ENTRY(pool_units, "goabt_go_pool_units");
-    ENTRY(pool_free, "goabt_go_pool_free");
-    ENTRY(sched_new, "goabt_go_sched_new");
-    ENTRY(sched_pick, "goabt_go_sched_pick");
-    ENTRY(sched_free, "goabt_go_sched_free");
-    ENTRY(config_info, "goabt_go_config_info");
-    ENTRY(leak_check, "goabt_go_leak_check");
-    ENTRY(leak_exit_status, "goabt_go_leak_exit_status");
-    ENTRY(trace_begin, "goabt_go_trace_begin");
-    ENTRY(trace_add, "goabt_go_trace_add");
-    ENTRY(trace_write, "goabt_go_trace_write");
+    for (size_t i = 0; i < sizeof goabt_go_symbols / sizeof goabt_go_symbols[0] && !missing; i++) {
+        void *f = dlsym(h, goabt_go_symbols[i].name);
+        if (f == NULL) missing = goabt_go_symbols[i].name;
+        memcpy((char *)&goabt_go + goabt_go_symbols[i].offset, &f, sizeof f);
+    }
     if (missing != NULL) {
         fprintf(stderr, "goabt: %s has no %s: a libgoabt-go.so of another version?\n", path,
                 missing);

@@ -12,7 +12,7 @@ import (
 )
 
 // Pools and schedulers written in Go (core.Pool, core.Policy) as the C engine reaches them
-// (capi/pool_go.c): an ABT_pool or ABT_sched made from one keeps the id of its Go object in
+// (capi/engine/pool_go.c): an ABT_pool or ABT_sched made from one keeps the id of its Go object in
 // goPools or goPolicies, and every call passes it. Work units cross as their handles'
 // addresses.
 

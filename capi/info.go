@@ -15,7 +15,7 @@ const (
 )
 
 // goabt_go_config_info describes the configuration the last ABT_init read beyond what
-// goabt_go_runtime_init hands over, for ABT_info_print_config and ABT_PRINT_CONFIG (info.c): the
+// goabt_go_runtime_init hands over, for ABT_info_print_config and ABT_PRINT_CONFIG (api/info.c): the
 // names of the Go pool and scheduling policy that replace the predefined ones ("" for none)
 // go to pool and sched, NUL-terminated and cut to their lengths; it returns configPrintAtInit
 // configCheckLeaks and configLeaksFatal bits.

@@ -19,7 +19,7 @@ type cMemory struct{}
 func (cMemory) Alloc(size uintptr) core.Addr { return core.AddrOf(C.malloc(C.size_t(size))) }
 func (cMemory) Free(p core.Addr)             { C.free(p.Pointer()) }
 
-// objects is the library's one object system, over the variables capi/opal.c defines in the C
+// objects is the library's one object system, over the variables capi/api/opal.c defines in the C
 // library (libgoabt.so), which hands their addresses over when it loads this one.
 var objects *opal.System
 

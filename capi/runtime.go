@@ -4,6 +4,7 @@ package main
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "goconfig.h"
 */
 import "C"
 
@@ -15,22 +16,40 @@ import (
 	"github.com/goabt/goabt/core"
 )
 
-// rt is the Go side of the runtime the C engine (runtime.c and the files beside it) runs.
+// rt is the Go side of the runtime the C engine (engine/runtime.c and the files beside it) runs.
 var rt core.Runtime
 
-// goabt_go_runtime_init reads the configuration at the first ABT_init: the default ULT stack
-// size, the number of streams ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports, whether streams
-// are bound to CPUs, the safety timeout of sleeping streams and threads (0: none), and whether
-// a Go pool (GOABT_POOL) or scheduler (GOABT_SCHED) replaces the predefined ones, and the
-// stack-overflow check mode (ABT_STACK_OVERFLOW_CHECK, a core.StackCheck), and whether the tool
-// interface is on (GOABT_TOOL). It returns 0,
-// 1 if unit memory cannot be set up, or 2 if a Go pool or scheduler the environment names is
-// not registered (said on stderr). Variables with values it cannot use are said on stderr,
-// one line each, once per process (core.Config.Warnings).
+// The Go core's view of struct goabt_go_config is core.EngineConfig. Each line indexes a
+// one-element array with C's figure minus Go's: it compiles only when they are equal (a larger
+// C figure is an index out of range, a smaller one a constant overflow).
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{})-unsafe.Sizeof(core.EngineConfig{})]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.thread_stacksize)-unsafe.Offsetof(core.EngineConfig{}.ThreadStackSize)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.thread_stacksize)-unsafe.Sizeof(core.EngineConfig{}.ThreadStackSize)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.safety_ns)-unsafe.Offsetof(core.EngineConfig{}.SafetyNs)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.safety_ns)-unsafe.Sizeof(core.EngineConfig{}.SafetyNs)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.max_xstreams)-unsafe.Offsetof(core.EngineConfig{}.MaxXstreams)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.max_xstreams)-unsafe.Sizeof(core.EngineConfig{}.MaxXstreams)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.affinity)-unsafe.Offsetof(core.EngineConfig{}.Affinity)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.affinity)-unsafe.Sizeof(core.EngineConfig{}.Affinity)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.go_pool)-unsafe.Offsetof(core.EngineConfig{}.GoPool)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.go_pool)-unsafe.Sizeof(core.EngineConfig{}.GoPool)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.go_sched)-unsafe.Offsetof(core.EngineConfig{}.GoSched)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.go_sched)-unsafe.Sizeof(core.EngineConfig{}.GoSched)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.stack_check)-unsafe.Offsetof(core.EngineConfig{}.StackCheck)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.stack_check)-unsafe.Sizeof(core.EngineConfig{}.StackCheck)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.tool)-unsafe.Offsetof(core.EngineConfig{}.Tool)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.tool)-unsafe.Sizeof(core.EngineConfig{}.Tool)]
+)
+
+// goabt_go_runtime_init reads the configuration at every outermost ABT_init and writes what
+// the engine reads of it to config (core.Config.Engine). It returns 0, 1 if unit memory cannot
+// be set up, or 2 if a Go pool or scheduler the environment names is not registered (said on
+// stderr); config is written only on 0. Variables with values it cannot use are said on
+// stderr, one line each, once per process (core.Config.Warnings).
 //
 //export goabt_go_runtime_init
-func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, affinity *C.int, safetyNs *C.longlong,
-	goPool, goSched, stackCheck, tool *C.int) C.int {
+func goabt_go_runtime_init(unitSize C.size_t, config *C.struct_goabt_go_config) C.int {
 	if rt.Units.SetSize(uintptr(unitSize)) != nil {
 		return 1
 	}
@@ -38,33 +57,19 @@ func goabt_go_runtime_init(unitSize C.size_t, stacksize *C.size_t, maxXstreams, 
 	for _, w := range rt.NewWarnings() {
 		fmt.Fprintf(os.Stderr, "goabt: %s\n", w)
 	}
-	*goPool, *goSched = 0, 0
 	if c.Pool != "" {
 		if _, err := core.LookupPool(c.Pool); err != nil {
 			fmt.Fprintf(os.Stderr, "goabt: GOABT_POOL=%s: %v\n", c.Pool, err)
 			return 2
 		}
-		*goPool = 1
 	}
 	if c.Sched != "" {
 		if _, err := core.LookupPolicy(c.Sched); err != nil {
 			fmt.Fprintf(os.Stderr, "goabt: GOABT_SCHED=%s: %v\n", c.Sched, err)
 			return 2
 		}
-		*goSched = 1
 	}
-	*stacksize = C.size_t(c.ThreadStackSize)
-	*maxXstreams = C.int(c.MaxXstreams)
-	*affinity = 0
-	if c.Affinity {
-		*affinity = 1
-	}
-	*safetyNs = C.longlong(c.SafetyWakeup.Nanoseconds())
-	*stackCheck = C.int(c.StackCheck)
-	*tool = 0
-	if c.Tool {
-		*tool = 1
-	}
+	*(*core.EngineConfig)(unsafe.Pointer(config)) = c.Engine()
 	return 0
 }
 
@@ -107,7 +112,7 @@ func goabt_go_affinity_sets(allowed *C.int, n C.int, out *C.uint64_t, maxSets C.
 
 // goabt_go_runtime_finalize forgets the runtime after the last ABT_finalize; with
 // GOABT_CHECK_LEAKS set it first says what the C engine did not give back, if anything (the
-// engine lists the program's objects before, capi/leaks.c).
+// engine lists the program's objects before, capi/engine/leaks.c).
 //
 //export goabt_go_runtime_finalize
 func goabt_go_runtime_finalize() {
@@ -171,16 +176,17 @@ func cGetenv(name string) string {
 // why): Go then never stores a pointer into C memory, not even a result slot.
 
 // goabt_go_stack_get maps a ULT stack of at least size usable bytes above a guard page (the
-// slow path of the engine's descriptor caches); 0 on success.
+// slow path of the engine's descriptor caches): its base, and its size in *mapped; 0 when none
+// could be made.
 //
 //export goabt_go_stack_get
-func goabt_go_stack_get(size C.size_t, base *C.uintptr_t, mapped *C.size_t) C.int {
+func goabt_go_stack_get(size C.size_t, mapped *C.size_t) C.uintptr_t {
 	st, err := rt.Stacks.Get(uintptr(size))
 	if err != nil {
-		return 1
+		return 0
 	}
-	*base, *mapped = C.uintptr_t(st.Base), C.size_t(st.Size)
-	return 0
+	*mapped = C.size_t(st.Size)
+	return C.uintptr_t(st.Base)
 }
 
 // goabt_go_stack_put takes a stack back from the engine.

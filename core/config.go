@@ -538,3 +538,37 @@ func AffinitySets(list [][]int, allowed []int) ([][]int, error) {
 	}
 	return sets, nil
 }
+
+// EngineConfig is what the C engine reads of the configuration at every outermost ABT_init,
+// laid out as struct goabt_go_config (capi/goconfig.h) field for field: capi/runtime.go checks
+// at compile time that the two agree and hands it over as one struct. Flags are 0 or 1.
+type EngineConfig struct {
+	ThreadStackSize uintptr
+	SafetyNs        int64
+	MaxXstreams     int32
+	Affinity        int32
+	GoPool          int32 // Pool names a Go pool
+	GoSched         int32 // Sched names a Go policy
+	StackCheck      int32
+	Tool            int32
+}
+
+// Engine is c as the C engine reads it.
+func (c *Config) Engine() EngineConfig {
+	flag := func(b bool) int32 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return EngineConfig{
+		ThreadStackSize: c.ThreadStackSize,
+		SafetyNs:        c.SafetyWakeup.Nanoseconds(),
+		MaxXstreams:     int32(c.MaxXstreams),
+		Affinity:        flag(c.Affinity),
+		GoPool:          flag(c.Pool != ""),
+		GoSched:         flag(c.Sched != ""),
+		StackCheck:      int32(c.StackCheck),
+		Tool:            flag(c.Tool),
+	}
+}

@@ -284,3 +284,20 @@ func TestConfigTrace(t *testing.T) {
 	env["GOABT_TRACE"] = "   "
 	require.Equal(t, "", ConfigFromEnv(getenv, 2).Trace, "blank: no trace")
 }
+
+// TestConfigEngine checks the configuration as the C engine reads it: each field from its
+// variable, flags as 0 and 1.
+func TestConfigEngine(t *testing.T) {
+	env := map[string]string{"ABT_THREAD_STACKSIZE": "65536", "ABT_MAX_NUM_XSTREAMS": "7",
+		"ABT_SET_AFFINITY": "yes", "GOABT_SAFETY_WAKEUP_MS": "20", "GOABT_POOL": "ws",
+		"ABT_STACK_OVERFLOW_CHECK": "canary", "GOABT_TOOL": "on"}
+	c := ConfigFromEnv(func(k string) string { return env[k] }, 2)
+	require.Equal(t, EngineConfig{ThreadStackSize: 65536, SafetyNs: 20_000_000, MaxXstreams: 7,
+		Affinity: 1, GoPool: 1, GoSched: 0, StackCheck: int32(StackCheckCanary), Tool: 1}, c.Engine())
+	c = ConfigFromEnv(func(k string) string {
+		return map[string]string{"GOABT_SCHED": "deadline",
+			"GOABT_SAFETY_WAKEUP_MS": "off", "ABT_STACK_OVERFLOW_CHECK": "none"}[k]
+	}, 3)
+	require.Equal(t, EngineConfig{ThreadStackSize: DefaultThreadStackSize, MaxXstreams: 3,
+		GoSched: 1, StackCheck: int32(StackCheckNone)}, c.Engine())
+}

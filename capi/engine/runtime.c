@@ -142,11 +142,17 @@ int goabt_engine_init(void)
     next_unit_generation();
     /* The first call into Go: on the main thread, which runs no ULT yet, so no gate. */
     if (!goabt_go_available()) return goabt_go_unavailable_error();
-    int rc = goabt_go.runtime_init(sizeof(goabt_unit), &goabt_rt.thread_stacksize,
-                                   &goabt_rt.max_xstreams, &goabt_rt.affinity, &goabt_rt.safety_ns,
-                                   &goabt_rt.go_pool, &goabt_rt.go_sched, &goabt_rt.stack_check,
-                                   &goabt_rt.tool);
+    struct goabt_go_config config;
+    int rc = goabt_go.runtime_init(sizeof(goabt_unit), &config);
     if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
+    goabt_rt.thread_stacksize = config.thread_stacksize;
+    goabt_rt.safety_ns = config.safety_ns;
+    goabt_rt.max_xstreams = config.max_xstreams;
+    goabt_rt.affinity = config.affinity;
+    goabt_rt.go_pool = config.go_pool;
+    goabt_rt.go_sched = config.go_sched;
+    goabt_rt.stack_check = config.stack_check;
+    goabt_rt.tool = config.tool;
     goabt_info_at_init();
     goabt_leaks_at_init();
     goabt_rt.asym_fence = membarrier_works();
