@@ -223,6 +223,7 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
     for (int i = 0; c != NULL && i < c->n; i++) {
         if (c->entries[i].key == ABT_pool_config_automatic.key) automatic = c->entries[i].v.i != 0;
     }
+    goabt_asym_fence_decide(); /* before any push into a user C pool */
     goabt_pool *p = goabt_pool_new(-1, access, automatic);
     if (p == NULL) {
         free(pu);

@@ -124,15 +124,38 @@ void goabt_forked_unit_returned(void)
     exit(0);
 }
 
-/* Whether membarrier(PRIVATE_EXPEDITED) works here: registered, and tried once. */
-static int membarrier_works(void)
+/* Whether membarrier(PRIVATE_EXPEDITED) works here: registered, and tried once. The
+ * registration is the process's, and costs 10 to 20 ms (the kernel waits for every CPU to pass
+ * a grace period): a first ABT_init that paid it would cost ten times native's. So it is made
+ * at the first user C pool, the only kind whose pushes rely on it, once per process. */
+static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+static int membarrier_registered;
+
+static void membarrier_register(void)
 {
 #ifdef SYS_membarrier
-    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
-           syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
-#else
-    return 0;
+    membarrier_registered =
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 #endif
+}
+
+/* Whether goabt_rt.asym_fence was decided since ABT_init (under fence_lock). */
+static pthread_mutex_t fence_lock = PTHREAD_MUTEX_INITIALIZER;
+static int fence_decided;
+
+void goabt_asym_fence_decide(void)
+{
+    if (__atomic_load_n(&fence_decided, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&fence_lock);
+    if (!fence_decided) {
+        /* Before the first user C pool is published, so no push or sleep on one can see the
+         * flag change under it (it only ever goes back to 0 after: goabt_pool_sleepers_fence). */
+        pthread_once(&membarrier_once, membarrier_register);
+        __atomic_store_n(&goabt_rt.asym_fence, membarrier_registered, __ATOMIC_RELAXED);
+        __atomic_store_n(&fence_decided, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&fence_lock);
 }
 
 int goabt_engine_init(void)
@@ -155,7 +178,8 @@ int goabt_engine_init(void)
     goabt_rt.tool = config.tool;
     goabt_info_at_init();
     goabt_leaks_at_init();
-    goabt_rt.asym_fence = membarrier_works();
+    goabt_rt.asym_fence = 0; /* decided at the first user C pool: goabt_asym_fence_decide */
+    __atomic_store_n(&fence_decided, 0, __ATOMIC_RELAXED);
     goabt_tool_reset();
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
     pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);

@@ -49,8 +49,8 @@ struct goabt_runtime {
     int go_sched;
     /* Idle streams order their sleeper listing against pushes into user C pools with a
      * membarrier (goabt_pool_sleepers_fence), so that such a push needs no fence of its own
-     * (goabt_pool_wake_sleeper). 0 where the kernel refuses membarrier: pushes fence. Set by
-     * ABT_init, before any stream runs. */
+     * (goabt_pool_wake_sleeper). 0 where the kernel refuses membarrier: pushes fence. 0 from
+     * ABT_init; decided before the first user C pool is published (goabt_asym_fence_decide). */
     int asym_fence;
     /* Stack-overflow checks (stackcheck.c): the mode (core.StackCheck: 0 none, 1 canary,
      * 2 mprotect, 3 mprotect_strict, as ABT_STACK_OVERFLOW_CHECK says at ABT_init), and the
@@ -115,6 +115,9 @@ void goabt_gate(void (*fn)(void *), void *arg) GOABT_HIDDEN;
 
 /* The runtime (runtime.c). */
 void goabt_set_self_stream(goabt_stream *s) GOABT_HIDDEN;
+/* Decides goabt_rt.asym_fence, registering the process for membarrier the first time: call it
+ * before a user C pool is published. */
+void goabt_asym_fence_decide(void) GOABT_HIDDEN;
 int goabt_engine_init(void) GOABT_HIDDEN;
 void goabt_engine_finalize(void) GOABT_HIDDEN;
 /* 1 when another Argobots runtime or another copy of libgoabt.so is loaded in this process,
