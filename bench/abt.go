@@ -19,24 +19,28 @@ func abtSuite(root string, native impl) suite {
 		return !key && !sync
 	})
 	s.rows = map[string]rowInfo{
-		"ult_1":         {ult, true},
-		"ult_2":         {ult, true},
-		"task_1":        {tasklet, true},
-		"task_2":        {tasklet, true},
-		"yield":         {"ABT_thread_yield between 2 ULTs", true},
-		"yield_to":      {"ABT_thread_yield_to between 2 ULTs", true},
-		"yield_alone":   {"ABT_thread_yield, a ULT alone in its pool", true},
-		"yield_main":    {"ABT_thread_yield, the main ULT alone", true},
-		"migrate_2":     {"ULT migration round trip between 2 streams", true},
-		"init_finalize": {"ABT_init + ABT_finalize", true},
+		"ult_1":          {ult, true},
+		"ult_2":          {ult, true},
+		"task_1":         {tasklet, true},
+		"task_2":         {tasklet, true},
+		"yield":          {"ABT_thread_yield between 2 ULTs", true},
+		"yield_to":       {"ABT_thread_yield_to between 2 ULTs", true},
+		"yield_alone":    {"ABT_thread_yield, a ULT alone in its pool", true},
+		"yield_main":     {"ABT_thread_yield, the main ULT alone", true},
+		"migrate_2":      {"ULT migration round trip between 2 streams", true},
+		"init_finalize":  {"ABT_init + ABT_finalize", true},
+		"cold_init":      {"a process's first ABT_init", true},
+		"cold_first_ult": {"a process's first ULT create + join + free", true},
 	}
 	s.targets = map[string]float64{
-		"ult_1":         2.0,
-		"ult_2":         2.0,
-		"task_1":        2.0,
-		"task_2":        2.0,
-		"yield":         2.5,
-		"init_finalize": 1.0,
+		"ult_1":          2.0,
+		"ult_2":          2.0,
+		"task_1":         2.0,
+		"task_2":         2.0,
+		"yield":          2.5,
+		"init_finalize":  1.0,
+		"cold_init":      1.5,
+		"cold_first_ult": 2.0,
 	}
 	s.notes = []string{
 		"Create + join + free: rounds of 256 creates, then 256 frees (free joins); with 2 streams each",
@@ -46,6 +50,8 @@ func abtSuite(root string, native impl) suite {
 		"  without a switch, as the scheduler's round would pop it back.",
 		"Migration round trip: one ULT moves itself to the other stream's pool and yields, and back.",
 		"  In goabt each move wakes the other stream if it slept.",
+		"Cold start: 21 fresh processes per round, each timing its first ABT_init and then its first",
+		"  ULT; the median. goabt's first ABT_init loads and starts its Go core (libgoabt-go.so).",
 	}
 	return s
 }

@@ -36,6 +36,10 @@
  *                  (ABT_thread_migrate_to_pool) and yielding, there and back n times, while the
  *                  main ULT waits in ABT_thread_free; ns per round trip (two moves)
  *   init_finalize  ABT_init + ABT_finalize, outside any other initialization; ns per cycle
+ *   cold_init      a process's first ABT_init: COLD_RUNS fresh processes (this program run again
+ *                  as `abt_bench --cold-child`), each timing its first ABT_init; the median
+ *   cold_first_ult the same processes' first ULT after it: ABT_thread_create into the primary's
+ *                  main pool and ABT_thread_free (which joins), timed together; the median
  *
  * Work-unit-specific data (keys), ns per key operation. Each stream forks and joins units in
  * rounds of 256 as ult_2 does (a driver ULT per stream, the main ULT on the primary): the
@@ -129,6 +133,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef BENCH_TARGET_NS
 #define BENCH_TARGET_NS 50000000ULL /* one timed run: 50 ms */
@@ -369,6 +374,65 @@ static uint64_t run_init_finalize(uint64_t n)
         CHECK(ABT_finalize());
     }
     return n;
+}
+
+/* ---- Cold start ---------------------------------------------------------------------------- */
+
+#define COLD_RUNS 21
+
+/* In a fresh process: times the first ABT_init, then the first ULT (create + free), and prints
+ * the two figures in ns. */
+static int cold_child(void)
+{
+    uint64_t t0 = now_ns();
+    CHECK(ABT_init(0, NULL));
+    uint64_t t1 = now_ns();
+    ABT_xstream self;
+    ABT_pool pool;
+    CHECK(ABT_xstream_self(&self));
+    CHECK(ABT_xstream_get_main_pools(self, 1, &pool));
+    counter_t c = {0};
+    ABT_thread t;
+    uint64_t t2 = now_ns();
+    CHECK(ABT_thread_create(pool, unit_body, &c, ABT_THREAD_ATTR_NULL, &t));
+    CHECK(ABT_thread_free(&t));
+    uint64_t t3 = now_ns();
+    if (c.n != 1) {
+        fprintf(stderr, "cold start: the first ULT ran %llu times\n", (unsigned long long)c.n);
+        return 1;
+    }
+    CHECK(ABT_finalize());
+    printf("%llu %llu\n", (unsigned long long)(t1 - t0), (unsigned long long)(t3 - t2));
+    return 0;
+}
+
+/* cold_init and cold_first_ult: COLD_RUNS fresh processes, one after another; prints the median
+ * of the figure name asks for. */
+static void bench_cold(const char *name)
+{
+    int first_ult = strcmp(name, "cold_first_ult") == 0;
+    char self_path[4096], cmd[4200];
+    ssize_t len = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (len <= 0) {
+        fprintf(stderr, "cold start: cannot find this program's path\n");
+        exit(1);
+    }
+    self_path[len] = '\0';
+    snprintf(cmd, sizeof cmd, "exec '%s' --cold-child", self_path);
+    double ns[COLD_RUNS];
+    for (int r = 0; r < COLD_RUNS; r++) {
+        FILE *f = popen(cmd, "r");
+        unsigned long long init_ns = 0, ult_ns = 0;
+        int got = f != NULL ? fscanf(f, "%llu %llu", &init_ns, &ult_ns) : 0;
+        if (f == NULL || pclose(f) != 0 || got != 2) {
+            fprintf(stderr, "cold start: run %d of %s failed\n", r, cmd);
+            exit(1);
+        }
+        ns[r] = (double)(first_ult ? ult_ns : init_ns);
+    }
+    qsort(ns, COLD_RUNS, sizeof ns[0], cmp_double);
+    printf("op=%s threads=1 ns=%.0f\n", name, ns[COLD_RUNS / 2]);
+    fflush(stdout);
 }
 
 /* ---- Keys --------------------------------------------------------------------------------- */
@@ -1182,6 +1246,8 @@ static const struct {
     {"yield_main", run_yield_main, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"migrate_2", run_migrate, 2, 64, 1, KEY_NONE, 0, NULL},
     {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0, NULL},
+    {"cold_init", NULL, 1, 0, 0, KEY_NONE, 0, NULL}, /* no fn, no key: bench_cold */
+    {"cold_first_ult", NULL, 1, 0, 0, KEY_NONE, 0, NULL},
 #define KEY_ROWS(name, op)                                                                         \
     {name "_1", NULL, 1, 1, 1, op, 0, NULL}, {name "_2", NULL, 2, 1, 1, op, 0, NULL}
 #define TASK_KEY_ROWS(name, op)                                                                    \
@@ -1213,12 +1279,17 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--cold-child") == 0) return cold_child();
     int want[NOPS];
     int status = bench_select(argc, argv, ops, sizeof ops[0], NOPS, want);
     if (status >= 0) return status;
 
     for (size_t i = 0; i < NOPS; i++) {
         if (!want[i]) {
+            continue;
+        }
+        if (ops[i].fn == NULL && ops[i].key == KEY_NONE) {
+            bench_cold(ops[i].name); /* in processes of their own */
             continue;
         }
         if (ops[i].init) {
