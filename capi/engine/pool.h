@@ -34,8 +34,8 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     size_t size;       /* queued units, atomic reads */
     /* Parked ULTs that belong to this pool are num_parked - num_unparked (goabt_pool_num_blocked):
      * both written under the lock, parking in the locked section of a hand-over's pop when it
-     * has one (unit.c) and readying in the one its push takes anyway, so that a park and wake
-     * usually cost no locked instruction of their own for the count. */
+     * has one (unit_switch.c) and readying in the one its push takes anyway, so that a park and
+     * wake usually cost no locked instruction of their own for the count. */
     long num_parked;   /* written under lock, atomic reads */
     long num_unparked; /* written under lock, atomic reads */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */

@@ -171,7 +171,8 @@ int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
         return ABT_SUCCESS;
     }
     s->aside = 0; /* set again if u is a stacked scheduler that steps aside (sched_stacked.c) */
-    u->popped_by = NULL; /* run: no longer its popper's to switch to (unit.c, take_target) */
+    /* run: no longer its popper's to switch to (unit_switch.c, goabt_unit_take_target) */
+    u->popped_by = NULL;
     goabt_unit_run_child(u);
     return ABT_SUCCESS;
 }

@@ -15,7 +15,7 @@
 #include "runtime.h"
 #include "scheduler.h"
 
-/* How many free ULT stacks a stream keeps at hand (unit.c). */
+/* How many free ULT stacks a stream keeps at hand (unit_stack.c). */
 #define GOABT_STREAM_STACKS 128
 
 /* Requests to a stream (stream->request bits). */
@@ -24,7 +24,7 @@ enum { GOABT_REQ_FINISH = 0x1 };
 /* An execution stream (ABT_xstream). Aligned to a pair of cache lines (as handle memory of its size is): its
  * thread writes it on every unit it runs, and a neighbouring stream in the same pair slows both
  * (two streams forking and joining 256 ULTs each in their own pools: 240 -> 170 ns per unit from
- * this alone; descriptor runs and stack colours, unit.c, did the rest). */
+ * this alone; descriptor runs and stack colours, unit*.c, did the rest). */
 struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int rank;
     uint32_t magic;
@@ -66,12 +66,12 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* Its timeline-trace buffer (trace.h), written by its thread only; NULL until its first
      * record, and always without GOABT_TRACE. */
     struct goabt_trace_buf *trace;
-    /* Free ULT stacks (mappings, all of stacks_size bytes), this stream's only (unit.c). Last:
-     * wait.c tells a stream from a unit by fields at the front. */
+    /* Free ULT stacks (mappings, all of stacks_size bytes), this stream's only (unit_stack.c).
+     * Last: wait.c tells a stream from a unit by fields at the front. */
     int nstacks;
     size_t stacks_size;
     void *stacks[GOABT_STREAM_STACKS];
-    /* Hand-overs from ULT to ULT without a scheduler round since the last round (unit.c). */
+    /* Hand-overs from ULT to ULT without a scheduler round since the last round (unit_switch.c). */
     unsigned direct_run;
     /* A unit runs for the main ULT (goabt_unit_run_child): when it yields or blocks, the main
      * ULT goes on, so no hand-over to another ULT, and no yield without a switch. */
@@ -87,8 +87,9 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* The scheduler as a ULT, for self queries from its context (goabt_stream_sched_self);
      * made there on the first, by the stream's own thread; freed with the stream. */
     goabt_unit *sched_self;
-    /* A direct switch whose target got no stack (unit.c, switch_to) goes to the scheduler
-     * instead: what it was to run after the switch, and the target, which then ends there. */
+    /* A direct switch whose target got no stack (unit_switch.c, goabt_unit_switch_to) goes to the
+     * scheduler instead: what it was to run after the switch, and the target, which then ends
+     * there. */
     goabt_after_fn no_stack_fn;
     void *no_stack_arg;
     goabt_unit *no_stack_target;
