@@ -1,6 +1,6 @@
 /*
  * stream.h: execution streams (ABT_xstream): their threads and registry (stream.c), their CPU
- * binding (affinity.c), and what a stream knows of the calling unit. Internal.
+ * binding (stream_affinity.c), and what a stream knows of the calling unit. Internal.
  *
  * A stream is one OS thread running its scheduler on its system stack; stream->current is the
  * unit running on it (NULL: the scheduler itself). Its struct is written by its own thread on
@@ -54,7 +54,7 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int sleep_word;        /* futex word: set to 1 to wake it */
     int wakers;            /* atomic: wake-ups in flight; the stream is not freed before 0 */
     goabt_sleeper sleep_nodes[GOABT_SCHED_MAX_POOLS];
-    /* CPU binding (xstream_affinity.c), under goabt_rt.lock: bind_thread is the stream's OS
+    /* CPU binding (stream_affinity.c), under goabt_rt.lock: bind_thread is the stream's OS
      * thread while bind_live says it runs; bind_cpus, when bind_explicit, the CPUs the program
      * asked for last (ABT_xstream_set_cpubind, _set_affinity), which the thread takes again
      * whenever it starts. */
@@ -155,7 +155,7 @@ goabt_stream *goabt_stream_any_secondary(void) GOABT_HIDDEN;
  * is created or freed meanwhile (fn must not create, join or free one). How many streams. */
 int goabt_streams_each(void (*fn)(goabt_stream *s, void *arg), void *arg) GOABT_HIDDEN;
 
-/* CPU binding (xstream_affinity.c). At ABT_init, the sets ABT_SET_AFFINITY gives ranks
+/* CPU binding (stream_affinity.c). At ABT_init, the sets ABT_SET_AFFINITY gives ranks
  * (ABT_ERR_MEM if they cannot be kept); at the last ABT_finalize, forget them. */
 int goabt_affinity_init(void) GOABT_HIDDEN;
 void goabt_affinity_finalize(void) GOABT_HIDDEN;
@@ -169,6 +169,13 @@ void goabt_stream_bind_stop(goabt_stream *s) GOABT_HIDDEN;
 /* The CPUs s runs on (its thread's mask while it runs; else those it will take); rt.lock is
  * held. ABT_ERR_SYS if the mask cannot be read. */
 int goabt_stream_cpus_locked(goabt_stream *s, cpu_set_t *set) GOABT_HIDDEN;
+/* The same, taking rt.lock (ABT_xstream_get_cpubind, _get_affinity). */
+int goabt_stream_cpus(goabt_stream *s, cpu_set_t *set) GOABT_HIDDEN;
+/* Binds s to want (ABT_xstream_set_cpubind, _set_affinity): its thread now if it runs one, and
+ * whenever its thread starts. ABT_ERR_CPUID if a CPU of want is not one the process could use
+ * at ABT_init or the kernel drops one (the old mask then stays), ABT_ERR_SYS if the mask cannot
+ * be read or set. */
+int goabt_stream_bind(goabt_stream *s, const cpu_set_t *want) GOABT_HIDDEN;
 /* s has a new rank: with ABT_SET_AFFINITY on it moves to that rank's set, as in Argobots. */
 void goabt_stream_bind_rank(goabt_stream *s) GOABT_HIDDEN;
 
