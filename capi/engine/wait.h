@@ -150,6 +150,13 @@ void goabt_joiners_wake(goabt_waiter *list) GOABT_HIDDEN;
 
 /* Time. */
 uint64_t goabt_now_ns(void) GOABT_HIDDEN; /* CLOCK_REALTIME */
+/* ABT_get_wtime's clock: seconds, CLOCK_MONOTONIC. */
+static inline double goabt_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1.0e-9;
+}
 static inline uint64_t goabt_timespec_ns(const struct timespec *t)
 {
     /* Never 0, which means "no deadline": the epoch itself, or before it, is long past. */
