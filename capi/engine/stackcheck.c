@@ -57,6 +57,7 @@
 #include "runtime.h"
 #include "stream.h"
 #include "unit.h"
+#include "valgrind_stacks.h"
 
 enum { CHECK_NONE = 0, CHECK_CANARY = 1, CHECK_MPROTECT = 2, CHECK_STRICT = 3 };
 
