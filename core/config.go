@@ -266,7 +266,7 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 			envName(getenv, "STACK_OVERFLOW_CHECK"), stackCheck)
 	}
 	if c.StackCheck == StackCheckMprotect || c.StackCheck == StackCheckStrict {
-		// The guard page is the stack's lowest page in these modes (capi/unit.c), and the
+		// The guard page is the stack's lowest page in these modes (capi/engine/unit_stack.c), and the
 		// default stack two pages larger, as in Argobots: the room a ULT has stays.
 		c.ThreadStackSize = DefaultThreadStackSize + 2*pageSize()
 	}

@@ -157,7 +157,7 @@ int ABT_pool_push_threads(ABT_pool pool, const ABT_thread *threads, size_t num)
 }
 
 /* u, taken out of a pool through this API, is the caller's now: the one whose *_to calls may
- * switch to it (unit.c). Returns u. */
+ * switch to it (unit_switch.c). Returns u. */
 static goabt_unit *claimed(goabt_unit *u)
 {
     if (u != NULL) u->popped_by = goabt_self_unit();

@@ -23,15 +23,9 @@ int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
     if (newdef == NULL || !p_create_unit || !p_free_unit || !p_is_empty || !p_pop || !p_push) {
         return ABT_ERR_INV_ARG;
     }
-    goabt_pool_user_def *d = goabt_mem_new(sizeof *d);
+    goabt_pool_user_def *d = goabt_pool_user_def_new(p_create_unit, p_free_unit, p_is_empty, p_pop,
+                                                     p_push);
     if (d == NULL) return ABT_ERR_MEM;
-    d->tag = GOABT_USER_DEF_TAG;
-    d->magic = GOABT_MAGIC_POOL_USER_DEF;
-    d->create_unit = p_create_unit;
-    d->free_unit = p_free_unit;
-    d->is_empty = p_is_empty;
-    d->pop = p_pop;
-    d->push = p_push;
     GOABT_LEAK_NOTE(GOABT_LEAK_POOL_USER_DEF, d);
     *newdef = (ABT_pool_user_def)d;
     return ABT_SUCCESS;

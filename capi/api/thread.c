@@ -502,9 +502,9 @@ int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
 
 /* ---- Migration ------------------------------------------------------------------------------
  *
- * A migration is a request on the unit (unit.c, goabt_unit_request_migration): a unit waiting in
- * a pool that can give it back moves at once; otherwise it moves at its next scheduling point
- * (popped to run, yielding, woken). Its callback runs then, on whichever thread moves it. */
+ * A migration is a request on the unit (unit_join.c, goabt_unit_request_migration): a unit
+ * waiting in a pool that can give it back moves at once; otherwise it moves at its next
+ * scheduling point (popped to run, yielding, woken). Its callback runs then, on whichever thread moves it. */
 
 /* The pool a migration to sc lands in: its get_migr_pool's choice, else its first pool. */
 static goabt_pool *migration_pool(goabt_sched *sc)

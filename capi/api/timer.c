@@ -11,6 +11,7 @@
 #include "args.h"
 #include "engine/handles.h"
 #include "engine/object.h"
+#include "engine/wait.h"
 
 struct ABT_timer_opaque {
     uint32_t flags;
@@ -31,12 +32,7 @@ static inline double timer_elapsed(const struct ABT_timer_opaque *t)
            (double)(t->stop.tv_nsec - t->start.tv_nsec) * 1.0e-9;
 }
 
-double ABT_get_wtime(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1.0e-9;
-}
+double ABT_get_wtime(void) { return goabt_wtime(); }
 
 int ABT_timer_create(ABT_timer *newtimer)
 {

@@ -286,38 +286,6 @@ static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *sel
     goabt_sched_retire(s, old);
 }
 
-void goabt_sched_user_run_over(goabt_stream *s)
-{
-    goabt_sched *sc = s->user_run;
-    s->user_run = NULL;
-    if (sc != NULL && sc->retire_deferred && s->sched != sc) goabt_sched_retire(s, sc);
-}
-
-void goabt_sched_retire(goabt_stream *s, goabt_sched *old)
-{
-    goabt_pool *first = s->sched->pools[0];
-    goabt_unit *m = goabt_rt.main_unit;
-    for (int i = 0; i < old->num_pools; i++) {
-        goabt_pool *p = old->pools[i];
-        if (p->automatic && __atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) == 1) {
-            /* A retirement deferred to the main ULT's resumption (goabt_sched_user_run_over):
-             * the main ULT, popped from p, is in no pool now, but goes back to p next. */
-            if (s->is_primary && m != NULL && m->pool == p) m->pool = first;
-            /* The pool goes with the old scheduler, but ULTs parked on it (in a join, on a
-             * mutex ...) still name it: it forwards them, and its queued units, to the first
-             * pool, and its memory stays until finalize. */
-            if (goabt_pool_num_blocked(p) > 0) {
-                __atomic_add_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL); /* sched_delete skips it */
-                goabt_pool_retire(p, first);
-            } else {
-                goabt_unit *u;
-                while ((u = goabt_pool_pop(p)) != NULL) goabt_pool_push(first, u);
-            }
-        }
-    }
-    goabt_sched_delete(old);
-}
-
 int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
 {
     GOABT_CHECK_INIT();

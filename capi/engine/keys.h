@@ -9,7 +9,7 @@
  *     atomic read-modify-write (docs/design.md rule 9);
  *   - the first set of a slot claims it with one compare-and-swap on its serial, so set_specific
  *     calls racing from several streams on one unit all land, and at most one of them evicts a
- *     freed key's old value (goabt_keys_insert, key.c);
+ *     freed key's old value (goabt_keys_insert, keys.c);
  *   - a missing table or chunk comes from the Go core (core.KeyTables) and is published with a
  *     compare-and-swap: racing creators keep the winner's and give theirs back.
  * A slot names the key that filled it by serial, so a freed id that a newer key reuses reads as
@@ -87,7 +87,7 @@ void goabt_keys_destroy(goabt_unit *u) GOABT_HIDDEN;
 /* Gives the table kept with a descriptor back to the Go core (when the descriptor goes). */
 void goabt_keys_release_spare(goabt_unit *u) GOABT_HIDDEN;
 
-/* Slow path of goabt_keys_set: the slot, its chunk or the table is missing (key.c). */
+/* Slow path of goabt_keys_set: the slot, its chunk or the table is missing (keys.c). */
 int goabt_keys_insert(goabt_unit *u, const goabt_key *k, void *value) GOABT_HIDDEN;
 
 /* Sets u's value for k; ABT_ERR_MEM if a table or chunk could not be had. */

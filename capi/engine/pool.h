@@ -34,8 +34,8 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     size_t size;       /* queued units, atomic reads */
     /* Parked ULTs that belong to this pool are num_parked - num_unparked (goabt_pool_num_blocked):
      * both written under the lock, parking in the locked section of a hand-over's pop when it
-     * has one (unit.c) and readying in the one its push takes anyway, so that a park and wake
-     * usually cost no locked instruction of their own for the count. */
+     * has one (unit_switch.c) and readying in the one its push takes anyway, so that a park and
+     * wake usually cost no locked instruction of their own for the count. */
     long num_parked;   /* written under lock, atomic reads */
     long num_unparked; /* written under lock, atomic reads */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
@@ -189,7 +189,7 @@ goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, AB
  * ABT_ERR_INV_ARG if there is none, ABT_ERR_MEM when out of memory. */
 int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **out) GOABT_HIDDEN;
 
-/* User-defined pools' definitions (pool_user.c; made by api/pool_user.c). */
+/* User-defined pools' definitions (pool_user.c). */
 /* The first int of an ABT_pool_user_def made by ABT_pool_user_def_create: no ABT_pool_access,
  * which is where an older struct ABT_pool_def has its access. */
 #define GOABT_USER_DEF_TAG 0x7fdefde5
@@ -211,6 +211,13 @@ typedef struct goabt_pool_user_def {
     ABT_pool_user_push_many_fn push_many;
     ABT_pool_user_print_all_fn print_all;
 } goabt_pool_user_def;
+/* A new definition with these functions and no optional one (ABT_pool_user_def_create, and
+ * the Go pools' own), or NULL when out of memory. */
+goabt_pool_user_def *goabt_pool_user_def_new(ABT_pool_user_create_unit_fn create_unit,
+                                             ABT_pool_user_free_unit_fn free_unit,
+                                             ABT_pool_user_is_empty_fn is_empty,
+                                             ABT_pool_user_pop_fn pop, ABT_pool_user_push_fn push)
+    GOABT_HIDDEN;
 
 /* A pool's copy of its definition. */
 struct goabt_pool_user {

@@ -21,7 +21,6 @@
 #include <time.h>
 #include "gocalls.h"
 #include "goabt.h"
-#include "leaks.h"
 #include "pool.h"
 #include "runtime.h"
 #include "scheduler.h"
@@ -259,17 +258,15 @@ static ABT_pool_user_def go_def = ABT_POOL_USER_DEF_NULL, go_def_list = ABT_POOL
 
 static ABT_pool_user_def make_def(int list)
 {
-    ABT_pool_user_def def;
-    if (ABT_pool_user_def_create(go_create_unit, go_free_unit, go_is_empty, go_pop, go_push,
-                                 &def) != ABT_SUCCESS) {
-        return ABT_POOL_USER_DEF_NULL;
-    }
-    GOABT_LEAK_FORGET(def); /* goabt's own, kept for good: not the program's to free */
-    ABT_pool_user_def_set_free(def, go_free);
-    ABT_pool_user_def_set_get_size(def, go_get_size);
-    ABT_pool_user_def_set_pop_wait(def, go_pop_wait);
-    if (list) ABT_pool_user_def_set_print_all(def, go_print_all);
-    return def;
+    /* goabt's own, kept for good: not the program's to free, and not noted as a leak. */
+    goabt_pool_user_def *d =
+        goabt_pool_user_def_new(go_create_unit, go_free_unit, go_is_empty, go_pop, go_push);
+    if (d == NULL) return ABT_POOL_USER_DEF_NULL;
+    d->free = go_free;
+    d->get_size = go_get_size;
+    d->pop_wait = go_pop_wait;
+    if (list) d->print_all = go_print_all;
+    return (ABT_pool_user_def)d;
 }
 
 static void make_defs(void)

@@ -24,6 +24,7 @@
 #include "pool.h"
 #include "runtime.h"
 #include "unit.h"
+#include "wait.h"
 
 /* ---- Pool units back to work units ---------------------------------------------------------- */
 
@@ -318,6 +319,23 @@ void goabt_user_pool_free(goabt_pool *p)
     free(pu);
 }
 
+goabt_pool_user_def *goabt_pool_user_def_new(ABT_pool_user_create_unit_fn create_unit,
+                                             ABT_pool_user_free_unit_fn free_unit,
+                                             ABT_pool_user_is_empty_fn is_empty,
+                                             ABT_pool_user_pop_fn pop, ABT_pool_user_push_fn push)
+{
+    goabt_pool_user_def *d = goabt_mem_new(sizeof *d);
+    if (d == NULL) return NULL;
+    d->tag = GOABT_USER_DEF_TAG;
+    d->magic = GOABT_MAGIC_POOL_USER_DEF;
+    d->create_unit = create_unit;
+    d->free_unit = free_unit;
+    d->is_empty = is_empty;
+    d->pop = pop;
+    d->push = push;
+    return d;
+}
+
 goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, ABT_unit),
                                int access, int automatic)
 {
@@ -344,13 +362,13 @@ goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
     goabt_unit *u = NULL;
     if (!pu->old_style && pu->def.pop_wait != NULL) {
         if (secs < 0) {
-            double now = ABT_get_wtime();
+            double now = goabt_wtime();
             secs = abstime > now ? abstime - now : 0.0;
         }
         ABT_thread t = pu->def.pop_wait(p, secs, ctx);
         if (!popped_nothing(t)) u = goabt_unit_of(t);
     } else if (pu->old_style && pu->old.p_pop_timedwait != NULL) {
-        if (abstime < 0) abstime = ABT_get_wtime() + secs;
+        if (abstime < 0) abstime = goabt_wtime() + secs;
         ABT_unit unit = pu->old.p_pop_timedwait(p, abstime);
         if (unit != ABT_UNIT_NULL && unit != NULL) u = old_unit_to_work_unit(pu, unit);
     } else {

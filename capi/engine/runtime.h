@@ -28,8 +28,8 @@ struct goabt_runtime {
     size_t thread_stacksize;  /* default ULT stack size (ABT_THREAD_STACKSIZE) */
     int max_xstreams;         /* what ABT_INFO_QUERY_KIND_MAX_NUM_XSTREAMS reports */
     int affinity;             /* streams are bound to CPUs by rank (ABT_SET_AFFINITY) */
-    /* The CPU sets ranks bind to: rank r, affinity_sets[r % num_affinity_sets] (xstream_affinity.c,
-     * from core.AffinitySets); NULL and 0 when affinity is off. */
+    /* The CPU sets ranks bind to: rank r, affinity_sets[r % num_affinity_sets]
+     * (stream_affinity.c, from core.AffinitySets); NULL and 0 when affinity is off. */
     cpu_set_t *affinity_sets;
     int num_affinity_sets;
     cpu_set_t cpus;           /* the CPUs the process may use, as ABT_init found them */

@@ -39,6 +39,31 @@ void goabt_sched_delete(goabt_sched *s)
     goabt_mem_delete(s, sizeof *s);
 }
 
+void goabt_sched_retire(goabt_stream *s, goabt_sched *old)
+{
+    goabt_pool *first = s->sched->pools[0];
+    goabt_unit *m = goabt_rt.main_unit;
+    for (int i = 0; i < old->num_pools; i++) {
+        goabt_pool *p = old->pools[i];
+        if (p->automatic && __atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) == 1) {
+            /* A retirement deferred to the main ULT's resumption (goabt_sched_user_run_over):
+             * the main ULT, popped from p, is in no pool now, but goes back to p next. */
+            if (s->is_primary && m != NULL && m->pool == p) m->pool = first;
+            /* The pool goes with the old scheduler, but ULTs parked on it (in a join, on a
+             * mutex ...) still name it: it forwards them, and its queued units, to the first
+             * pool, and its memory stays until finalize. */
+            if (goabt_pool_num_blocked(p) > 0) {
+                __atomic_add_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL); /* sched_delete skips it */
+                goabt_pool_retire(p, first);
+            } else {
+                goabt_unit *u;
+                while ((u = goabt_pool_pop(p)) != NULL) goabt_pool_push(first, u);
+            }
+        }
+    }
+    goabt_sched_delete(old);
+}
+
 /* Whether the scheduler still has work: queued units, or ULTs blocked on a pool that only this
  * scheduler serves (they will come back to it). Blocked first, then queued: a woken ULT leaves
  * the one count and joins the other in one locked section (its push), so read in this order it

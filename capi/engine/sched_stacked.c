@@ -4,9 +4,9 @@
  *
  * The scheduler's ULT is an ordinary unnamed ULT whose function is the scheduler's run: a user
  * scheduler's def.run, or for a predefined one (or one with a Go policy) stacked_loop, goabt's
- * loop as a ULT runs it. Units run as children of the ULT (goabt_unit_run_child, unit.c): one
- * that yields, blocks or ends switches back to the scheduler's ULT as it would to a stream's
- * scheduler. The scheduler stops, its ULT ends, and control goes back to the scheduler below,
+ * loop as a ULT runs it. Units run as children of the ULT (goabt_unit_run_child,
+ * unit_switch.c): one that yields, blocks or ends switches back to the scheduler's ULT as it
+ * would to a stream's scheduler. The scheduler stops, its ULT ends, and control goes back to the scheduler below,
  * once its pools hold no work (or ABT_sched_exit asked it to): Argobots 1.2 stops a stacked
  * scheduler as soon as it has nothing to run. It is then unused again (the user may free it or
  * add it again), or freed if it is automatic. While its pools hold only blocked ULTs it steps

@@ -43,6 +43,13 @@ int goabt_sched_stop_now(goabt_stream *s, goabt_sched *sc)
     return finish && !goabt_sched_has_work(sc);
 }
 
+void goabt_sched_user_run_over(goabt_stream *s)
+{
+    goabt_sched *sc = s->user_run;
+    s->user_run = NULL;
+    if (sc != NULL && sc->retire_deferred && s->sched != sc) goabt_sched_retire(s, sc);
+}
+
 /* What follows a run's return on s: 1 if s has to end (a secondary whose scheduler finished),
  * 0 to go on with s's scheduler (replaced meanwhile, or run again); on the primary finishing,
  * no return (the main ULT resumes). */
@@ -171,7 +178,8 @@ int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
         return ABT_SUCCESS;
     }
     s->aside = 0; /* set again if u is a stacked scheduler that steps aside (sched_stacked.c) */
-    u->popped_by = NULL; /* run: no longer its popper's to switch to (unit.c, take_target) */
+    /* run: no longer its popper's to switch to (unit_switch.c, goabt_unit_take_target) */
+    u->popped_by = NULL;
     goabt_unit_run_child(u);
     return ABT_SUCCESS;
 }

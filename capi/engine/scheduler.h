@@ -89,7 +89,7 @@ void goabt_user_sched_resume(goabt_stream *s) GOABT_HIDDEN;
 void goabt_user_sched_stack_free(goabt_stream *s) GOABT_HIDDEN;
 /* Frees old, an automatic scheduler that s no longer runs (ABT_xstream_set_main_sched replaced
  * it), with its automatic pools: units queued there move to s's scheduler's first pool, and a
- * pool that parked ULTs still name forwards them there (xstream.c). */
+ * pool that parked ULTs still name forwards them there (sched.c). */
 void goabt_sched_retire(goabt_stream *s, goabt_sched *old) GOABT_HIDDEN;
 /* The user scheduler whose run function s ran has returned: a deferred retirement happens
  * now. */

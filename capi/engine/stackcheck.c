@@ -4,8 +4,8 @@
  * ULT stacks are mappings the Go core hands out (core/stacks.go) with a guard page at the bottom
  * of each (a lightweight guard region; on kernels before 6.13 a PROT_NONE page, on each of the
  * first 16,384 alive at once; in mode mprotect_strict always a PROT_NONE page). In the mprotect
- * modes the stack a ULT reports starts at its guard page, as in Argobots (unit.c,
- * unit_map_stack), and a stack the program gave gets a read-only page at its bottom
+ * modes the stack a ULT reports starts at its guard page, as in Argobots (unit_stack.c,
+ * goabt_unit_map_stack), and a stack the program gave gets a read-only page at its bottom
  * (goabt_user_stack_guard). A ULT that runs off its stack faults there; without help it dies
  * by a bare SIGSEGV, and worse, the kernel cannot even deliver a handler's frame on the
  * exhausted stack. So, outside mode none:
@@ -57,6 +57,7 @@
 #include "runtime.h"
 #include "stream.h"
 #include "unit.h"
+#include "valgrind_stacks.h"
 
 enum { CHECK_NONE = 0, CHECK_CANARY = 1, CHECK_MPROTECT = 2, CHECK_STRICT = 3 };
 

@@ -1,6 +1,6 @@
 //go:build goabt_c_engine
 /* stream.c: execution streams: their threads, creation, join and deletion (CPU binding:
- * xstream_affinity.c). */
+ * stream_affinity.c). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>

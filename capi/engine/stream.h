@@ -1,6 +1,6 @@
 /*
  * stream.h: execution streams (ABT_xstream): their threads and registry (stream.c), their CPU
- * binding (affinity.c), and what a stream knows of the calling unit. Internal.
+ * binding (stream_affinity.c), and what a stream knows of the calling unit. Internal.
  *
  * A stream is one OS thread running its scheduler on its system stack; stream->current is the
  * unit running on it (NULL: the scheduler itself). Its struct is written by its own thread on
@@ -15,7 +15,7 @@
 #include "runtime.h"
 #include "scheduler.h"
 
-/* How many free ULT stacks a stream keeps at hand (unit.c). */
+/* How many free ULT stacks a stream keeps at hand (unit_stack.c). */
 #define GOABT_STREAM_STACKS 128
 
 /* Requests to a stream (stream->request bits). */
@@ -24,7 +24,7 @@ enum { GOABT_REQ_FINISH = 0x1 };
 /* An execution stream (ABT_xstream). Aligned to a pair of cache lines (as handle memory of its size is): its
  * thread writes it on every unit it runs, and a neighbouring stream in the same pair slows both
  * (two streams forking and joining 256 ULTs each in their own pools: 240 -> 170 ns per unit from
- * this alone; descriptor runs and stack colours, unit.c, did the rest). */
+ * this alone; descriptor runs and stack colours, unit*.c, did the rest). */
 struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int rank;
     uint32_t magic;
@@ -54,7 +54,7 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int sleep_word;        /* futex word: set to 1 to wake it */
     int wakers;            /* atomic: wake-ups in flight; the stream is not freed before 0 */
     goabt_sleeper sleep_nodes[GOABT_SCHED_MAX_POOLS];
-    /* CPU binding (xstream_affinity.c), under goabt_rt.lock: bind_thread is the stream's OS
+    /* CPU binding (stream_affinity.c), under goabt_rt.lock: bind_thread is the stream's OS
      * thread while bind_live says it runs; bind_cpus, when bind_explicit, the CPUs the program
      * asked for last (ABT_xstream_set_cpubind, _set_affinity), which the thread takes again
      * whenever it starts. */
@@ -66,12 +66,12 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* Its timeline-trace buffer (trace.h), written by its thread only; NULL until its first
      * record, and always without GOABT_TRACE. */
     struct goabt_trace_buf *trace;
-    /* Free ULT stacks (mappings, all of stacks_size bytes), this stream's only (unit.c). Last:
-     * wait.c tells a stream from a unit by fields at the front. */
+    /* Free ULT stacks (mappings, all of stacks_size bytes), this stream's only (unit_stack.c).
+     * Last: wait.c tells a stream from a unit by fields at the front. */
     int nstacks;
     size_t stacks_size;
     void *stacks[GOABT_STREAM_STACKS];
-    /* Hand-overs from ULT to ULT without a scheduler round since the last round (unit.c). */
+    /* Hand-overs from ULT to ULT without a scheduler round since the last round (unit_switch.c). */
     unsigned direct_run;
     /* A unit runs for the main ULT (goabt_unit_run_child): when it yields or blocks, the main
      * ULT goes on, so no hand-over to another ULT, and no yield without a switch. */
@@ -87,8 +87,9 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* The scheduler as a ULT, for self queries from its context (goabt_stream_sched_self);
      * made there on the first, by the stream's own thread; freed with the stream. */
     goabt_unit *sched_self;
-    /* A direct switch whose target got no stack (unit.c, switch_to) goes to the scheduler
-     * instead: what it was to run after the switch, and the target, which then ends there. */
+    /* A direct switch whose target got no stack (unit_switch.c, goabt_unit_switch_to) goes to the
+     * scheduler instead: what it was to run after the switch, and the target, which then ends
+     * there. */
     goabt_after_fn no_stack_fn;
     void *no_stack_arg;
     goabt_unit *no_stack_target;
@@ -154,7 +155,7 @@ goabt_stream *goabt_stream_any_secondary(void) GOABT_HIDDEN;
  * is created or freed meanwhile (fn must not create, join or free one). How many streams. */
 int goabt_streams_each(void (*fn)(goabt_stream *s, void *arg), void *arg) GOABT_HIDDEN;
 
-/* CPU binding (xstream_affinity.c). At ABT_init, the sets ABT_SET_AFFINITY gives ranks
+/* CPU binding (stream_affinity.c). At ABT_init, the sets ABT_SET_AFFINITY gives ranks
  * (ABT_ERR_MEM if they cannot be kept); at the last ABT_finalize, forget them. */
 int goabt_affinity_init(void) GOABT_HIDDEN;
 void goabt_affinity_finalize(void) GOABT_HIDDEN;
@@ -168,6 +169,13 @@ void goabt_stream_bind_stop(goabt_stream *s) GOABT_HIDDEN;
 /* The CPUs s runs on (its thread's mask while it runs; else those it will take); rt.lock is
  * held. ABT_ERR_SYS if the mask cannot be read. */
 int goabt_stream_cpus_locked(goabt_stream *s, cpu_set_t *set) GOABT_HIDDEN;
+/* The same, taking rt.lock (ABT_xstream_get_cpubind, _get_affinity). */
+int goabt_stream_cpus(goabt_stream *s, cpu_set_t *set) GOABT_HIDDEN;
+/* Binds s to want (ABT_xstream_set_cpubind, _set_affinity): its thread now if it runs one, and
+ * whenever its thread starts. ABT_ERR_CPUID if a CPU of want is not one the process could use
+ * at ABT_init or the kernel drops one (the old mask then stays), ABT_ERR_SYS if the mask cannot
+ * be read or set. */
+int goabt_stream_bind(goabt_stream *s, const cpu_set_t *want) GOABT_HIDDEN;
 /* s has a new rank: with ABT_SET_AFFINITY on it moves to that rank's set, as in Argobots. */
 void goabt_stream_bind_rank(goabt_stream *s) GOABT_HIDDEN;
 

@@ -19,9 +19,9 @@ void goabt_tool_fire(goabt_unit *u, uint64_t event, goabt_pool *pool, int sync_t
 void goabt_tool_reset(void) GOABT_HIDDEN;
 /* The trace listens (bits, what goabt_tool_mask carries for it) or stops (0): trace.c. */
 void goabt_tool_set_trace(uint64_t bits) GOABT_HIDDEN;
-/* A direct switch to a unit (unit.c, switch_to): the trace's own event, outside the
- * ABT_TOOL_EVENT_THREAD_* bits (Argobots has none); a tool that listens to runs hears it as
- * ABT_TOOL_EVENT_THREAD_RUN (tool.c). */
+/* A direct switch to a unit (unit_switch.c, goabt_unit_switch_to): the trace's own event,
+ * outside the ABT_TOOL_EVENT_THREAD_* bits (Argobots has none); a tool that listens to runs
+ * hears it as ABT_TOOL_EVENT_THREAD_RUN (tool.c). */
 #define GOABT_TRACE_EVENT_SWITCH (1ull << 32)
 #define GOABT_TOOL_EVENT_SYNC(u, event, pool, sync_type, sync)                                \
     do {                                                                                      \

@@ -1,17 +1,24 @@
 /*
  * unit.h: work units (ABT_thread, ABT_task): descriptors and stacks, create, run, yield, join,
- * park and ready (unit*.c). Internal.
+ * park and ready. Internal. The code, by concern:
+ *   unit.c          descriptors: their caches, create, revive, end, free, ids
+ *   unit_stack.c    ULT stacks: their caches, mapping one at a ULT's first run, none to be had
+ *   unit_switch.c   switching out and in, the main ULT, run_child, direct switches (*_to),
+ *                   the hand-over, yield, exit
+ *   unit_block.c    park and ready; suspend and resume
+ *   unit_join.c     requests (cancel, migration) and join
+ *   unit_internal.h what those files share and no other kind calls
  *
  * Switching out. A unit that gives up the processor (yield, park, terminate) records in its
  * stream what the scheduler must do with it once its context is saved (stream->after_fn), then
  * switches to the scheduler, which runs that callback first thing (docs/design.md rule 4: before the
  * context is saved, handing the unit to a pool or a wait list would let another stream resume it
  * twice). When the scheduler would only pop the next ULT of a built-in pool, the unit pops it
- * itself and switches straight to it, where the callback runs instead (unit.c, "Hand-over"): one
- * switch instead of two; a yield that the round would answer with the yielder itself does not
- * switch at all. No Go frame is ever live across a switch.
+ * itself and switches straight to it, where the callback runs instead (unit_switch.c,
+ * "Hand-over"): one switch instead of two; a yield that the round would answer with the yielder
+ * itself does not switch at all. No Go frame is ever live across a switch.
  *
- * Blocking. There is one way to block a ULT and one way to wake it (unit.c):
+ * Blocking. There is one way to block a ULT and one way to wake it (unit_block.c):
  *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted as blocked in its
  *                              pool, and fn(unit, arg) runs after its context is saved:
  *                              fn publishes the unit where its waker will find it (typically it
@@ -27,7 +34,8 @@
  * descriptors on pages of their own (core.Blocks.GetRun), trades them with the global cache in
  * batches, ULT stack tops are spread over 16 cache-line colours, and stream and pool structs sit
  * on lines of their own. Two streams forking and joining side by side ran at 2-3x the cost of
- * one without this (unit.c, unit_map_stack and go_take_batch, says what each part bought).
+ * one without this (goabt_unit_map_stack in unit_stack.c and go_take_batch in unit.c say what
+ * each part bought).
  */
 #ifndef GOABT_UNIT_H
 #define GOABT_UNIT_H
@@ -76,7 +84,8 @@ struct ABT_thread_opaque {
     uint32_t magic;
     int state;      /* ABT_THREAD_STATE_*, atomic */
     /* GOABT_UNIT_REQ_* bits, atomic: read where a unit is about to run, yields or is made
-     * ready (unit.c, goabt_unit_take_request); in the word next to state, which those write. */
+     * ready (unit_join.c, goabt_unit_take_request); in the word next to state, which those
+     * write. */
     int request;
     /* Work-unit-specific data (keys.h), NULL until first set; atomic. Next to magic: a
      * get_specific on another unit then reads one line of its descriptor, not two. */
@@ -92,8 +101,9 @@ struct ABT_thread_opaque {
     goabt_pool *pool;       /* the pool it was pushed to last (its associated pool) */
     goabt_stream *last_stream;
     /* The ULT that took it out of a pool through the pool API (ABT_pool_pop*, ABT_pool_remove),
-     * NULL once it is pushed again or run: whom the *_to calls let switch to it (unit.c,
-     * take_target). Beside the links: every push clears it, and touches no other line for it. */
+     * NULL once it is pushed again or run: whom the *_to calls let switch to it (unit_switch.c,
+     * goabt_unit_take_target). Beside the links: every push clears it, and touches no other
+     * line for it. */
     goabt_unit *popped_by;
     goabt_unit *next, *prev; /* links while queued in a pool */
     goabt_waiter *joiners;  /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended */
@@ -102,7 +112,7 @@ struct ABT_thread_opaque {
     goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
     int batch_len;          /* ... and how many descriptors its batch holds */
     int user_queued;        /* in a user-defined pool now (pushed, not yet popped or removed) */
-    int suspend;            /* ABT_self_suspend's state (unit.c), atomic */
+    int suspend;            /* ABT_self_suspend's state (unit_block.c), atomic */
     goabt_pool *parked_in;  /* the pool it was counted in when it last parked */
     goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c) or mutex.c's yields */
     uint64_t id;            /* assigned on first query; 0 means not yet */
@@ -133,7 +143,7 @@ static inline void goabt_unit_drop_pool_unit(goabt_unit *u)
     if (u->pool_unit_of != NULL) goabt_unit_drop_user_unit(u); /* built-in pools make none */
 }
 
-/* Units (unit.c). */
+/* Units (unit.c, unit_switch.c, unit_block.c, unit_join.c). */
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
                       goabt_attr *attr, int named, goabt_unit **out) GOABT_HIDDEN;
 /* Or'ed into goabt_unit_create's `named`: the unit is not pushed; *out (required) gets it, and
@@ -177,7 +187,7 @@ void goabt_unit_switch_out(goabt_stream *s, goabt_unit *self, goabt_after_fn fn,
 /* u finished (an after-switch callback; arg is the stream it ran on): wakes its joiners, or
  * frees it if unnamed. */
 void goabt_unit_terminated(goabt_unit *u, void *arg) GOABT_HIDDEN;
-/* A ULT's first code (unit.c); it starts with goabt_ult_after_resume, as must any other
+/* A ULT's first code (unit_switch.c); it starts with goabt_ult_after_resume, as must any other
  * (stackcheck.c's in mode canary): it runs what the unit switched from asked. */
 void goabt_ult_entry(void *arg) GOABT_HIDDEN;
 void goabt_ult_after_resume(void) GOABT_HIDDEN;
@@ -194,7 +204,7 @@ void goabt_ult_after_resume(void) GOABT_HIDDEN;
 #endif
 #define GOABT_UNPOISON_STACK(u) GOABT_UNPOISON((u)->stack, (u)->top)
 /* Gives u, about to run for the first time on s (the calling thread's stream), a stack of
- * u->stacksize usable bytes, from s's caches if it can (unit.c); 0, or -1 when none can be
+ * u->stacksize usable bytes, from s's caches if it can (unit_stack.c); 0, or -1 when none can be
  * mapped (out of memory). */
 int goabt_unit_take_stack(goabt_stream *s, goabt_unit *u) GOABT_HIDDEN;
 /* u, about to run for the first time, got no stack: it ends there without running (its joiners

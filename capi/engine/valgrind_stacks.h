@@ -8,10 +8,11 @@
  * the stack pointer into another registered stack is taken for a switch and changes nothing.
  * Without registration, a context switch between two ULT stacks mapped near each other would
  * read as a huge frame pushed or popped and mark whatever lies between them. So:
- *   - ULT stacks are registered (unit.c): a goabt stack from the moment its mapping is attached
- *     to a descriptor until it goes back to the Go core, a user stack (ABT_thread_attr_set_stack)
- *     from create until the descriptor is released. Valgrind registers every thread's own stack
- *     itself (the main stack at start, the others at clone), streams' system stacks included.
+ *   - ULT stacks are registered (unit_stack.c, unit_internal.h): a goabt stack from the moment
+ *     its mapping is attached to a descriptor until it goes back to the Go core, a user stack
+ *     (ABT_thread_attr_set_stack) from create until the descriptor is released. Valgrind
+ *     registers every thread's own stack itself (the main stack at start, the others at clone),
+ *     streams' system stacks included.
  *   - A stack handed to a unit is made undefined: its contents are garbage to the new ULT, and
  *     parts of it may be inaccessible to memcheck since a previous user's frames popped there
  *     (a stack the Go core kept for reuse, or a user stack used again).

@@ -79,12 +79,12 @@ static inline void goabt_waiter_on(goabt_waiter *w, int sync_type, void *sync)
 
 /* What a ULT parked with goabt_unit_park(fn, arg) waits on: an ABT_sync_event_type (a join of a
  * unit or stream, or what goabt_waiter_on said; ABT_SYNC_EVENT_TYPE_OTHER for anything else),
- * and the object's handle (or NULL). Only called when an event fires (unit.c). */
+ * and the object's handle (or NULL). Only called when an event fires (unit_block.c). */
 int goabt_wait_sync_type(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 void *goabt_wait_sync_object(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 
 /* u, woken from goabt_wait (or timed out), ends by cancellation before it returns from it:
- * runs its waiter's `cancelled`. unit.c, with u held by the canceller. A unit that waits by
+ * runs its waiter's `cancelled`. unit_join.c, with u held by the canceller. A unit that waits by
  * yielding (mutex.c) sets u->waiting to a waiter of its own, in no list, for the same end. */
 void goabt_wait_cancelled(goabt_unit *u) GOABT_HIDDEN;
 
@@ -150,6 +150,13 @@ void goabt_joiners_wake(goabt_waiter *list) GOABT_HIDDEN;
 
 /* Time. */
 uint64_t goabt_now_ns(void) GOABT_HIDDEN; /* CLOCK_REALTIME */
+/* ABT_get_wtime's clock: seconds, CLOCK_MONOTONIC. */
+static inline double goabt_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1.0e-9;
+}
 static inline uint64_t goabt_timespec_ns(const struct timespec *t)
 {
     /* Never 0, which means "no deadline": the epoch itself, or before it, is long past. */

@@ -1,7 +1,7 @@
-/* A ULT that yields or blocks may hand its stream straight to the next ULT (capi/unit.c,
- * "Hand-over"); the order in which units run must stay the scheduler's. On the primary stream,
- * whose pool holds only what this program puts there (the main ULT waits in joins meanwhile),
- * the exact order of runs is recorded and checked:
+/* A ULT that yields or blocks may hand its stream straight to the next ULT
+ * (capi/engine/unit_switch.c, "Hand-over"); the order in which units run must stay the
+ * scheduler's. On the primary stream, whose pool holds only what this program puts there (the
+ * main ULT waits in joins meanwhile), the exact order of runs is recorded and checked:
  *  - three ULTs yielding in turn run round-robin, in creation order;
  *  - a tasklet queued between ULTs runs in its place in the FIFO (a ULT's yield does not jump
  *    over it);

@@ -1,0 +1,153 @@
+//go:build goabt_c_engine
+/* unit_block.c: blocking a ULT and waking it: park and ready (unit.h, top), and suspend and
+ * resume (ABT_self_suspend, ABT_thread_resume), a park that only a resume ends. */
+#include "pool.h"
+#include "stream.h"
+#include "tool.h"
+#include "unit.h"
+#include "unit_internal.h"
+#include "wait.h"
+
+/* ---- Blocking: park and ready ------------------------------------------------------------- */
+
+void goabt_unit_park(goabt_after_fn fn, void *arg)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    /* Counted before it is visible to wakers: a scheduler or finalize looking for work sees
+     * parked ULTs that will come back to the pool. What it waits for is worked out from fn and
+     * arg only when a tool or the trace listens (wait.c). */
+    GOABT_TOOL_EVENT_SYNC(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool,
+                          goabt_wait_sync_type(fn, arg), goabt_wait_sync_object(fn, arg));
+    self->parked_in = self->pool; /* uncounted there, whatever its pool is by then */
+    int counted = 0; /* a hand-over counts it in the pop's locked section when it can */
+    goabt_unit *next = goabt_unit_direct_next(s, self, NULL, self->pool, &counted, NULL);
+    if (!counted) goabt_pool_count_parked(self->pool);
+    __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
+    if (next != NULL) {
+        goabt_unit_switch_to(s, self, next, fn, arg);
+    } else {
+        goabt_unit_switch_out(s, self, fn, arg);
+    }
+}
+
+void goabt_unit_ready(goabt_unit *u)
+{
+    GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_RESUME, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+    __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
+    if (__builtin_expect(__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) & GOABT_UNIT_REQ_MIGRATE, 0) &&
+        goabt_unit_claim_request(u, GOABT_UNIT_REQ_MIGRATE)) {
+        goabt_unit_migrate_now(u, u->parked_in); /* wakes where it is going */
+        return;
+    }
+    goabt_pool_push_unparked(u->pool, u, u->parked_in);
+}
+
+/* ---- Suspend and resume ---------------------------------------------------------------------
+ *
+ * A suspended ULT is parked (BLOCKED, counted in its pool) with nothing waking it but a resume.
+ * u->suspend says where it is: SUSPENDING from the moment it decides to until its context is
+ * saved, then SUSPENDED; a resume that comes in between marks it RESUMED_EARLY, and the ULT is
+ * made ready as soon as it is parked, so that no resume is lost to that race. */
+enum { SUSPEND_NONE = 0, SUSPENDING = 1, SUSPENDED = 2, RESUMED_EARLY = 3 };
+
+static void suspend_parked(goabt_unit *u, void *arg)
+{
+    (void)arg;
+    int going = SUSPENDING;
+    if (__atomic_compare_exchange_n(&u->suspend, &going, SUSPENDED, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        return; /* a resume makes it ready */
+    }
+    __atomic_store_n(&u->suspend, SUSPEND_NONE, __ATOMIC_RELAXED);
+    goabt_unit_ready(u);
+}
+
+/* self becomes SUSPENDING and BLOCKED, counted as parked in its pool. */
+static void begin_suspend(goabt_unit *self)
+{
+    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool, ABT_SYNC_EVENT_TYPE_USER);
+    __atomic_store_n(&self->suspend, SUSPENDING, __ATOMIC_RELEASE);
+    self->parked_in = self->pool;
+    goabt_pool_count_parked(self->pool);
+    __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
+}
+
+/* Takes u out of its suspension: 2 if it was parked (the caller now owns it: ready it, or
+ * switch to it after goabt_pool_uncount_parked), 1 if it was still on its way (it makes
+ * itself ready), 0 if it is not suspended. */
+static int claim_suspended(goabt_unit *u)
+{
+    int st = __atomic_load_n(&u->suspend, __ATOMIC_ACQUIRE);
+    for (;;) {
+        if (st == SUSPENDED) {
+            if (__atomic_compare_exchange_n(&u->suspend, &st, SUSPEND_NONE, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                return 2;
+            }
+        } else if (st == SUSPENDING) {
+            if (__atomic_compare_exchange_n(&u->suspend, &st, RESUMED_EARLY, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                return 1;
+            }
+        } else {
+            return 0;
+        }
+    }
+}
+
+int goabt_unit_resume(goabt_unit *u)
+{
+    int claimed = claim_suspended(u);
+    if (claimed == 2) goabt_unit_ready(u);
+    return claimed != 0;
+}
+
+void goabt_unit_suspend(goabt_unit *target)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    int taken = target != NULL && goabt_unit_take_target(target);
+    if (taken && !goabt_unit_direct(self, target)) {
+        goabt_unit_give_back(target);
+        taken = 0;
+    }
+    begin_suspend(self);
+    if (taken) {
+        goabt_unit_switch_to(s, self, target, suspend_parked, NULL);
+    } else {
+        goabt_unit_switch_out(s, self, suspend_parked, NULL);
+    }
+}
+
+/* What the caller does once it has handed its stream to the resumed target. */
+enum { THEN_YIELD, THEN_SUSPEND, THEN_EXIT };
+
+int goabt_unit_resume_to(goabt_unit *target, int then)
+{
+    goabt_stream *s = goabt_self_stream();
+    goabt_unit *self = s->current;
+    if (target == self) return 0;
+    int claimed = claim_suspended(target);
+    if (claimed == 0) return 0;
+    if (claimed == 1 || !goabt_unit_direct(self, target)) {
+        /* Not parked yet (it readies itself), or no direct switch: resumed through its pool. */
+        if (claimed == 2) goabt_unit_ready(target);
+        if (then == THEN_YIELD) goabt_unit_yield();
+        if (then == THEN_SUSPEND) goabt_unit_suspend(NULL);
+        if (then == THEN_EXIT) goabt_unit_exit();
+        return 1;
+    }
+    goabt_pool_uncount_parked(target->parked_in); /* running now, without going through a pool */
+    GOABT_TOOL_EVENT(target, ABT_TOOL_EVENT_THREAD_RESUME, target->pool, ABT_SYNC_EVENT_TYPE_USER);
+    if (then == THEN_YIELD) {
+        goabt_unit_yield_straight(s, self, target, ABT_POOL_CONTEXT_OP_THREAD_RESUME_YIELD_TO);
+    } else if (then == THEN_SUSPEND) {
+        begin_suspend(self);
+        goabt_unit_switch_to(s, self, target, suspend_parked, NULL);
+    } else {
+        goabt_unit_switch_to(s, self, target, goabt_unit_terminated, s);
+        __builtin_unreachable();
+    }
+    return 1;
+}
