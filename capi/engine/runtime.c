@@ -205,6 +205,7 @@ int goabt_engine_init(void)
     s->current = m;
     goabt_stream_bind_start(s);
     goabt_set_self_stream(s);
+    goabt_units_warm(s);
     goabt_stackcheck_init(); /* the Go runtime's signal handlers are in place: runtime_init ran */
     goabt_trace_init(); /* GOABT_TRACE: the main ULT runs, the trace starts */
     return ABT_SUCCESS;

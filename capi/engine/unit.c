@@ -140,6 +140,31 @@ static void unit_release(goabt_stream *s, goabt_unit *u)
     if (++s->free_count > STREAM_CACHE_MAX) cache_to_global(s);
 }
 
+void goabt_units_warm(goabt_stream *s)
+{
+    if (s->free_units == NULL) {
+        goabt_unit *b = global_take_batch();
+        if (b == NULL) b = go_take_batch();
+        if (b != NULL) {
+            s->free_units = b;
+            s->free_count = b->batch_len;
+        }
+    }
+    /* A stack of the default size, mapped now rather than under the first ULT's first run. */
+    if (goabt_unit_stacks_cached(s) == 0) {
+        goabt_unit probe;
+        memset(&probe, 0, sizeof probe);
+        char *top = goabt_unit_map_stack(s, &probe, goabt_rt.thread_stacksize);
+        if (top != NULL) {
+            /* Its top pages faulted in now too: a ULT starts there. */
+            for (size_t off = 1; off <= 2 * 4096 && off <= probe.stacksize; off += 4096) {
+                __atomic_store_n(top - off, 0, __ATOMIC_RELAXED);
+            }
+            goabt_unit_give_stack(s, &probe);
+        }
+    }
+}
+
 void goabt_units_cache_drain(void)
 {
     goabt_unit *b;

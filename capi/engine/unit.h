@@ -282,6 +282,10 @@ void goabt_unit_resume_main(goabt_stream *s) GOABT_HIDDEN;
 /* Descriptor and stack caches: s's go to the global ones (stream deletion); the global ones go
  * to the Go core (finalize). */
 void goabt_units_cache_release(goabt_stream *s) GOABT_HIDDEN;
+/* Fills s's caches with a batch of descriptors and a stack of the default size, at ABT_init, so
+ * that a process's first ULT does not wait for the Go core's first allocations (s: the primary,
+ * on its own thread, which runs no ULT yet). */
+void goabt_units_warm(goabt_stream *s) GOABT_HIDDEN;
 void goabt_units_cache_drain(void) GOABT_HIDDEN;
 
 #endif /* GOABT_UNIT_H */

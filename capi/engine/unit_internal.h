@@ -23,6 +23,8 @@ void goabt_unit_unmap_stack(goabt_unit *u) GOABT_HIDDEN;
 /* The stack caches: s's go to the global batches (stream deletion); the global batches go to
  * the Go core (finalize). */
 void goabt_unit_stacks_release(goabt_stream *s) GOABT_HIDDEN;
+/* How many free stacks s's cache holds. */
+int goabt_unit_stacks_cached(goabt_stream *s) GOABT_HIDDEN;
 void goabt_unit_stacks_drain(void) GOABT_HIDDEN;
 
 /* Valgrind's view of a program-given stack (valgrind_stacks.h), registered while the unit that

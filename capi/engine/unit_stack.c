@@ -169,6 +169,8 @@ void goabt_unit_unmap_stack(goabt_unit *u)
 
 void goabt_unit_stacks_release(goabt_stream *s) { stacks_flush(s); }
 
+int goabt_unit_stacks_cached(goabt_stream *s) { return s->nstacks; }
+
 void goabt_unit_stacks_drain(void)
 {
     pthread_mutex_lock(&stack_batches_lock);
