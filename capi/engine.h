@@ -24,7 +24,8 @@
  * switch, the scheduler loop, queues, wake-ups, blocking, the synchronization objects, and the
  * key and object fast paths (docs/design.md rule 9). The Go core (core/, reached from C through the
  * gate, gocalls.h) owns memory (unit descriptors, stacks, key tables: the C caches go to it when
- * they miss or overflow), registries (keys, OPAL classes), configuration, and every slow path.
+ * they miss or overflow), registries (keys, OPAL classes), configuration, the text of
+ * debugging output (ABT_info_print_*: C gathers the facts, info_facts.h), and every slow path.
  *
  * Switching out. A unit that gives up the processor (yield, park, terminate) records in its
  * stream what the scheduler must do with it once its context is saved (stream->after_fn), then
@@ -1071,8 +1072,6 @@ int goabt_streams_each(void (*fn)(goabt_stream *s, void *arg), void *arg) GOABT_
  * (ABT_ERR_MEM if they cannot be kept); at the last ABT_finalize, forget them. */
 int goabt_affinity_init(void) GOABT_HIDDEN;
 void goabt_affinity_finalize(void) GOABT_HIDDEN;
-/* One line for ABT_info_print_config: the sets ranks bind to, or that nothing is bound. */
-void goabt_affinity_print(FILE *fp) GOABT_HIDDEN;
 /* The calling thread runs s from now on (s's thread starts; ABT_init makes the main thread the
  * primary): it binds to the CPUs the program asked for s, else to its rank's set. */
 void goabt_stream_bind_start(goabt_stream *s) GOABT_HIDDEN;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "engine.h"
+#include "info_facts.h"
 
 /* The Go core's exports (capi/runtime.go, key.go, opal.go, error.go, gopool.go), reached through this
  * table once golib.c has loaded libgoabt-go.so. C memory crosses as uintptr_t, never as a
@@ -53,6 +54,16 @@ struct goabt_go_entries {
      * report (capi/runtime.go; leaks.c). */
     int (*leak_check)(void);
     int (*leak_exit_status)(void);
+    /* The ABT_info_print_* texts from the facts of info_facts.h, malloc'd (capi/info.go;
+     * info.c, info_print.c: goabt_info_write). */
+    char *(*info_config)(const struct goabt_info_config *config);
+    char *(*info_streams)(const struct goabt_info_stream *streams, int n, int total);
+    char *(*info_sched)(const struct goabt_info_sched *sched);
+    char *(*info_pool)(const struct goabt_info_pool *pool);
+    char *(*info_unit)(const struct goabt_info_unit *unit, int stack);
+    char *(*info_attr)(const struct goabt_info_attr *attr);
+    char *(*info_pool_stacks)(const struct goabt_info_pool_units *pool_units);
+    char *(*info_dump)(const struct goabt_info_dump *dump);
     /* The timeline trace (capi/trace.go; trace.c): begin says whether GOABT_TRACE asks for
      * one (and starts it), add copies n records, write makes the file at the last finalize. */
     int (*trace_begin)(void);

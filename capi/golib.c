@@ -174,6 +174,14 @@ static void load(void)
     ENTRY(config_info, "goabt_go_config_info");
     ENTRY(leak_check, "goabt_go_leak_check");
     ENTRY(leak_exit_status, "goabt_go_leak_exit_status");
+    ENTRY(info_config, "goabt_go_info_config");
+    ENTRY(info_streams, "goabt_go_info_streams");
+    ENTRY(info_sched, "goabt_go_info_sched");
+    ENTRY(info_pool, "goabt_go_info_pool");
+    ENTRY(info_unit, "goabt_go_info_unit");
+    ENTRY(info_attr, "goabt_go_info_attr");
+    ENTRY(info_pool_stacks, "goabt_go_info_pool_stacks");
+    ENTRY(info_dump, "goabt_go_info_dump");
     ENTRY(trace_begin, "goabt_go_trace_begin");
     ENTRY(trace_add, "goabt_go_trace_add");
     ENTRY(trace_write, "goabt_go_trace_write");
