@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "engine/runtime.h"
 #include "goconfig.h"
+#include "info_facts.h"
 
 /* Loads the Go core on first use (call it on the system stack: inside a gated function);
  * 0 if it cannot be used: not found, or this process was forked after it started (golib.c),

@@ -1,15 +1,18 @@
 //go:build goabt_c_engine
 /* ABT_info_query_config and ABT_info_print_config: what this build of goabt does, in the
  * types Argobots 1.2 defines for each query. Features goabt does not have report ABT_FALSE.
- * ABT_PRINT_CONFIG prints the same at ABT_init. The other ABT_info_print_* are info_print.c. */
+ * ABT_PRINT_CONFIG prints the same at ABT_init: C gathers the answers and what the runtime
+ * adds, the Go core makes the text (core/info.go, InfoConfigText). The other ABT_info_print_*
+ * are info_print.c. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
-#include "gocalls.h"
 #include "engine/info.h"
 #include "engine/runtime.h"
 #include "engine/stream.h"
+#include "gocalls.h"
+#include "info_facts.h"
 
 /* What the Go core's configuration adds (goabt_info_at_init), read at every outermost
  * ABT_init: the names of the Go pool and policy replacing the predefined ones ("" for none). */
@@ -105,84 +108,30 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
     return ABT_SUCCESS;
 }
 
-/* Every kind ABT_info_query_config answers, in enum order, with the type it writes. */
-static const struct {
-    const char *name;
-    char type; /* b ABT_bool, u unsigned int, z size_t, q uint64_t, i int */
-} query_kinds[] = {
-    {"debug", 'b'},
-    {"print errno", 'b'},
-    {"logging", 'b'},
-    {"valgrind support", 'b'},
-    {"error checks", 'b'},
-    {"pool producer check", 'b'},
-    {"pool consumer check", 'b'},
-    {"FP control preserved", 'b'},
-    {"ULT cancellation", 'b'},
-    {"tasklet cancellation", 'b'},
-    {"migration", 'b'},
-    {"stackable schedulers", 'b'},
-    {"external threads", 'b'},
-    {"scheduler sleep", 'b'},
-    {"print config at init (ABT_PRINT_CONFIG)", 'b'},
-    {"stream affinity (ABT_SET_AFFINITY)", 'b'},
-    {"max execution streams (ABT_MAX_NUM_XSTREAMS)", 'u'},
-    {"default ULT stack size (ABT_THREAD_STACKSIZE)", 'z'},
-    {"default scheduler stack size", 'z'},
-    {"default scheduler event frequency", 'q'},
-    {"default scheduler sleep ns", 'q'},
-    {"tool interface", 'b'},
-    {"fcontext", 'b'},
-    {"dynamic promotion", 'b'},
-    {"stack unwinding", 'b'},
-    {"stack overflow check (0 none, 1 canary, 2-3 guard page)", 'i'},
-    {"wait policy (0 passive, 1 active)", 'i'},
-    {"lazy stack allocation", 'b'},
-};
-_Static_assert(sizeof query_kinds / sizeof query_kinds[0] ==
-                   ABT_INFO_QUERY_KIND_ENABLED_LAZY_STACK_ALLOC + 1,
-               "one line per query kind");
-
 int ABT_info_print_config(FILE *fp)
 {
     if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    fprintf(fp, "goabt configuration (Argobots %s API)\n", ABT_VERSION);
-    for (int k = 0; k < (int)(sizeof query_kinds / sizeof query_kinds[0]); k++) {
-        union {
-            ABT_bool b;
-            unsigned int u;
-            size_t z;
-            uint64_t q;
-            int i;
-        } v;
-        memset(&v, 0, sizeof v);
-        if (ABT_info_query_config((ABT_info_query_kind)k, &v) != ABT_SUCCESS) continue;
-        fprintf(fp, " - %s: ", query_kinds[k].name);
-        switch (query_kinds[k].type) {
-        case 'b': fprintf(fp, "%s\n", v.b ? "yes" : "no"); break;
-        case 'u': fprintf(fp, "%u\n", v.u); break;
-        case 'z': fprintf(fp, "%zu\n", v.z); break;
-        case 'q': fprintf(fp, "%" PRIu64 "\n", v.q); break;
-        default: fprintf(fp, "%d\n", v.i); break;
-        }
+    /* Every kind's answer as the bytes it wrote: the Go core knows each kind's name and type. */
+    struct goabt_info_query queries[ABT_INFO_QUERY_KIND_ENABLED_LAZY_STACK_ALLOC + 1];
+    memset(queries, 0, sizeof queries);
+    for (int k = 0; k < (int)(sizeof queries / sizeof queries[0]); k++) {
+        queries[k].ok = ABT_info_query_config((ABT_info_query_kind)k, &queries[k].raw) == ABT_SUCCESS;
     }
-    fprintf(fp, " - execution streams now: %d\n",
-            __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED));
-    fprintf(fp, " - CPUs the process may use: %d\n", CPU_COUNT(&goabt_rt.cpus));
-    if (goabt_rt.safety_ns == 0) {
-        fprintf(fp, " - safety wake-up (GOABT_SAFETY_WAKEUP_MS): off\n");
-    } else {
-        fprintf(fp, " - safety wake-up (GOABT_SAFETY_WAKEUP_MS): %lld ms\n",
-                goabt_rt.safety_ns / 1000000);
-    }
-    fprintf(fp, " - Go pool replacing predefined pools (GOABT_POOL): %s\n",
-            config.go_pool[0] ? config.go_pool : "none");
-    fprintf(fp, " - Go policy replacing predefined schedulers (GOABT_SCHED): %s\n",
-            config.go_sched[0] ? config.go_sched : "none");
-    fprintf(fp, " - leak report at finalize (GOABT_CHECK_LEAKS): %s\n",
-            config.check_leaks == 2 ? "fatal" : config.check_leaks ? "yes" : "no");
-    goabt_affinity_print(fp);
-    fflush(fp);
+    struct goabt_info_config f = {
+        .version = ABT_VERSION,
+        .go_pool = config.go_pool,
+        .go_sched = config.go_sched,
+        .num_queries = (int)(sizeof queries / sizeof queries[0]),
+        .queries = queries,
+        .num_streams = __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED),
+        .cpus = CPU_COUNT(&goabt_rt.cpus),
+        .check_leaks = config.check_leaks,
+        .affinity = goabt_rt.affinity != 0,
+        .num_affinity_sets = goabt_rt.num_affinity_sets,
+        .safety_ns = goabt_rt.safety_ns,
+        .affinity_sets = (const uint64_t(*)[16])goabt_rt.affinity_sets,
+    };
+    goabt_info_write(fp, GOABT_INFO_TEXT_CONFIG, &f, 0, 0);
     return ABT_SUCCESS;
 }

@@ -1,21 +1,16 @@
 //go:build goabt_c_engine
 /* info_print.c: ABT_info_print_* for objects and stacks, and the stack dump that
- * ABT_info_trigger_print_all_thread_stacks asks of the schedulers. Debugging output only: every
- * function here formats in C with stdio and never calls Go itself (a Go pool's print_all does,
- * through the gate, like every other call into a Go pool).
+ * ABT_info_trigger_print_all_thread_stacks asks of the schedulers. Debugging output only. C
+ * resolves the handle and gathers plain facts (info_facts.h): a snapshot of the fields, under
+ * the locks that keep the object alive meanwhile, and the words of a ULT's stack in use; the
+ * Go core makes the text (core/info.go, what each print says), which C writes to the
+ * program's FILE*. The trigger's protocol among the streams (who leads, who waits) stays here:
+ * it is engine coordination, run at the schedulers' timer checks.
  *
- * Every print names its object by kind and by the number a program can ask for: a stream's
- * rank, a pool's id, a work unit's id (ABT_thread_get_id; printing one gives it its id, as a
- * query would), and the handle's address for schedulers and attributes, which have none.
- *
- * A ULT's stack is printed as a hex dump of the part in use, from its saved stack pointer to the
- * top of its stack, followed by the words in it that point into executable code of a loaded
- * object (return addresses, mostly), each with the symbol dladdr finds, or the object and
- * offset (for addr2line) when the symbol is not exported. */
+ * A stack is read here, not in Go: another ULT's frames are read word by word outside
+ * AddressSanitizer's view (copy_words), while the pool lock or the unit's state keeps them
+ * there; Go gets the copy. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <inttypes.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,227 +24,126 @@
 #include "engine/stream.h"
 #include "engine/unit.h"
 #include "engine/wait.h"
+#include "gocalls.h"
+#include "info_facts.h"
 #ifdef GOABT_VALGRIND
 #include <valgrind/memcheck.h>
 #endif
 
-/* ---- Names ---------------------------------------------------------------------------------- */
+_Static_assert(sizeof(cpu_set_t) == sizeof(uint64_t[16]), "a cpu_set_t is 16 words");
 
-static const char *unit_state_name(int state)
+/* ---- Text from the Go core ------------------------------------------------------------------ */
+
+struct text_call {
+    int what;
+    const void *facts;
+    int a, b;
+    char *text;
+};
+
+static void text_gated(void *p)
 {
-    switch (state) {
-    case ABT_THREAD_STATE_READY: return "READY";
-    case ABT_THREAD_STATE_RUNNING: return "RUNNING";
-    case ABT_THREAD_STATE_BLOCKED: return "BLOCKED";
-    case ABT_THREAD_STATE_TERMINATED: return "TERMINATED";
+    struct text_call *c = p;
+    if (!goabt_go_available()) return;
+    switch (c->what) {
+    case GOABT_INFO_TEXT_CONFIG: c->text = goabt_go.info_config(c->facts); break;
+    case GOABT_INFO_TEXT_STREAMS: c->text = goabt_go.info_streams(c->facts, c->a, c->b); break;
+    case GOABT_INFO_TEXT_SCHED: c->text = goabt_go.info_sched(c->facts); break;
+    case GOABT_INFO_TEXT_POOL: c->text = goabt_go.info_pool(c->facts); break;
+    case GOABT_INFO_TEXT_UNIT: c->text = goabt_go.info_unit(c->facts, c->a); break;
+    case GOABT_INFO_TEXT_ATTR: c->text = goabt_go.info_attr(c->facts); break;
+    case GOABT_INFO_TEXT_POOL_STACKS: c->text = goabt_go.info_pool_stacks(c->facts); break;
+    case GOABT_INFO_TEXT_DUMP: c->text = goabt_go.info_dump(c->facts); break;
     }
-    return "UNKNOWN";
 }
 
-static const char *access_name(int access)
+void goabt_info_write(FILE *fp, int what, const void *facts, int a, int b)
 {
-    switch (access) {
-    case ABT_POOL_ACCESS_PRIV: return "PRIV";
-    case ABT_POOL_ACCESS_SPSC: return "SPSC";
-    case ABT_POOL_ACCESS_MPSC: return "MPSC";
-    case ABT_POOL_ACCESS_SPMC: return "SPMC";
-    case ABT_POOL_ACCESS_MPMC: return "MPMC";
-    }
-    return "UNKNOWN";
+    struct text_call c = {what, facts, a, b, NULL};
+    goabt_gate(text_gated, &c);
+    if (c.text != NULL) fputs(c.text, fp);
+    free(c.text);
+    fflush(fp);
 }
 
-static const char *pool_kind_name(goabt_pool *p)
+/* ---- Facts ---------------------------------------------------------------------------------- */
+
+static int pool_kind(const goabt_pool *p)
 {
-    if (p->go_id != 0) return "Go pool (goabt_pool_create_go, GOABT_POOL)";
-    if (p->user != NULL) return "user-defined";
+    if (p->go_id != 0) return GOABT_INFO_POOL_GO;
+    if (p->user != NULL) return GOABT_INFO_POOL_USER;
     switch (p->kind) {
-    case ABT_POOL_FIFO: return "FIFO";
-    case ABT_POOL_FIFO_WAIT: return "FIFO_WAIT";
-    case ABT_POOL_RANDWS: return "RANDWS";
+    case ABT_POOL_FIFO: return GOABT_INFO_POOL_FIFO;
+    case ABT_POOL_FIFO_WAIT: return GOABT_INFO_POOL_FIFO_WAIT;
+    case ABT_POOL_RANDWS: return GOABT_INFO_POOL_RANDWS;
     }
-    return "UNKNOWN";
+    return GOABT_INFO_POOL_UNKNOWN;
 }
 
-static const char *sched_kind_name(goabt_sched *sc)
+static int sched_kind(const goabt_sched *sc)
 {
-    if (sc->go_policy != 0) return "goabt's loop with a Go policy (goabt_sched_create_go, GOABT_SCHED)";
-    if (sc->is_user) return "user-defined";
+    if (sc->go_policy != 0) return GOABT_INFO_SCHED_GO;
+    if (sc->is_user) return GOABT_INFO_SCHED_USER;
     switch (sc->predef) {
-    case ABT_SCHED_DEFAULT:
-    case ABT_SCHED_BASIC: return "BASIC";
-    case ABT_SCHED_PRIO: return "PRIO";
-    case ABT_SCHED_RANDWS: return "RANDWS";
-    case ABT_SCHED_BASIC_WAIT: return "BASIC_WAIT";
+    case ABT_SCHED_DEFAULT: return GOABT_INFO_SCHED_DEFAULT;
+    case ABT_SCHED_BASIC: return GOABT_INFO_SCHED_BASIC;
+    case ABT_SCHED_PRIO: return GOABT_INFO_SCHED_PRIO;
+    case ABT_SCHED_RANDWS: return GOABT_INFO_SCHED_RANDWS;
+    case ABT_SCHED_BASIC_WAIT: return GOABT_INFO_SCHED_BASIC_WAIT;
     }
-    return "UNKNOWN";
+    return GOABT_INFO_SCHED_UNKNOWN;
 }
 
-static const char *sched_used_name(int used)
+static void pool_facts(goabt_pool *p, struct goabt_info_pool *f)
 {
-    switch (used) {
-    case GOABT_SCHED_MAIN: return "main scheduler of a stream";
-    case GOABT_SCHED_IN_POOL: return "stacked (in a pool of another scheduler)";
-    }
-    return "unused";
+    memset(f, 0, sizeof *f);
+    f->addr = (uintptr_t)p;
+    f->data = (uintptr_t)p->data;
+    f->id = p->id;
+    f->kind = pool_kind(p);
+    f->access = p->access;
+    f->automatic = p->automatic != 0;
+    f->has_size = goabt_user_pool_has_size(p);
+    if (f->has_size) f->size = goabt_pool_size(p);
+    f->blocked = goabt_pool_num_blocked(p);
+    f->num_scheds = __atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED);
 }
 
-static const char *yes_no(int b) { return b ? "yes" : "no"; }
-
-/* "symbol+0x1f", "libfoo.so+0x1234" or "?" for a code address. */
-static void describe_code(char *out, size_t n, const void *addr)
+/* Its main scheduler's pool ids, malloc'd (free them), *n of them; NULL if none or no memory. */
+static int *pool_ids(const goabt_sched *sc, int *n)
 {
-    Dl_info info;
-    if (addr == NULL || dladdr(addr, &info) == 0 || info.dli_fname == NULL) {
-        snprintf(out, n, "?");
-        return;
-    }
-    const char *file = strrchr(info.dli_fname, '/');
-    file = file ? file + 1 : info.dli_fname;
-    if (info.dli_sname != NULL && info.dli_saddr != NULL) {
-        snprintf(out, n, "%s+0x%tx in %s", info.dli_sname, (char *)addr - (char *)info.dli_saddr,
-                 file[0] ? file : "the program");
-    } else {
-        snprintf(out, n, "%s+0x%tx", file[0] ? file : "the program",
-                 (char *)addr - (char *)info.dli_fbase);
-    }
+    *n = 0;
+    if (sc == NULL || sc->num_pools == 0) return NULL;
+    int *ids = malloc((size_t)sc->num_pools * sizeof *ids);
+    if (ids == NULL) return NULL;
+    for (int i = 0; i < sc->num_pools; i++) ids[i] = sc->pools[i]->id;
+    *n = sc->num_pools;
+    return ids;
 }
 
-/* ---- Objects ---------------------------------------------------------------------------------- */
-
-static void print_pool(FILE *fp, goabt_pool *p, const char *in)
+/* rt.lock is held (goabt_streams_each, ABT_info_print_xstream). f->pool_ids is malloc'd. */
+static void stream_facts(goabt_stream *s, struct goabt_info_stream *f)
 {
-    int id = p->id;
-    fprintf(fp, "%s== pool %d (%p) ==\n", in, id, (void *)p);
-    fprintf(fp, "%s id         : %d\n", in, id);
-    fprintf(fp, "%s kind       : %s\n", in, pool_kind_name(p));
-    fprintf(fp, "%s access     : %s\n", in, access_name(p->access));
-    fprintf(fp, "%s automatic  : %s\n", in, yes_no(p->automatic));
-    if (goabt_user_pool_has_size(p)) {
-        fprintf(fp, "%s size       : %zu\n", in, goabt_pool_size(p));
-    } else {
-        fprintf(fp, "%s size       : unknown (no get_size)\n", in);
-    }
-    fprintf(fp, "%s blocked    : %ld\n", in, goabt_pool_num_blocked(p));
-    fprintf(fp, "%s schedulers : %d\n", in, __atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED));
-    fprintf(fp, "%s data       : %p\n", in, p->data);
-}
-
-static void print_sched(FILE *fp, goabt_sched *sc, const char *in, int with_pools)
-{
-    fprintf(fp, "%s== scheduler %p ==\n", in, (void *)sc);
-    fprintf(fp, "%s kind       : %s\n", in, sched_kind_name(sc));
-    fprintf(fp, "%s used as    : %s\n", in, sched_used_name(sc->used));
-    fprintf(fp, "%s automatic  : %s\n", in, yes_no(sc->automatic));
-    fprintf(fp, "%s finish req.: %s\n", in,
-            yes_no(__atomic_load_n(&sc->finish_req, __ATOMIC_RELAXED)));
-    fprintf(fp, "%s exit req.  : %s\n", in,
-            yes_no(__atomic_load_n(&sc->exit_req, __ATOMIC_RELAXED)));
-    fprintf(fp, "%s data       : %p\n", in, sc->data);
-    fprintf(fp, "%s pools      : %d:", in, sc->num_pools);
-    for (int i = 0; i < sc->num_pools; i++) fprintf(fp, " %d", sc->pools[i]->id);
-    fprintf(fp, " (by id, in priority order)\n");
-    if (with_pools) {
-        char deeper[64];
-        snprintf(deeper, sizeof deeper, "%s  ", in);
-        for (int i = 0; i < sc->num_pools; i++) print_pool(fp, sc->pools[i], deeper);
-    }
-}
-
-/* rt.lock is held (goabt_streams_each, ABT_info_print_xstream). */
-static void print_stream(FILE *fp, goabt_stream *s, const char *in)
-{
+    memset(f, 0, sizeof *f);
     goabt_sched *sc = s->sched;
-    fprintf(fp, "%s== execution stream %d (%p) ==\n", in, s->rank, (void *)s);
-    fprintf(fp, "%s rank       : %d\n", in, s->rank);
-    fprintf(fp, "%s type       : %s\n", in, s->is_primary ? "primary" : "secondary");
-    fprintf(fp, "%s state      : %s\n", in,
-            __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED
-                ? "TERMINATED"
-                : "RUNNING");
+    f->addr = (uintptr_t)s;
+    f->rank = s->rank;
+    f->primary = s->is_primary != 0;
+    f->terminated =
+        __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED;
     cpu_set_t cpus;
     if (goabt_stream_cpus_locked(s, &cpus) == ABT_SUCCESS) {
-        fprintf(fp, "%s CPUs       :", in);
-        for (int c = 0; c < CPU_SETSIZE; c++) {
-            if (CPU_ISSET(c, &cpus)) fprintf(fp, " %d", c);
-        }
-        fprintf(fp, "\n");
+        f->has_cpus = 1;
+        memcpy(f->cpus, &cpus, sizeof f->cpus);
     }
-    fprintf(fp, "%s running    : %p\n", in, (void *)__atomic_load_n(&s->current, __ATOMIC_RELAXED));
-    fprintf(fp, "%s finish req.: %s\n", in,
-            yes_no(__atomic_load_n(&s->request, __ATOMIC_RELAXED) & GOABT_REQ_FINISH));
+    f->running = (uintptr_t)__atomic_load_n(&s->current, __ATOMIC_RELAXED);
+    f->finish_req = (__atomic_load_n(&s->request, __ATOMIC_RELAXED) & GOABT_REQ_FINISH) != 0;
     if (sc != NULL) {
-        fprintf(fp, "%s main sched : %p (%s)\n", in, (void *)sc, sched_kind_name(sc));
-        fprintf(fp, "%s pools      : %d:", in, sc->num_pools);
-        for (int i = 0; i < sc->num_pools; i++) fprintf(fp, " %d", sc->pools[i]->id);
-        fprintf(fp, " (by id)\n");
+        f->sched = (uintptr_t)sc;
+        f->sched_kind = sched_kind(sc);
+        f->pool_ids = pool_ids(sc, &f->num_pools);
     }
 }
-
-static void print_unit(FILE *fp, goabt_unit *u)
-{
-    uint64_t id = goabt_unit_id(u);
-    const char *kind = u->kind == GOABT_TASKLET       ? "tasklet"
-                       : (u->flags & GOABT_UNIT_MAIN) ? "main ULT"
-                                                       : "ULT";
-    char fn[256];
-    fprintf(fp, "== %s %" PRIu64 " (%p) ==\n", kind, id, (void *)u);
-    fprintf(fp, " id         : %" PRIu64 "\n", id);
-    fprintf(fp, " kind       : %s\n", kind);
-    fprintf(fp, " state      : %s\n", unit_state_name(__atomic_load_n(&u->state, __ATOMIC_ACQUIRE)));
-    goabt_stream *last = u->last_stream;
-    if (last != NULL) {
-        fprintf(fp, " stream     : %d (the last it ran on)\n", last->rank);
-    } else {
-        fprintf(fp, " stream     : none yet\n");
-    }
-    goabt_pool *p = u->pool;
-    if (p != NULL) {
-        fprintf(fp, " pool       : %d (%p)\n", p->id, (void *)p);
-    } else {
-        fprintf(fp, " pool       : none\n");
-    }
-    if (u->flags & GOABT_UNIT_MAIN) {
-        fprintf(fp, " function   : main (the program's main thread)\n");
-    } else {
-        describe_code(fn, sizeof fn, (void *)u->func);
-        fprintf(fp, " function   : %p (%s)\n", (void *)u->func, fn);
-    }
-    fprintf(fp, " argument   : %p\n", u->arg);
-    if (u->kind == GOABT_TASKLET) {
-        fprintf(fp, " stack      : none (runs on its stream's stack)\n");
-    } else if (u->flags & GOABT_UNIT_MAIN) {
-        fprintf(fp, " stack      : the main thread's\n");
-    } else if (u->stack == NULL) {
-        fprintf(fp, " stack      : none yet, %zu bytes (goabt's, taken when it first runs)\n",
-                u->stacksize);
-    } else {
-        fprintf(fp, " stack      : %p, %zu bytes (%s)\n", u->stack, u->stacksize,
-                (u->flags & GOABT_UNIT_USER_STACK) ? "the program's"
-                : u->mapping != NULL              ? "goabt's"
-                                                   : "goabt's, given to other ULTs as it ended");
-    }
-    fprintf(fp, " migratable : %s\n", yes_no(u->flags & GOABT_UNIT_MIGRATABLE));
-    fprintf(fp, " named      : %s\n", yes_no(u->flags & GOABT_UNIT_NAMED));
-}
-
-static void print_attr(FILE *fp, goabt_attr *a)
-{
-    char cb[256];
-    fprintf(fp, "== ULT attribute %p ==\n", (void *)a);
-    fprintf(fp, " stack      : %s %p\n", a->stack ? "the program's," : "goabt allocates it", a->stack);
-    fprintf(fp, " stack size : %zu\n", a->stacksize);
-    fprintf(fp, " migratable : %s\n", yes_no(a->migratable == ABT_TRUE));
-    describe_code(cb, sizeof cb, (void *)a->callback);
-    fprintf(fp, " migration callback: %p (%s), argument %p\n", (void *)a->callback,
-            a->callback ? cb : "none", a->callback_arg);
-}
-
-
-/* ---- Stacks ----------------------------------------------------------------------------------- */
-
-/* At most this much of a stack is dumped, nearest its stack pointer (the newest frames). */
-#define DUMP_MAX (32 * 1024)
-#define DUMP_CHUNK 64 /* words copied at a time */
 
 /* Copies another ULT's stack words: not as an instrumented load, since AddressSanitizer's marks
  * of that ULT's frames would read as overflows, and not with memcpy, which it intercepts. */
@@ -264,159 +158,138 @@ __attribute__((no_sanitize_address, noinline)) static void copy_words(uintptr_t 
 #endif
 }
 
-/* The executable segments of every loaded object. */
-struct code_ranges {
-    int n, cap;
-    uintptr_t (*r)[2];
-};
-
-static int add_code_ranges(struct dl_phdr_info *info, size_t size, void *data)
+/* u's facts; with_stack: also the words of its stack in use, when it has a stack to show
+ * (not running, not ended, its saved stack pointer inside its stack), in f->words (malloc'd:
+ * free it). */
+static void unit_facts(goabt_unit *u, struct goabt_info_unit *f, int with_stack)
 {
-    (void)size;
-    struct code_ranges *c = data;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-        if (c->n == c->cap) {
-            int cap = c->cap ? 2 * c->cap : 32;
-            void *r = realloc(c->r, (size_t)cap * sizeof *c->r);
-            if (r == NULL) return 1;
-            c->r = r;
-            c->cap = cap;
-        }
-        c->r[c->n][0] = info->dlpi_addr + ph->p_vaddr;
-        c->r[c->n][1] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-        c->n++;
+    memset(f, 0, sizeof *f);
+    f->last_stream = -1;
+    if (u == NULL) return;
+    f->valid = 1;
+    f->addr = (uintptr_t)u;
+    f->id = goabt_unit_id(u);
+    f->tasklet = u->kind == GOABT_TASKLET;
+    f->main = (u->flags & GOABT_UNIT_MAIN) != 0;
+    f->state = __atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
+    goabt_stream *last = u->last_stream;
+    if (last != NULL) f->last_stream = last->rank;
+    goabt_pool *p = u->pool;
+    if (p != NULL) {
+        f->pool = (uintptr_t)p;
+        f->pool_id = p->id;
     }
-    return 0;
-}
-
-static int is_code(const struct code_ranges *c, uintptr_t w)
-{
-    for (int i = 0; i < c->n; i++) {
-        if (w >= c->r[i][0] && w < c->r[i][1]) return 1;
-    }
-    return 0;
-}
-
-/* Prints u's stack: a line saying why not, or the dump (top of file). */
-static void print_stack(FILE *fp, goabt_unit *u)
-{
-    if (u->kind == GOABT_TASKLET) {
-        fprintf(fp, "no stack: a tasklet runs on its stream's stack\n");
-        return;
-    }
-    if (u->flags & GOABT_UNIT_MAIN) {
-        fprintf(fp, "not printed: the main ULT runs on the main thread's stack\n");
-        return;
-    }
-    int state = __atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
-    if (state == ABT_THREAD_STATE_RUNNING) {
-        fprintf(fp, "not printed: the ULT is running\n");
-        return;
-    }
-    if (state == ABT_THREAD_STATE_TERMINATED) {
-        fprintf(fp, "no stack: the ULT has terminated\n");
+    f->func = (uintptr_t)u->func;
+    f->arg = (uintptr_t)u->arg;
+    f->stack = (uintptr_t)u->stack;
+    f->stacksize = u->stacksize;
+    f->user_stack = (u->flags & GOABT_UNIT_USER_STACK) != 0;
+    f->mapped = u->mapping != NULL;
+    f->migratable = (u->flags & GOABT_UNIT_MIGRATABLE) != 0;
+    f->named = (u->flags & GOABT_UNIT_NAMED) != 0;
+    f->sp = (uintptr_t)u->ctx;
+    if (!with_stack || f->tasklet || f->main || f->state == ABT_THREAD_STATE_RUNNING ||
+        f->state == ABT_THREAD_STATE_TERMINATED) {
         return;
     }
     char *lo = u->stack, *top = lo + u->stacksize, *sp = u->ctx;
-    if (sp == NULL) {
-        fprintf(fp, "unused: the ULT has not run yet (stack %p, %zu bytes)\n", (void *)lo,
-                u->stacksize);
-        return;
-    }
-    if (lo == NULL || sp < lo || sp >= top) {
-        fprintf(fp, "not printed: the saved stack pointer %p is outside its stack %p-%p\n",
-                (void *)sp, (void *)lo, (void *)top);
-        return;
-    }
-    size_t used = (size_t)(top - sp), shown = used < DUMP_MAX ? used : DUMP_MAX;
-    size_t words = shown / sizeof(uintptr_t);
-    fprintf(fp, "stack %p-%p: %zu of %zu bytes in use, %zu shown, from the saved stack pointer up\n",
-            (void *)lo, (void *)top, used, u->stacksize, words * sizeof(uintptr_t));
-    uintptr_t buf[DUMP_CHUNK];
-    const uintptr_t *from = (const uintptr_t *)sp;
-    for (size_t at = 0; at < words; at += DUMP_CHUNK) {
-        size_t n = words - at < DUMP_CHUNK ? words - at : DUMP_CHUNK;
-        copy_words(buf, from + at, n);
-        for (size_t i = 0; i < n; i += 4) {
-            fprintf(fp, "  %p:", (void *)(from + at + i));
-            for (size_t k = i; k < i + 4 && k < n; k++) fprintf(fp, " %016" PRIxPTR, buf[k]);
-            fputc('\n', fp);
-        }
-    }
-    struct code_ranges code = {0, 0, NULL};
-    dl_iterate_phdr(add_code_ranges, &code);
-    fprintf(fp, "code addresses in it, newest first:\n");
-    int found = 0;
-    for (size_t at = 0; at < words; at += DUMP_CHUNK) {
-        size_t n = words - at < DUMP_CHUNK ? words - at : DUMP_CHUNK;
-        copy_words(buf, from + at, n);
-        for (size_t i = 0; i < n; i++) {
-            if (!is_code(&code, buf[i])) continue;
-            char where[256];
-            describe_code(where, sizeof where, (void *)buf[i]);
-            fprintf(fp, "  sp+0x%zx: %016" PRIxPTR " %s\n", (at + i) * sizeof(uintptr_t), buf[i],
-                    where);
-            found++;
-        }
-    }
-    if (found == 0) fprintf(fp, "  none\n");
-    free(code.r);
+    if (sp == NULL || lo == NULL || sp < lo || sp >= top) return;
+    f->used = (size_t)(top - sp);
+    size_t shown = f->used < GOABT_INFO_STACK_MAX ? f->used : GOABT_INFO_STACK_MAX;
+    uintptr_t *words = malloc(shown);
+    if (words == NULL) return;
+    f->num_words = shown / sizeof(uintptr_t);
+    copy_words(words, (const uintptr_t *)sp, f->num_words);
+    f->words = words;
 }
 
-/* One unit of a pool, for the stack prints: a header naming it, then its stack. */
-static void print_queued(FILE *fp, goabt_unit *u)
+/* The units queued in a pool, gathered for a stack print. */
+struct queued {
+    struct goabt_info_unit *units;
+    int n, cap;
+};
+
+static void queued_add(struct queued *q, goabt_unit *u)
 {
-    if (u == NULL) {
-        fprintf(fp, "=== unknown work unit ===\n");
-        return;
+    if (q->n == q->cap) {
+        int cap = q->cap ? 2 * q->cap : 16;
+        void *more = realloc(q->units, (size_t)cap * sizeof *q->units);
+        if (more == NULL) return;
+        q->units = more;
+        q->cap = cap;
     }
-    uint64_t id = goabt_unit_id(u);
-    fprintf(fp, "=== %s %" PRIu64 " (%p) ===\n", u->kind == GOABT_TASKLET ? "tasklet" : "ULT", id,
-            (void *)u);
-    fprintf(fp, "state: %s\n", unit_state_name(__atomic_load_n(&u->state, __ATOMIC_ACQUIRE)));
-    print_stack(fp, u);
+    unit_facts(u, &q->units[q->n++], 1);
 }
 
-static void print_queued_thread(void *arg, ABT_thread t)
-{
-    print_queued(arg, goabt_unit_of(t));
-}
+static void queued_thread(void *arg, ABT_thread t) { queued_add(arg, goabt_unit_of(t)); }
 
-/* The stacks of the units queued in p. A built-in pool is walked under its lock, so that none
- * of its units can be popped, run and freed while its stack is read; a user pool (or a Go pool)
- * is read through its print_all (ABT_ERR_POOL if it has none). */
-static int print_pool_stacks(FILE *fp, goabt_pool *p)
+/* The units queued in p with their stacks, in f (free them with pool_units_free). A built-in
+ * pool is walked under its lock, so that none of its units can be popped, run and freed while
+ * its stack is read; a user pool (or a Go pool) is read through its print_all: ABT_ERR_POOL if
+ * it has none. */
+static int pool_units_facts(goabt_pool *p, struct goabt_info_pool_units *f)
 {
-    fprintf(fp, "== work units in pool %d (%p) ==\n", p->id, (void *)p);
+    struct queued q = {NULL, 0, 0};
     int rc = ABT_SUCCESS;
+    memset(f, 0, sizeof *f);
+    f->addr = (uintptr_t)p;
+    f->id = p->id;
     if (p->user == NULL) {
         goabt_spin_lock(&p->lock);
-        for (goabt_unit *u = p->head; u != NULL; u = u->next) print_queued(fp, u);
+        for (goabt_unit *u = p->head; u != NULL; u = u->next) queued_add(&q, u);
         goabt_spin_unlock(&p->lock);
     } else {
-        rc = goabt_user_pool_print_all(p, fp, print_queued_thread, NULL);
-        if (rc != ABT_SUCCESS) fprintf(fp, "not printed: the pool has no print_all\n");
+        rc = goabt_user_pool_print_all(p, &q, queued_thread, NULL);
+        f->no_print_all = rc != ABT_SUCCESS;
     }
-    fflush(fp);
+    f->units = q.units;
+    f->num_units = q.n;
     return rc;
+}
+
+static void pool_units_free(struct goabt_info_pool_units *f)
+{
+    for (int i = 0; i < f->num_units; i++) free((void *)f->units[i].words);
+    free((void *)f->units);
 }
 
 /* ---- The API ---------------------------------------------------------------------------------- */
 
-static void print_stream_cb(goabt_stream *s, void *arg)
+/* The streams' facts, gathered under rt.lock. */
+struct streams {
+    struct goabt_info_stream *s;
+    int n, cap;
+};
+
+static void stream_cb(goabt_stream *s, void *arg)
 {
-    if (s != NULL) print_stream(arg, s, "");
+    struct streams *all = arg;
+    if (s == NULL) return;
+    if (all->n == all->cap) {
+        int cap = all->cap ? 2 * all->cap : 16;
+        void *more = realloc(all->s, (size_t)cap * sizeof *all->s);
+        if (more == NULL) return;
+        all->s = more;
+        all->cap = cap;
+    }
+    stream_facts(s, &all->s[all->n++]);
+}
+
+static void streams_free(struct streams *all)
+{
+    for (int i = 0; i < all->n; i++) free((void *)all->s[i].pool_ids);
+    free(all->s);
 }
 
 int ABT_info_print_all_xstreams(FILE *fp)
 {
     GOABT_CHECK_INIT();
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    fprintf(fp, "execution streams: %d\n", __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED));
-    goabt_streams_each(print_stream_cb, fp);
-    fflush(fp);
+    int total = __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED);
+    struct streams all = {NULL, 0, 0};
+    goabt_streams_each(stream_cb, &all);
+    goabt_info_write(fp, GOABT_INFO_TEXT_STREAMS, all.s, all.n, total);
+    streams_free(&all);
     return ABT_SUCCESS;
 }
 
@@ -425,10 +298,12 @@ int ABT_info_print_xstream(FILE *fp, ABT_xstream xstream)
     goabt_stream *s = goabt_stream_of(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (fp == NULL) return ABT_ERR_INV_ARG;
+    struct goabt_info_stream f;
     pthread_mutex_lock(&goabt_rt.lock);
-    print_stream(fp, s, "");
+    stream_facts(s, &f);
     pthread_mutex_unlock(&goabt_rt.lock);
-    fflush(fp);
+    goabt_info_write(fp, GOABT_INFO_TEXT_STREAMS, &f, 1, -1);
+    free((void *)f.pool_ids);
     return ABT_SUCCESS;
 }
 
@@ -436,8 +311,23 @@ int ABT_info_print_sched(FILE *fp, ABT_sched sched)
 {
     GOABT_SCHED(sc, sched);
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    print_sched(fp, sc, "", 1);
-    fflush(fp);
+    struct goabt_info_sched f = {
+        .addr = (uintptr_t)sc,
+        .data = (uintptr_t)sc->data,
+        .kind = sched_kind(sc),
+        .used = sc->used,
+        .automatic = sc->automatic != 0,
+        .finish_req = __atomic_load_n(&sc->finish_req, __ATOMIC_RELAXED) != 0,
+        .exit_req = __atomic_load_n(&sc->exit_req, __ATOMIC_RELAXED) != 0,
+    };
+    struct goabt_info_pool *pools = calloc((size_t)sc->num_pools + 1, sizeof *pools);
+    if (pools != NULL) {
+        for (int i = 0; i < sc->num_pools; i++) pool_facts(sc->pools[i], &pools[i]);
+        f.num_pools = sc->num_pools;
+        f.pools = pools;
+    }
+    goabt_info_write(fp, GOABT_INFO_TEXT_SCHED, &f, 0, 0);
+    free(pools);
     return ABT_SUCCESS;
 }
 
@@ -445,9 +335,19 @@ int ABT_info_print_pool(FILE *fp, ABT_pool pool)
 {
     GOABT_POOL(p, pool);
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    print_pool(fp, p, "");
-    fflush(fp);
+    struct goabt_info_pool f;
+    pool_facts(p, &f);
+    goabt_info_write(fp, GOABT_INFO_TEXT_POOL, &f, 0, 0);
     return ABT_SUCCESS;
+}
+
+/* ABT_info_print_thread, _task (with_stack 0) and _thread_stack (1). */
+static void print_unit(FILE *fp, goabt_unit *u, int with_stack)
+{
+    struct goabt_info_unit f;
+    unit_facts(u, &f, with_stack);
+    goabt_info_write(fp, GOABT_INFO_TEXT_UNIT, &f, with_stack, 0);
+    free((void *)f.words);
 }
 
 int ABT_info_print_thread(FILE *fp, ABT_thread thread)
@@ -455,8 +355,7 @@ int ABT_info_print_thread(FILE *fp, ABT_thread thread)
     goabt_unit *u = goabt_unit_of(thread);
     if (u == NULL) return ABT_ERR_INV_THREAD;
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    print_unit(fp, u);
-    fflush(fp);
+    print_unit(fp, u, 0);
     return ABT_SUCCESS;
 }
 
@@ -465,8 +364,7 @@ int ABT_info_print_task(FILE *fp, ABT_task task)
     goabt_unit *u = goabt_unit_of(task);
     if (u == NULL) return ABT_ERR_INV_TASK;
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    print_unit(fp, u);
-    fflush(fp);
+    print_unit(fp, u, 0);
     return ABT_SUCCESS;
 }
 
@@ -475,8 +373,15 @@ int ABT_info_print_thread_attr(FILE *fp, ABT_thread_attr attr)
     goabt_attr *a = goabt_attr_of(attr);
     if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    print_attr(fp, a);
-    fflush(fp);
+    struct goabt_info_attr f = {
+        .addr = (uintptr_t)a,
+        .stack = (uintptr_t)a->stack,
+        .callback = (uintptr_t)a->callback,
+        .callback_arg = (uintptr_t)a->callback_arg,
+        .stacksize = a->stacksize,
+        .migratable = a->migratable == ABT_TRUE,
+    };
+    goabt_info_write(fp, GOABT_INFO_TEXT_ATTR, &f, 0, 0);
     return ABT_SUCCESS;
 }
 
@@ -485,8 +390,7 @@ int ABT_info_print_thread_stack(FILE *fp, ABT_thread thread)
     goabt_unit *u = goabt_unit_of(thread);
     if (u == NULL) return ABT_ERR_INV_THREAD;
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    print_queued(fp, u);
-    fflush(fp);
+    print_unit(fp, u, 1);
     return ABT_SUCCESS;
 }
 
@@ -494,7 +398,11 @@ int ABT_info_print_thread_stacks_in_pool(FILE *fp, ABT_pool pool)
 {
     GOABT_POOL(p, pool);
     if (fp == NULL) return ABT_ERR_INV_ARG;
-    return print_pool_stacks(fp, p);
+    struct goabt_info_pool_units f;
+    int rc = pool_units_facts(p, &f);
+    goabt_info_write(fp, GOABT_INFO_TEXT_POOL_STACKS, &f, 0, 0);
+    pool_units_free(&f);
+    return rc;
 }
 
 /* ---- ABT_info_trigger_print_all_thread_stacks ------------------------------------------------- */
@@ -548,47 +456,57 @@ static void count_running(goabt_stream *s, void *arg)
     }
 }
 
+/* The dump's facts, gathered under rt.lock (goabt_streams_each): the streams, and every pool
+ * of their main schedulers once, with its units' stacks. */
 struct dump {
-    FILE *fp;
-    goabt_pool **pools; /* every pool of a main scheduler, once */
-    int num_pools, cap;
+    struct goabt_info_dump_stream *streams;
+    int num_streams, cap_streams;
+    goabt_pool **pools;
+    int num_pools, cap_pools;
+    struct goabt_info_pool_units *units; /* num_pools of them, once the streams are listed */
 };
+
+static int grow(void **array, int *cap, size_t size)
+{
+    int more = *cap ? 2 * *cap : 16;
+    void *a = realloc(*array, (size_t)more * size);
+    if (a == NULL) return 0;
+    *array = a;
+    *cap = more;
+    return 1;
+}
 
 static void dump_stream(goabt_stream *s, void *arg)
 {
     struct dump *d = arg;
     if (s == NULL) { /* the streams are listed: the pools' stacks, still under rt.lock */
-        for (int i = 0; i < d->num_pools; i++) print_pool_stacks(d->fp, d->pools[i]);
+        d->units = calloc((size_t)d->num_pools + 1, sizeof *d->units);
+        for (int i = 0; d->units != NULL && i < d->num_pools; i++) {
+            pool_units_facts(d->pools[i], &d->units[i]);
+        }
+        return;
+    }
+    if (d->num_streams == d->cap_streams &&
+        !grow((void **)&d->streams, &d->cap_streams, sizeof *d->streams)) {
         return;
     }
     goabt_sched *sc = s->sched;
-    fprintf(d->fp, "= execution stream %d (%p): main scheduler %p, pools:", s->rank, (void *)s,
-            (void *)sc);
+    struct goabt_info_dump_stream *f = &d->streams[d->num_streams++];
+    f->addr = (uintptr_t)s;
+    f->sched = (uintptr_t)sc;
+    f->rank = s->rank;
+    f->pool_ids = pool_ids(sc, &f->num_pools);
     for (int i = 0; sc != NULL && i < sc->num_pools; i++) {
         goabt_pool *p = sc->pools[i];
-        fprintf(d->fp, " %d", p->id);
         int seen = 0;
         for (int k = 0; k < d->num_pools && !seen; k++) seen = d->pools[k] == p;
         if (seen) continue;
-        if (d->num_pools == d->cap) {
-            int cap = d->cap ? 2 * d->cap : 16;
-            void *more = realloc(d->pools, (size_t)cap * sizeof *d->pools);
-            if (more == NULL) continue;
-            d->pools = more;
-            d->cap = cap;
+        if (d->num_pools == d->cap_pools &&
+            !grow((void **)&d->pools, &d->cap_pools, sizeof *d->pools)) {
+            continue;
         }
         d->pools[d->num_pools++] = p;
     }
-    fputc('\n', d->fp);
-}
-
-static void print_time(FILE *fp, const char *what)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    char when[64] = "?";
-    if (localtime_r(&now, &tm) != NULL) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-    fprintf(fp, "%s ULT stacks, %s\n", what, when);
 }
 
 static int lead_dump(void)
@@ -608,17 +526,26 @@ static int lead_dump(void)
         for (int k = 0; k < 64; k++) goabt_backoff(spins);
     }
     if (fp != NULL) {
-        if (timed_out) {
-            fprintf(fp, "ABT_info_trigger_print_all_thread_stacks: timed out: %d of %d execution "
-                        "streams stopped; printing anyway\n",
-                    __atomic_load_n(&arrived, __ATOMIC_ACQUIRE), running);
-        }
-        print_time(fp, "Start of");
-        struct dump d = {fp, NULL, 0, 0};
+        struct goabt_info_dump f = {
+            .timed_out = timed_out,
+            .arrived = __atomic_load_n(&arrived, __ATOMIC_ACQUIRE),
+            .running = running,
+            .start = (int64_t)time(NULL),
+        };
+        struct dump d;
+        memset(&d, 0, sizeof d);
         goabt_streams_each(dump_stream, &d);
+        f.end = (int64_t)time(NULL);
+        f.streams = d.streams;
+        f.num_streams = d.num_streams;
+        f.pools = d.units;
+        f.num_pools = d.units != NULL ? d.num_pools : 0;
+        goabt_info_write(fp, GOABT_INFO_TEXT_DUMP, &f, 0, 0);
+        for (int i = 0; i < f.num_pools; i++) pool_units_free(&d.units[i]);
+        for (int i = 0; i < d.num_streams; i++) free((void *)d.streams[i].pool_ids);
+        free(d.units);
         free(d.pools);
-        print_time(fp, "End of");
-        fflush(fp);
+        free(d.streams);
     }
     return timed_out;
 }

@@ -1,9 +1,26 @@
 /* info.h: what the rest of the engine calls of info.c and info_print.c (configuration at init,
- * the stack dump ABT_info_trigger_print_all_thread_stacks asks for). Internal. */
+ * the stack dump ABT_info_trigger_print_all_thread_stacks asks for), and how they get their
+ * text from the Go core. Internal. */
 #ifndef GOABT_INFO_H
 #define GOABT_INFO_H
 
+#include <stdio.h>
 #include "common.h"
+
+/* The texts the Go core makes from facts (info_facts.h, core/info.go): which one. */
+enum {
+    GOABT_INFO_TEXT_CONFIG,      /* facts: struct goabt_info_config */
+    GOABT_INFO_TEXT_STREAMS,     /* struct goabt_info_stream[a]; b: the number of streams, or -1 */
+    GOABT_INFO_TEXT_SCHED,       /* struct goabt_info_sched */
+    GOABT_INFO_TEXT_POOL,        /* struct goabt_info_pool */
+    GOABT_INFO_TEXT_UNIT,        /* struct goabt_info_unit; a: 1 for its stack */
+    GOABT_INFO_TEXT_ATTR,        /* struct goabt_info_attr */
+    GOABT_INFO_TEXT_POOL_STACKS, /* struct goabt_info_pool_units */
+    GOABT_INFO_TEXT_DUMP,        /* struct goabt_info_dump */
+};
+
+/* Asks the Go core for the text of facts (through the gate) and writes it to fp; flushes fp. */
+void goabt_info_write(FILE *fp, int what, const void *facts, int a, int b) GOABT_HIDDEN;
 
 /* Reads what info.c shows of the Go core's configuration; 1 if ABT_PRINT_CONFIG asks for the
  * configuration at ABT_init. Called by goabt_engine_init, on the main thread, no ULT running. */

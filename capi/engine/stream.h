@@ -159,8 +159,6 @@ int goabt_streams_each(void (*fn)(goabt_stream *s, void *arg), void *arg) GOABT_
  * (ABT_ERR_MEM if they cannot be kept); at the last ABT_finalize, forget them. */
 int goabt_affinity_init(void) GOABT_HIDDEN;
 void goabt_affinity_finalize(void) GOABT_HIDDEN;
-/* One line for ABT_info_print_config: the sets ranks bind to, or that nothing is bound. */
-void goabt_affinity_print(FILE *fp) GOABT_HIDDEN;
 /* The calling thread runs s from now on (s's thread starts; ABT_init makes the main thread the
  * primary): it binds to the CPUs the program asked for s, else to its rank's set. */
 void goabt_stream_bind_start(goabt_stream *s) GOABT_HIDDEN;

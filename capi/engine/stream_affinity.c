@@ -72,26 +72,6 @@ void goabt_affinity_finalize(void)
     goabt_rt.num_affinity_sets = 0;
 }
 
-void goabt_affinity_print(FILE *fp)
-{
-    if (!goabt_rt.affinity || goabt_rt.num_affinity_sets == 0) {
-        fprintf(fp, " CPU binding (ABT_SET_AFFINITY): off\n");
-        return;
-    }
-    fprintf(fp, " CPU binding (ABT_SET_AFFINITY): rank r on set r mod %d:", goabt_rt.num_affinity_sets);
-    for (int i = 0; i < goabt_rt.num_affinity_sets && i < 64; i++) {
-        const char *sep = "{";
-        fprintf(fp, "%s", i == 0 ? " " : ",");
-        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-            if (!CPU_ISSET(cpu, &goabt_rt.affinity_sets[i])) continue;
-            fprintf(fp, "%s%d", sep, cpu);
-            sep = ",";
-        }
-        fprintf(fp, "}");
-    }
-    fprintf(fp, "%s\n", goabt_rt.num_affinity_sets > 64 ? ",..." : "");
-}
-
 /* The set s's rank picks, or NULL when ABT_SET_AFFINITY binds nothing. */
 static const cpu_set_t *rank_set(const goabt_stream *s)
 {
