@@ -60,8 +60,8 @@ static const char *access_name(int access)
 
 static const char *pool_kind_name(goabt_pool *p)
 {
-    if (p->go_id != 0) return "Go pool (goabt_pool_create_go, GOABT_POOL)";
-    if (p->user != NULL) return "user-defined";
+    if (p->ops == &goabt_go_pool_ops) return "Go pool (goabt_pool_create_go, GOABT_POOL)";
+    if (p->ops == &goabt_user_pool_ops) return "user-defined";
     switch (p->kind) {
     case ABT_POOL_FIFO: return "FIFO";
     case ABT_POOL_FIFO_WAIT: return "FIFO_WAIT";
@@ -72,8 +72,10 @@ static const char *pool_kind_name(goabt_pool *p)
 
 static const char *sched_kind_name(goabt_sched *sc)
 {
-    if (sc->go_policy != 0) return "goabt's loop with a Go policy (goabt_sched_create_go, GOABT_SCHED)";
-    if (sc->is_user) return "user-defined";
+    if (sc->ops == &goabt_sched_go_ops) {
+        return "goabt's loop with a Go policy (goabt_sched_create_go, GOABT_SCHED)";
+    }
+    if (sc->ops == &goabt_sched_user_ops) return "user-defined";
     switch (sc->predef) {
     case ABT_SCHED_DEFAULT:
     case ABT_SCHED_BASIC: return "BASIC";
@@ -124,7 +126,7 @@ static void print_pool(FILE *fp, goabt_pool *p, const char *in)
     fprintf(fp, "%s kind       : %s\n", in, pool_kind_name(p));
     fprintf(fp, "%s access     : %s\n", in, access_name(p->access));
     fprintf(fp, "%s automatic  : %s\n", in, yes_no(p->automatic));
-    if (goabt_user_pool_has_size(p)) {
+    if (goabt_pool_can(p, GOABT_POOL_CAN_SIZE)) {
         fprintf(fp, "%s size       : %zu\n", in, goabt_pool_size(p));
     } else {
         fprintf(fp, "%s size       : unknown (no get_size)\n", in);
@@ -391,12 +393,12 @@ static int print_pool_stacks(FILE *fp, goabt_pool *p)
 {
     fprintf(fp, "== work units in pool %d (%p) ==\n", p->id, (void *)p);
     int rc = ABT_SUCCESS;
-    if (p->user == NULL) {
+    if (p->ops->flags & GOABT_POOL_OPS_LOCKED_QUEUE) {
         goabt_spin_lock(&p->lock);
         for (goabt_unit *u = p->head; u != NULL; u = u->next) print_queued(fp, u);
         goabt_spin_unlock(&p->lock);
     } else {
-        rc = goabt_user_pool_print_all(p, fp, print_queued_thread, NULL);
+        rc = goabt_pool_print_all(p, fp, print_queued_thread, NULL);
         if (rc != ABT_SUCCESS) fprintf(fp, "not printed: the pool has no print_all\n");
     }
     fflush(fp);
