@@ -70,8 +70,8 @@ void goabt_info_write(FILE *fp, int what, const void *facts, int a, int b)
 
 static int pool_kind(const goabt_pool *p)
 {
-    if (p->go_id != 0) return GOABT_INFO_POOL_GO;
-    if (p->user != NULL) return GOABT_INFO_POOL_USER;
+    if (p->ops == &goabt_go_pool_ops) return GOABT_INFO_POOL_GO;
+    if (p->ops == &goabt_user_pool_ops) return GOABT_INFO_POOL_USER;
     switch (p->kind) {
     case ABT_POOL_FIFO: return GOABT_INFO_POOL_FIFO;
     case ABT_POOL_FIFO_WAIT: return GOABT_INFO_POOL_FIFO_WAIT;
@@ -82,8 +82,8 @@ static int pool_kind(const goabt_pool *p)
 
 static int sched_kind(const goabt_sched *sc)
 {
-    if (sc->go_policy != 0) return GOABT_INFO_SCHED_GO;
-    if (sc->is_user) return GOABT_INFO_SCHED_USER;
+    if (sc->ops == &goabt_sched_go_ops) return GOABT_INFO_SCHED_GO;
+    if (sc->ops == &goabt_sched_user_ops) return GOABT_INFO_SCHED_USER;
     switch (sc->predef) {
     case ABT_SCHED_DEFAULT: return GOABT_INFO_SCHED_DEFAULT;
     case ABT_SCHED_BASIC: return GOABT_INFO_SCHED_BASIC;
@@ -103,7 +103,7 @@ static void pool_facts(goabt_pool *p, struct goabt_info_pool *f)
     f->kind = pool_kind(p);
     f->access = p->access;
     f->automatic = p->automatic != 0;
-    f->has_size = goabt_user_pool_has_size(p);
+    f->has_size = goabt_pool_can(p, GOABT_POOL_CAN_SIZE);
     if (f->has_size) f->size = goabt_pool_size(p);
     f->blocked = goabt_pool_num_blocked(p);
     f->num_scheds = __atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED);
@@ -234,12 +234,12 @@ static int pool_units_facts(goabt_pool *p, struct goabt_info_pool_units *f)
     memset(f, 0, sizeof *f);
     f->addr = (uintptr_t)p;
     f->id = p->id;
-    if (p->user == NULL) {
+    if (p->ops->flags & GOABT_POOL_OPS_LOCKED_QUEUE) {
         goabt_spin_lock(&p->lock);
         for (goabt_unit *u = p->head; u != NULL; u = u->next) queued_add(&q, u);
         goabt_spin_unlock(&p->lock);
     } else {
-        rc = goabt_user_pool_print_all(p, &q, queued_thread, NULL);
+        rc = goabt_pool_print_all(p, &q, queued_thread, NULL);
         f->no_print_all = rc != ABT_SUCCESS;
     }
     f->units = q.units;

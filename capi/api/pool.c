@@ -1,11 +1,12 @@
 //go:build goabt_c_engine
-/* Pools and schedulers as the API sees them (ABT_pool_*, ABT_sched_*); the queues themselves
- * are in pool.c. */
+/* Pools and schedulers as the API sees them (ABT_pool_*, ABT_sched_*); the pools themselves,
+ * of every kind, are the engine's (engine/pool.h). */
 #include <stdlib.h>
 #include "args.h"
 #include "engine/handles.h"
 #include "engine/leaks.h"
 #include "engine/pool.h"
+#include "engine/pool_member.h"
 #include "engine/runtime.h"
 #include "engine/scheduler.h"
 #include "engine/stream.h"
@@ -60,15 +61,14 @@ int ABT_pool_get_access(ABT_pool pool, ABT_pool_access *access)
 int ABT_pool_is_empty(ABT_pool pool, ABT_bool *is_empty)
 {
     GOABT_RESOLVE_POOL(p, pool, is_empty);
-    int empty = p->user != NULL ? goabt_user_pool_is_empty(p) : goabt_pool_size(p) == 0;
-    *is_empty = empty ? ABT_TRUE : ABT_FALSE;
+    *is_empty = goabt_pool_is_empty(p) ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
 
 int ABT_pool_get_size(ABT_pool pool, size_t *size)
 {
     GOABT_RESOLVE_POOL(p, pool, size);
-    if (!goabt_user_pool_has_size(p)) return ABT_ERR_POOL;
+    if (!goabt_pool_can(p, GOABT_POOL_CAN_SIZE)) return ABT_ERR_POOL;
     *size = goabt_pool_size(p);
     return ABT_SUCCESS;
 }
@@ -76,7 +76,7 @@ int ABT_pool_get_size(ABT_pool pool, size_t *size)
 int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
 {
     GOABT_RESOLVE_POOL(p, pool, size);
-    if (!goabt_user_pool_has_size(p)) return ABT_ERR_POOL;
+    if (!goabt_pool_can(p, GOABT_POOL_CAN_SIZE)) return ABT_ERR_POOL;
     long blocked = goabt_pool_num_blocked(p);
     *size = goabt_pool_size(p) + (size_t)(blocked > 0 ? blocked : 0);
     return ABT_SUCCESS;
@@ -92,7 +92,7 @@ static int push_unit(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
     if (!goabt_unit_in_no_pool(u)) {
         return ABT_ERR_INV_THREAD; /* running, blocked, finished or still queued */
     }
-    int rc = goabt_pool_associate(p, u);
+    int rc = goabt_pool_member_set(p, u);
     if (rc != ABT_SUCCESS) return rc;
     goabt_pool_push_op(p, u, ctx);
     return ABT_SUCCESS;
@@ -119,7 +119,7 @@ int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t nu
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     if (num > 0 && threads == NULL) return ABT_ERR_INV_ARG;
-    if (p->user != NULL && num > 0) {
+    if (p->ops->push_many != NULL && num > 0) {
         /* A pool with push_many gets them all at once, once each is checked and has its pool
          * unit; else one at a time. */
         goabt_unit **units = malloc(num * sizeof *units);
@@ -133,11 +133,11 @@ int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t nu
                 rc = ABT_ERR_INV_THREAD;
             } else if (!goabt_unit_in_no_pool(u)) {
                 rc = ABT_ERR_INV_THREAD;
-            } else if ((rc = goabt_pool_associate(p, u)) == ABT_SUCCESS) {
+            } else if ((rc = goabt_pool_member_set(p, u)) == ABT_SUCCESS) {
                 units[n++] = u;
             }
         }
-        int done = rc == ABT_SUCCESS && goabt_user_pool_push_many(p, units, n, pool_ctx);
+        int done = rc == ABT_SUCCESS && goabt_pool_push_many(p, units, n, pool_ctx);
         if (!done) {
             for (size_t i = 0; i < n; i++) goabt_pool_push_op(p, units[i], pool_ctx);
         }
@@ -160,7 +160,7 @@ int ABT_pool_push_threads(ABT_pool pool, const ABT_thread *threads, size_t num)
  * switch to it (unit_switch.c). Returns u. */
 static goabt_unit *claimed(goabt_unit *u)
 {
-    if (u != NULL) u->popped_by = goabt_self_unit();
+    if (u != NULL) goabt_pool_member_claim(u, goabt_self_unit());
     return u;
 }
 
@@ -170,7 +170,7 @@ int ABT_pool_pop_thread_ex(ABT_pool pool, ABT_thread *thread, ABT_pool_context p
     if (thread != NULL) *thread = ABT_THREAD_NULL;
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(thread);
-    goabt_unit *u = claimed(p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p));
+    goabt_unit *u = claimed(goabt_pool_pop_op(p, pool_ctx));
     *thread = u != NULL ? u : ABT_THREAD_NULL;
     return ABT_SUCCESS;
 }
@@ -187,12 +187,12 @@ int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len, size
     GOABT_POOL(p, pool);
     if ((len > 0 && threads == NULL) || num == NULL) return ABT_ERR_INV_ARG;
     size_t n = 0;
-    if (p->user != NULL && goabt_user_pool_pop_many(p, (goabt_unit **)threads, len, num, pool_ctx)) {
+    if (goabt_pool_pop_many(p, (goabt_unit **)threads, len, num, pool_ctx)) {
         for (size_t i = 0; i < *num; i++) claimed(threads[i]);
         return ABT_SUCCESS;
     }
     while (n < len) {
-        goabt_unit *u = claimed(p->user != NULL ? goabt_user_pool_pop(p, pool_ctx) : goabt_pool_pop(p));
+        goabt_unit *u = claimed(goabt_pool_pop_op(p, pool_ctx));
         if (u == NULL) break;
         threads[n++] = u;
     }
@@ -205,12 +205,6 @@ int ABT_pool_pop_threads(ABT_pool pool, ABT_thread *threads, size_t len, size_t 
     return ABT_pool_pop_threads_ex(pool, threads, len, num, ABT_POOL_CONTEXT_OP_POOL_OTHER);
 }
 
-/* Pops from p, waiting secs seconds (or until abstime when secs is negative) if it is empty:
- * the built-in pools sleep on their condition variable; a user pool needs its pop_wait (or,
- * older definitions, p_pop_timedwait). NULL with *rc set when the pool cannot wait. */
-static goabt_unit *pop_until(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
-                             int *rc);
-
 int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_secs,
                                 ABT_pool_context pool_ctx)
 {
@@ -219,7 +213,8 @@ int ABT_pool_pop_wait_thread_ex(ABT_pool pool, ABT_thread *thread, double time_s
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(thread);
     int rc = ABT_SUCCESS;
-    goabt_unit *u = claimed(pop_until(p, time_secs > 0 ? time_secs : 0.0, -1.0, pool_ctx, &rc));
+    goabt_unit *u =
+        claimed(goabt_pool_pop_wait_for(p, time_secs > 0 ? time_secs : 0.0, -1.0, pool_ctx, &rc));
     if (u != NULL) *thread = u;
     return rc;
 }
@@ -229,38 +224,12 @@ int ABT_pool_pop_wait_thread(ABT_pool pool, ABT_thread *thread, double time_secs
     return ABT_pool_pop_wait_thread_ex(pool, thread, time_secs, ABT_POOL_CONTEXT_OP_POOL_OTHER);
 }
 
-/* Calls thread_fn(arg, u) (or unit_fn(arg, its pool unit)) for every unit queued in p: a
- * snapshot under the lock, called after it, as the functions may call into goabt. */
-static int print_queued(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
-                        void (*unit_fn)(void *, ABT_unit))
-{
-    if (p->user != NULL) return goabt_user_pool_print_all(p, arg, thread_fn, unit_fn);
-    goabt_spin_lock(&p->lock);
-    size_t n = p->size, i = 0;
-    goabt_unit **all = malloc((n ? n : 1) * sizeof *all);
-    if (all != NULL) {
-        for (goabt_unit *u = p->head; u != NULL && i < n; u = u->next) all[i++] = u;
-    }
-    goabt_spin_unlock(&p->lock);
-    if (all == NULL) return ABT_ERR_MEM;
-    for (size_t j = 0; j < i; j++) {
-        if (thread_fn != NULL) {
-            thread_fn(arg, all[j]);
-        } else {
-            unit_fn(arg, (ABT_unit)all[j]); /* a built-in pool's unit is the work unit */
-        }
-    }
-    free(all);
-    return ABT_SUCCESS;
-}
-
 int ABT_pool_print_all_threads(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_thread))
 {
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     if (print_fn == NULL) return ABT_ERR_INV_ARG;
-    if (p->user != NULL) return goabt_user_pool_print_threads(p, arg, print_fn);
-    return print_queued(p, arg, print_fn, NULL);
+    return goabt_pool_print_all(p, arg, print_fn, NULL);
 }
 
 /* --- Pool units. */
@@ -272,7 +241,7 @@ int ABT_pool_pop(ABT_pool pool, ABT_unit *unit)
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(unit);
     goabt_unit *u = claimed(goabt_pool_pop(p));
-    if (u != NULL) *unit = p->user != NULL ? u->pool_unit : (ABT_unit)u;
+    if (u != NULL) *unit = goabt_unit_pool_handle(u);
     return ABT_SUCCESS;
 }
 
@@ -283,8 +252,9 @@ static int pop_unit_until(ABT_pool pool, ABT_unit *unit, double secs, double abs
     GOABT_POOL(p, pool);
     GOABT_CHECK_OUT(unit);
     int rc = ABT_SUCCESS;
-    goabt_unit *u = claimed(pop_until(p, secs, abstime, ABT_POOL_CONTEXT_OP_POOL_OTHER, &rc));
-    if (u != NULL) *unit = p->user != NULL ? u->pool_unit : (ABT_unit)u;
+    goabt_unit *u = claimed(
+        goabt_pool_pop_wait_for(p, secs, abstime, ABT_POOL_CONTEXT_OP_POOL_OTHER, &rc));
+    if (u != NULL) *unit = goabt_unit_pool_handle(u);
     return rc;
 }
 
@@ -312,7 +282,7 @@ int ABT_pool_remove(ABT_pool pool, ABT_unit unit)
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     GOABT_POOL_UNIT(u, unit);
-    if (p->user != NULL && !goabt_user_pool_can_remove(p)) return ABT_ERR_POOL;
+    if (!goabt_pool_can(p, GOABT_POOL_CAN_REMOVE)) return ABT_ERR_POOL;
     /* Argobots ignores what the pool's remove says; goabt tells a unit that was not there. */
     if (!goabt_pool_remove(p, u)) return ABT_ERR_INV_UNIT;
     claimed(u);
@@ -324,17 +294,7 @@ int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_un
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     if (print_fn == NULL) return ABT_ERR_INV_ARG;
-    return print_queued(p, arg, NULL, print_fn);
-}
-
-/* abstime is on ABT_get_wtime's clock; a user pool gets the caller's figure as it is. */
-static goabt_unit *pop_until(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
-                             int *rc)
-{
-    if (p->user != NULL) return goabt_user_pool_pop_wait(p, secs, abstime, ctx, rc);
-    if (secs < 0) secs = abstime - ABT_get_wtime();
-    uint64_t now = goabt_now_ns(); /* the built-in pools wait on a CLOCK_REALTIME deadline */
-    return goabt_pool_pop_wait(p, secs > 0 ? now + (uint64_t)(secs * 1e9) : now);
+    return goabt_pool_print_all(p, arg, NULL, print_fn);
 }
 
 int ABT_pool_get_id(ABT_pool pool, int *id)

@@ -10,6 +10,7 @@
 #include "engine/leaks.h"
 #include "engine/object.h"
 #include "engine/pool.h"
+#include "engine/pool_member.h"
 
 /* ---- Definitions ------------------------------------------------------------------------------ */
 
@@ -218,12 +219,11 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
         if (c->entries[i].key == ABT_pool_config_automatic.key) automatic = c->entries[i].v.i != 0;
     }
     goabt_asym_fence_decide(); /* before any push into a user C pool */
-    goabt_pool *p = goabt_pool_new(-1, access, automatic);
+    goabt_pool *p = goabt_user_pool_new(pu, access, automatic);
     if (p == NULL) {
         free(pu);
         return ABT_ERR_MEM;
     }
-    p->user = pu;
     ABT_pool_init_fn init = pu->old_style ? pu->old.p_init : pu->def.init;
     if (init != NULL) {
         int rc = init(p, c != NULL ? (ABT_pool_config)c : ABT_POOL_CONFIG_NULL);
@@ -261,7 +261,5 @@ int ABT_unit_set_associated_pool(ABT_unit unit, ABT_pool pool)
 {
     GOABT_POOL_UNIT(u, unit);
     GOABT_POOL(p, pool);
-    int rc = goabt_pool_associate(p, u);
-    if (rc == ABT_SUCCESS) u->pool = p;
-    return rc;
+    return goabt_pool_member_set(p, u);
 }

@@ -38,9 +38,8 @@ int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sch
     /* Not freed automatically unless the configuration says so (Argobots' default for user
      * schedulers). */
     int automatic = goabt_sched_config_int(config, ABT_sched_config_automatic.idx, 0) != 0;
-    goabt_sched *sc = goabt_sched_new(-1, num_pools, list, automatic);
+    goabt_sched *sc = goabt_sched_new(&goabt_sched_user_ops, -1, num_pools, list, automatic);
     if (sc == NULL) return ABT_ERR_MEM;
-    sc->is_user = 1;
     sc->def = *def;
     if (def->init != NULL) {
         int rc = def->init(sc, config);
@@ -156,7 +155,7 @@ static int sched_size(ABT_sched sched, size_t *size, int with_blocked)
     size_t n = 0;
     for (int i = 0; i < sc->num_pools; i++) {
         goabt_pool *p = sc->pools[i];
-        if (!goabt_user_pool_has_size(p)) return ABT_ERR_POOL;
+        if (!goabt_pool_can(p, GOABT_POOL_CAN_SIZE)) return ABT_ERR_POOL;
         n += goabt_pool_size(p);
         if (with_blocked) {
             long blocked = goabt_pool_num_blocked(p);

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "engine/handles.h"
 #include "engine/pool.h"
+#include "engine/pool_member.h"
 #include "engine/unit.h"
 
 /* The caller's stream and unit, or the error that the caller's kind gets. */
@@ -107,7 +108,7 @@ int ABT_self_get_unit(ABT_unit *unit)
     GOABT_SELF_OR_SCHED(s, u);
     if (unit == NULL) return ABT_ERR_INV_ARG;
     /* As ABT_thread_get_unit: a user pool's unit for it, else the work unit itself. */
-    *unit = u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;
+    *unit = goabt_unit_pool_handle(u);
     return ABT_SUCCESS;
 }
 
@@ -193,9 +194,7 @@ int ABT_self_set_associated_pool(ABT_pool pool)
 {
     GOABT_SELF(s, u);
     GOABT_POOL(p, pool);
-    int rc = goabt_pool_associate(p, u);
-    if (rc == ABT_SUCCESS) u->pool = p;
-    return rc;
+    return goabt_pool_member_set(p, u);
 }
 
 int ABT_self_exit(void)

@@ -9,6 +9,7 @@
 #include "engine/leaks.h"
 #include "engine/object.h"
 #include "engine/pool.h"
+#include "engine/pool_member.h"
 #include "engine/runtime.h"
 #include "engine/scheduler.h"
 #include "engine/stream.h"
@@ -78,9 +79,7 @@ int ABT_thread_set_associated_pool(ABT_thread thread, ABT_pool pool)
     goabt_pool *in = u->pool;
     if (in != NULL && goabt_pool_is_queued(in, u)) return ABT_ERR_THREAD;
     /* Takes effect when the unit is next pushed (it yields, is woken or resumed). */
-    int rc = goabt_pool_associate(p, u);
-    if (rc == ABT_SUCCESS) u->pool = p;
-    return rc;
+    return goabt_pool_member_set(p, u);
 }
 
 int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *), void *arg,
@@ -281,7 +280,7 @@ int ABT_thread_get_unit(ABT_thread thread, ABT_unit *unit)
 {
     GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, unit);
     /* A user pool's unit for it, else the unit itself: built-in pools hold work units. */
-    *unit = u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;
+    *unit = goabt_unit_pool_handle(u);
     return ABT_SUCCESS;
 }
 
@@ -506,15 +505,6 @@ int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
  * waiting in a pool that can give it back moves at once; otherwise it moves at its next
  * scheduling point (popped to run, yielding, woken). Its callback runs then, on whichever thread moves it. */
 
-/* The pool a migration to sc lands in: its get_migr_pool's choice, else its first pool. */
-static goabt_pool *migration_pool(goabt_sched *sc)
-{
-    if (sc->is_user && sc->def.get_migr_pool != NULL) {
-        return goabt_pool_of(sc->def.get_migr_pool(sc));
-    }
-    return sc->num_pools > 0 ? sc->pools[0] : NULL;
-}
-
 static int migrate_to_pool(goabt_unit *u, goabt_pool *p)
 {
     if ((u->flags & GOABT_UNIT_MAIN) || !(u->flags & GOABT_UNIT_MIGRATABLE)) {
@@ -542,7 +532,7 @@ int ABT_thread_migrate_to_sched(ABT_thread thread, ABT_sched sched)
     GOABT_CHECK_INIT();
     GOABT_UNIT(u, thread);
     GOABT_SCHED(sc, sched);
-    return migrate_to_pool(u, migration_pool(sc));
+    return migrate_to_pool(u, goabt_sched_migration_pool(sc));
 }
 
 int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
@@ -554,7 +544,7 @@ int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED) {
         return ABT_ERR_INV_XSTREAM;
     }
-    return migrate_to_pool(u, migration_pool(s->sched));
+    return migrate_to_pool(u, goabt_sched_migration_pool(s->sched));
 }
 
 int ABT_thread_migrate(ABT_thread thread)
@@ -565,7 +555,7 @@ int ABT_thread_migrate(ABT_thread thread)
     if (from == NULL && u->pool != NULL) from = goabt_self_stream();
     goabt_stream *to = goabt_stream_other_running(from);
     if (to == NULL) return ABT_ERR_MIGRATION_NA; /* no other stream to go to */
-    return migrate_to_pool(u, migration_pool(to->sched));
+    return migrate_to_pool(u, goabt_sched_migration_pool(to->sched));
 }
 
 int ABT_thread_set_callback(ABT_thread thread, void (*cb_func)(ABT_thread, void *), void *cb_arg)

@@ -3,6 +3,7 @@
 #include "args.h"
 #include "engine/handles.h"
 #include "engine/pool.h"
+#include "engine/pool_member.h"
 #include "engine/runtime.h"
 #include "engine/scheduler.h"
 #include "engine/stream.h"
@@ -276,7 +277,7 @@ static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *sel
     s->sched = sc;
     old->used = GOABT_SCHED_UNUSED;
     if (self != NULL && sched_has_pool(old, self->pool) && !sched_has_pool(sc, self->pool)) {
-        self->pool = sc->pools[0];
+        goabt_pool_member_redirect(self, sc->pools[0]);
     }
     if (!old->automatic) return;
     if (s->user_run == old) {

@@ -259,8 +259,8 @@ static const char *state_name(int state)
 
 static const char *pool_kind_name(const goabt_pool *p)
 {
-    if (p->go_id != 0) return "a Go pool";
-    if (p->user != NULL) return "user-defined";
+    if (p->ops == &goabt_go_pool_ops) return "a Go pool";
+    if (p->ops == &goabt_user_pool_ops) return "user-defined";
     switch (p->kind) {
     case ABT_POOL_FIFO: return "ABT_POOL_FIFO";
     case ABT_POOL_FIFO_WAIT: return "ABT_POOL_FIFO_WAIT";
@@ -271,8 +271,8 @@ static const char *pool_kind_name(const goabt_pool *p)
 
 static const char *sched_kind_name(const goabt_sched *s)
 {
-    if (s->go_policy != 0) return "a Go scheduler";
-    if (s->is_user) return "user-defined";
+    if (s->ops == &goabt_sched_go_ops) return "a Go scheduler";
+    if (s->ops == &goabt_sched_user_ops) return "user-defined";
     switch (s->predef) {
     case ABT_SCHED_BASIC: return "ABT_SCHED_BASIC";
     case ABT_SCHED_BASIC_WAIT: return "ABT_SCHED_BASIC_WAIT";

@@ -1,8 +1,9 @@
 //go:build goabt_c_engine
-/* pool.c: pools: FIFO queues of ready units under a spinlock (ABT_POOL_FIFO, ABT_POOL_FIFO_WAIT),
- * and the idle streams asleep on each. Access modes are hints, as in Argobots 1.2: every pool is
- * safe for any producer and consumer. A user-defined pool (pool_user.c) keeps its units itself:
- * push, pop, remove and size call its functions, and the sleepers stay here. */
+/* pool.c: what every pool has, whatever its kind (pool.h, top): the engine's push, pop, remove
+ * and size, which take the FIFO inline and call other kinds' ops; retired pools that forward;
+ * parked counts; the idle streams asleep on each pool. And the built-in kind, goabt_fifo_ops:
+ * FIFO queues of ready units under a spinlock (ABT_POOL_FIFO, FIFO_WAIT, RANDWS). Access modes
+ * are hints, as in Argobots 1.2: every pool is safe for any producer and consumer. */
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -14,17 +15,22 @@
 #include "leaks.h"
 #include "object.h"
 #include "pool.h"
+#include "pool_member.h"
 #include "runtime.h"
 #include "stream.h"
 #include "unit.h"
+#include "wait.h"
 
 #define spin_lock goabt_spin_lock
 #define spin_unlock goabt_spin_unlock
 
-goabt_pool *goabt_pool_new(int kind, int access, int automatic)
+goabt_pool *goabt_pool_new(const struct goabt_pool_ops *ops, unsigned caps, int kind, int access,
+                           int automatic)
 {
     goabt_pool *p = goabt_mem_new(sizeof *p);
     if (!p) return NULL;
+    p->ops = ops;
+    p->caps = caps;
     p->kind = kind;
     p->access = access;
     p->automatic = automatic;
@@ -35,6 +41,13 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic)
     return p;
 }
 
+goabt_pool *goabt_fifo_new(int kind, int access, int automatic)
+{
+    return goabt_pool_new(&goabt_fifo_ops,
+                          GOABT_POOL_CAN_SIZE | GOABT_POOL_CAN_REMOVE | GOABT_POOL_CAN_LIST, kind,
+                          access, automatic);
+}
+
 void goabt_pool_delete(goabt_pool *p)
 {
     GOABT_LEAK_FORGET(p);
@@ -42,7 +55,7 @@ void goabt_pool_delete(goabt_pool *p)
     for (unsigned spins = 0; __atomic_load_n(&p->pushers, __ATOMIC_ACQUIRE) != 0; spins++) {
         goabt_backoff(spins);
     }
-    if (p->user != NULL) goabt_user_pool_free(p); /* still a pool: its free may get its data */
+    if (p->ops->free != NULL) p->ops->free(p); /* still a pool: a user's free may get its data */
     p->magic = GOABT_MAGIC_FREED;
     pthread_mutex_destroy(&p->wait_mutex);
     pthread_cond_destroy(&p->wait_cond);
@@ -98,17 +111,18 @@ static void wake_stream(goabt_stream *wake)
 }
 
 /* Whether pushes into p order themselves with idle streams by the sleepers' membarrier, not a
- * fence of their own: user C pools, when the kernel lets us. Go pools keep their fence: their
- * push costs a crossing into Go anyway, and an idle stream over them then spares every other
- * thread the membarrier's interrupt. */
+ * fence of their own: user C pools (GOABT_POOL_OPS_ASYM_PUSH), when the kernel lets us. Go
+ * pools keep their fence: their push costs a crossing into Go anyway, and an idle stream over
+ * them then spares every other thread the membarrier's interrupt. */
 static int pushes_asym(goabt_pool *p)
 {
-    return p->go_id == 0 && __atomic_load_n(&goabt_rt.asym_fence, __ATOMIC_RELAXED);
+    return (p->ops->flags & GOABT_POOL_OPS_ASYM_PUSH) &&
+           __atomic_load_n(&goabt_rt.asym_fence, __ATOMIC_RELAXED);
 }
 
 void goabt_pool_wake_sleeper(goabt_pool *p)
 {
-    /* After a user pool's push, which took none of our locks: its stores, a fence, then a look
+    /* After a push into a kind other than the FIFO, which took none of our locks: its stores, a fence, then a look
      * at the sleepers; an idle stream lists itself, fences, then looks at the pool
      * (goabt_pool_sleepers_fence). One of the two sees the other. The push's fence is a full
      * one, or, for a user C pool, only the compiler's: the idle stream's membarrier then acts
@@ -133,39 +147,29 @@ void goabt_pool_uncount_parked(goabt_pool *origin)
     spin_unlock(&origin->lock);
 }
 
-/* A push into a user pool (origin: where a readied unit was counted, or NULL). The user's push
- * runs without our lock; then the count, then the sleepers. */
-static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, goabt_pool *origin,
-                                                ABT_pool_context ctx)
+void goabt_pool_pushed(goabt_pool *p, goabt_pool *counted)
 {
-    u->pool = p;
-    goabt_user_pool_push(p, u, ctx);
-    if (origin != NULL) goabt_pool_uncount_parked(origin);
+    if (counted != NULL) goabt_pool_uncount_parked(counted);
     goabt_pool_wake_sleeper(p);
 }
 
-/* Queues u at p's tail; p's lock is held. */
-static inline void link_tail(goabt_pool *p, goabt_unit *u)
+/* A push into a pool of another kind, whose ops do it (out of line: the FIFO's push stays
+ * small). */
+static __attribute__((noinline)) void other_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted,
+                                                 ABT_pool_context ctx)
 {
-    u->pool = p;
-    u->popped_by = NULL;
-    u->next = NULL;
-    u->prev = p->tail;
-    if (p->tail) {
-        p->tail->next = u;
-    } else {
-        p->head = u;
-    }
-    p->tail = u;
-    __atomic_store_n(&p->size, p->size + 1, __ATOMIC_RELAXED);
+    p->ops->push(p, u, counted, ctx);
 }
 
+static inline int is_fifo(goabt_pool *p) { return p->ops == &goabt_fifo_ops; }
+
 /* Pushes u into p; counted: the pool a parked unit was counted as blocked in, uncounted now
- * (NULL for a unit that was not parked); ctx: why, for a user pool's push. */
+ * (NULL for a unit that was not parked); ctx: why, for a user pool's push. The FIFO's push
+ * (its ops' push), taken inline; it is also where a retired pool of any kind forwards. */
 static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
-    if (__builtin_expect(p->user != NULL, 0) && p->forward == NULL) {
-        user_push(p, u, counted, ctx);
+    if (__builtin_expect(!is_fifo(p), 0) && p->forward == NULL) {
+        other_push(p, u, counted, ctx);
         return;
     }
     spin_lock(&p->lock);
@@ -174,7 +178,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
      * so one that sees it no longer blocked must see it queued, never neither, or a stacked
      * scheduler stops with it queued (seen: a woken mutex waiter left in a pool nobody ran,
      * its waker preempted between the two stores). */
-    int uncount = counted == p && p->user == NULL;
+    int uncount = counted == p && is_fifo(p);
     if (uncount) counted = NULL;
     if (uncount && p->forward != NULL) {
         /* Retired: in no scheduler any more, so the order does not matter there. */
@@ -187,12 +191,12 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
         p = to;
         spin_lock(&p->lock);
     }
-    if (__builtin_expect(p->user != NULL, 0)) { /* forwarded to a user pool */
+    if (__builtin_expect(!is_fifo(p), 0)) { /* forwarded to a pool of another kind */
         spin_unlock(&p->lock);
-        user_push(p, u, counted, ctx);
+        other_push(p, u, counted, ctx);
         return;
     }
-    link_tail(p, u);
+    goabt_pool_member_link_tail(p, u);
     if (uncount) __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
     goabt_stream *wake = take_sleeper_locked(p);
     /* What is done after the lock is released must not read p once it could be freed (its
@@ -269,7 +273,7 @@ int goabt_pool_sleepers_fence(goabt_pool **pools, int n)
 {
     int heavy = 0, light = 0;
     for (int i = 0; i < n; i++) {
-        if (pools[i]->user == NULL) continue; /* its lock orders it */
+        if (pools[i]->ops->flags & GOABT_POOL_OPS_LOCKED_QUEUE) continue; /* its lock orders it */
         if (pushes_asym(pools[i])) {
             heavy = 1;
         } else {
@@ -307,11 +311,9 @@ void goabt_pool_retire(goabt_pool *p, goabt_pool *to)
         queued = u->next;
         goabt_pool_push(to, u);
     }
-    if (p->user != NULL) {
+    if (!is_fifo(p)) { /* a kind that keeps its units itself */
         goabt_unit *u;
-        while ((u = goabt_user_pool_pop(p, ABT_POOL_CONTEXT_OP_POOL_OTHER)) != NULL) {
-            goabt_pool_push(to, u);
-        }
+        while ((u = p->ops->pop(p, ABT_POOL_CONTEXT_OP_POOL_OTHER)) != NULL) goabt_pool_push(to, u);
     }
     pthread_mutex_lock(&retired_lock);
     if (num_retired == cap_retired) {
@@ -334,48 +336,51 @@ void goabt_pools_free_retired(void)
     pthread_mutex_unlock(&retired_lock);
 }
 
+static size_t fifo_size(goabt_pool *p) { return __atomic_load_n(&p->size, __ATOMIC_ACQUIRE); }
+
 size_t goabt_pool_size(goabt_pool *p)
 {
-    if (p->user != NULL) return goabt_user_pool_size(p);
-    return __atomic_load_n(&p->size, __ATOMIC_ACQUIRE);
+    if (!is_fifo(p)) return p->ops->size(p);
+    return fifo_size(p);
 }
 
 size_t goabt_pool_size_locked(goabt_pool *p)
 {
-    /* A user pool's push looks at the sleepers without our lock: the caller fenced after it
+    /* Another kind's push looks at the sleepers without our lock: the caller fenced after it
      * listed itself (goabt_pool_sleepers_fence). */
-    if (p->user != NULL) return goabt_user_pool_size(p);
+    if (!is_fifo(p)) return p->ops->size(p);
     spin_lock(&p->lock);
     size_t n = p->size;
     spin_unlock(&p->lock);
     return n;
 }
 
-/* Takes u, p's first unit, off p; p's lock is held. */
-static inline void unlink_head(goabt_pool *p, goabt_unit *u)
+/* The FIFO's pop: its first unit, or NULL. */
+static inline goabt_unit *fifo_pop_first(goabt_pool *p)
 {
-    p->head = u->next;
-    if (p->head) {
-        p->head->prev = NULL;
-    } else {
-        p->tail = NULL;
-    }
-    __atomic_store_n(&p->size, p->size - 1, __ATOMIC_RELAXED);
-    u->next = u->prev = NULL;
+    spin_lock(&p->lock);
+    goabt_unit *u = p->head;
+    if (u) goabt_pool_member_unlink_head(p, u);
+    spin_unlock(&p->lock);
+    return u;
+}
+
+static goabt_unit *fifo_pop(goabt_pool *p, ABT_pool_context ctx)
+{
+    (void)ctx;
+    if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
+    return fifo_pop_first(p);
 }
 
 goabt_unit *goabt_pool_pop(goabt_pool *p) { return goabt_pool_pop_op(p, ABT_POOL_CONTEXT_OWNER_PRIMARY); }
 
 goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx)
 {
+    /* Other kinds keep p->size 0: one load tells an empty FIFO and any other kind. */
     if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) {
-        return p->user == NULL ? NULL : goabt_user_pool_pop(p, ctx);
+        return is_fifo(p) ? NULL : p->ops->pop(p, ctx);
     }
-    spin_lock(&p->lock);
-    goabt_unit *u = p->head;
-    if (u) unlink_head(p, u);
-    spin_unlock(&p->lock);
-    return u;
+    return fifo_pop_first(p);
 }
 
 void goabt_pool_count_parked(goabt_pool *p)
@@ -395,15 +400,15 @@ static inline int push_only_queues(goabt_pool *p, goabt_unit *yielder)
 
 int goabt_pool_yield_alone(goabt_pool *p, goabt_unit *yielder)
 {
-    return p->user == NULL && __atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0 &&
+    return is_fifo(p) && __atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0 &&
            push_only_queues(p, yielder);
 }
 
 goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *counted,
                                goabt_unit *yielder, int *requeued)
 {
-    if (p->user != NULL) {
-        *stop = 1; /* its units are the user pool's to hand out, to the scheduler */
+    if (!(p->ops->flags & GOABT_POOL_OPS_LOCKED_QUEUE)) {
+        *stop = 1; /* its units are its kind's to hand out, to the scheduler */
         return NULL;
     }
     if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
@@ -422,11 +427,11 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
         spin_unlock(&p->lock);
         return NULL;
     }
-    unlink_head(p, u);
+    goabt_pool_member_unlink_head(p, u);
     /* The yielder goes where after_yield's push would put it, in this locked section, when that
      * push would only queue it. The pool keeps its size: no sleeper is owed a wake-up. */
     if (yielder != NULL && u->ctx != NULL && push_only_queues(p, yielder)) {
-        link_tail(p, yielder);
+        goabt_pool_member_link_tail(p, yielder);
         *requeued = 1;
         return u; /* p's lock stays held: goabt_pool_requeued */
     }
@@ -463,13 +468,38 @@ goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline)
     }
 }
 
-int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u)
+/* ---- The FIFO's other ops, and the engine's calls for any kind ------------------------------- */
+
+/* ABT_pool_pop_wait on a FIFO: its condition variable (goabt_pool_pop_wait), to a CLOCK_REALTIME
+ * deadline worked out from the caller's figure. */
+static goabt_unit *fifo_pop_wait(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
+                                 int *rc)
 {
-    if (p->user != NULL) return __atomic_load_n(&u->user_queued, __ATOMIC_RELAXED);
+    (void)ctx;
+    (void)rc;
+    if (secs < 0) secs = abstime - goabt_wtime();
+    uint64_t now = goabt_now_ns();
+    return goabt_pool_pop_wait(p, secs > 0 ? now + (uint64_t)(secs * 1e9) : now);
+}
+
+goabt_unit *goabt_pool_pop_wait_for(goabt_pool *p, double secs, double abstime,
+                                    ABT_pool_context ctx, int *rc)
+{
+    return p->ops->pop_wait(p, secs, abstime, ctx, rc);
+}
+
+static int fifo_is_queued(goabt_pool *p, goabt_unit *u)
+{
     spin_lock(&p->lock);
-    int queued = u->pool == p && (u->prev != NULL || p->head == u);
+    int queued = goabt_pool_member_linked(p, u);
     spin_unlock(&p->lock);
     return queued;
+}
+
+int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u)
+{
+    if (!is_fifo(p)) return p->ops->is_queued(p, u);
+    return fifo_is_queued(p, u);
 }
 
 int goabt_unit_in_no_pool(goabt_unit *u)
@@ -478,26 +508,78 @@ int goabt_unit_in_no_pool(goabt_unit *u)
            (u->pool == NULL || !goabt_pool_is_queued(u->pool, u));
 }
 
-int goabt_pool_remove(goabt_pool *p, goabt_unit *u)
+static int fifo_remove(goabt_pool *p, goabt_unit *u)
 {
-    if (p->user != NULL) return goabt_user_pool_remove(p, u);
     int queued = 0;
     spin_lock(&p->lock);
-    if (u->pool == p && (u->prev != NULL || p->head == u)) {
-        if (u->prev) {
-            u->prev->next = u->next;
-        } else {
-            p->head = u->next;
-        }
-        if (u->next) {
-            u->next->prev = u->prev;
-        } else {
-            p->tail = u->prev;
-        }
-        u->next = u->prev = NULL;
-        __atomic_store_n(&p->size, p->size - 1, __ATOMIC_RELAXED);
+    if (goabt_pool_member_linked(p, u)) {
+        goabt_pool_member_unlink(p, u);
         queued = 1;
     }
     spin_unlock(&p->lock);
     return queued;
 }
+
+int goabt_pool_remove(goabt_pool *p, goabt_unit *u)
+{
+    if (is_fifo(p)) return fifo_remove(p, u);
+    return goabt_pool_can(p, GOABT_POOL_CAN_REMOVE) ? p->ops->remove(p, u) : 0;
+}
+
+static int fifo_is_empty(goabt_pool *p) { return fifo_size(p) == 0; }
+
+int goabt_pool_is_empty(goabt_pool *p) { return p->ops->is_empty(p); }
+
+int goabt_pool_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_context ctx)
+{
+    return p->ops->push_many != NULL && p->ops->push_many(p, units, n, ctx);
+}
+
+int goabt_pool_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size_t *num,
+                        ABT_pool_context ctx)
+{
+    return p->ops->pop_many != NULL && p->ops->pop_many(p, units, len, num, ctx);
+}
+
+/* A snapshot under the lock, the functions called after it. */
+static int fifo_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
+                          void (*unit_fn)(void *, ABT_unit))
+{
+    spin_lock(&p->lock);
+    size_t n = p->size, i = 0;
+    goabt_unit **all = malloc((n ? n : 1) * sizeof *all);
+    if (all != NULL) {
+        for (goabt_unit *u = p->head; u != NULL && i < n; u = u->next) all[i++] = u;
+    }
+    spin_unlock(&p->lock);
+    if (all == NULL) return ABT_ERR_MEM;
+    for (size_t j = 0; j < i; j++) {
+        if (thread_fn != NULL) {
+            thread_fn(arg, all[j]);
+        } else {
+            unit_fn(arg, (ABT_unit)all[j]); /* a FIFO's pool unit is the work unit */
+        }
+    }
+    free(all);
+    return ABT_SUCCESS;
+}
+
+int goabt_pool_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
+                         void (*unit_fn)(void *, ABT_unit))
+{
+    return p->ops->print_all(p, arg, thread_fn, unit_fn);
+}
+
+/* The built-in kind. Its pool units are the work units (no associate), and it keeps nothing
+ * beside the pool (no free). */
+const struct goabt_pool_ops goabt_fifo_ops = {
+    .push = pool_push,
+    .pop = fifo_pop,
+    .pop_wait = fifo_pop_wait,
+    .remove = fifo_remove,
+    .is_queued = fifo_is_queued,
+    .size = fifo_size,
+    .is_empty = fifo_is_empty,
+    .print_all = fifo_print_all,
+    .flags = GOABT_POOL_OPS_LOCKED_QUEUE,
+};

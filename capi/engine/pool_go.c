@@ -5,23 +5,24 @@
  * (GOABT_POOL, GOABT_SCHED), which makes every pool and scheduler goabt would make predefined a
  * Go one.
  *
- * A Go pool is a user pool of goabt's own (pool_user.c, goabt_own_pool_new): the engine reaches
- * it through the user-pool path of pool.c, whose functions here cross the gate into the Go pool
- * (capi/gopool.go). Its pool units are the work units themselves, so a unit costs the pool no
- * create_unit, free_unit or table entry. The engine counts its units in C (pool->go_size): the
- * emptiness checks idle streams make on every round, and a pop from an empty pool, never cross
- * into Go; a push and a successful pop cross once each.
+ * A Go pool is a kind of pool of its own, goabt_go_pool_ops (pool.h, top): the engine reaches it
+ * through its ops, which cross the gate into the Go pool (capi/gopool.go). Its pool units are
+ * the work units themselves, so a unit costs the pool no create_unit, free_unit or table entry.
+ * The engine counts its units in C (pool->go_size): the emptiness checks idle streams make on
+ * every round, and a pop from an empty pool, never cross into Go; a push and a successful pop
+ * cross once each.
  *
- * A Go scheduler is a predefined scheduler (goabt's loop: idle sleep, wake-ups, finish and exit
- * requests, the main ULT's hand-over) whose choice of pool is the Go policy's: when some of its
- * pools hold units, the loop asks the policy which to pop (one crossing per unit run; on the
- * system stack, where the gate is a plain call) and pops from it. A scheduler of one pool never
- * asks: there is nothing to choose. */
+ * A Go scheduler is goabt's loop (idle sleep, wake-ups, finish and exit requests, the main ULT's
+ * hand-over) whose choice of pool is the Go policy's, the kind goabt_sched_go_ops (scheduler.h,
+ * top): when some of its pools hold units, the loop asks the policy which to pop (one crossing
+ * per unit run; on the system stack, where the gate is a plain call) and pops from it. A
+ * scheduler of one pool never asks: there is nothing to choose. */
 #include <stdio.h>
 #include <time.h>
 #include "gocalls.h"
 #include "goabt.h"
 #include "pool.h"
+#include "pool_member.h"
 #include "runtime.h"
 #include "scheduler.h"
 #include "stream.h"
@@ -124,38 +125,22 @@ static void pick_gated(void *a)
     c->result = goabt_go_available() ? goabt_go.sched_pick(c->id, c->sizes, c->n, c->rank) : -1;
 }
 
-/* ---- A Go pool's functions (an ABT_pool_user_def of goabt's own) ------------------------------ */
+/* ---- A Go pool's ops ---------------------------------------------------------------------- */
 
-static ABT_unit go_create_unit(ABT_pool pool, ABT_thread thread)
-{
-    (void)pool;
-    return (ABT_unit)thread; /* not called: a Go pool's units are the work units */
-}
+static int go_is_empty(goabt_pool *p) { return __atomic_load_n(&p->go_size, __ATOMIC_ACQUIRE) <= 0; }
 
-static void go_free_unit(ABT_pool pool, ABT_unit unit)
+static size_t go_size(goabt_pool *p)
 {
-    (void)pool;
-    (void)unit;
-}
-
-static ABT_bool go_is_empty(ABT_pool pool)
-{
-    goabt_pool *p = pool;
-    return __atomic_load_n(&p->go_size, __ATOMIC_ACQUIRE) <= 0 ? ABT_TRUE : ABT_FALSE;
-}
-
-static size_t go_get_size(ABT_pool pool)
-{
-    goabt_pool *p = pool;
     long n = __atomic_load_n(&p->go_size, __ATOMIC_ACQUIRE);
     return n > 0 ? (size_t)n : 0;
 }
 
-static void go_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
+static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
     (void)ctx;
-    goabt_pool *p = pool;
-    struct go_call c = {.id = p->go_id, .rank = caller_rank(), .unit = (uintptr_t)unit};
+    goabt_unit_drop_pool_unit(u); /* a user pool's unit it still had (the unit is its own) */
+    goabt_pool_member_queued(p, u);
+    struct go_call c = {.id = p->go_id, .rank = caller_rank(), .unit = (uintptr_t)u};
     goabt_gate(push_gated, &c);
     /* Counted after the push: a pop that sees the count finds the unit. Then the waiters of
      * go_pop_wait, as pool.c's push does for built-in pools (the count and pop_waiters are
@@ -169,30 +154,37 @@ static void go_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
         pthread_mutex_unlock(&p->wait_mutex);
         __atomic_sub_fetch(&p->pushers, 1, __ATOMIC_RELEASE);
     }
+    goabt_pool_pushed(p, counted);
 }
 
-static ABT_thread go_pop(ABT_pool pool, ABT_pool_context ctx)
+static goabt_unit *go_pop(goabt_pool *p, ABT_pool_context ctx)
 {
     (void)ctx;
-    goabt_pool *p = pool;
-    if (__atomic_load_n(&p->go_size, __ATOMIC_ACQUIRE) <= 0) return ABT_THREAD_NULL;
+    if (__atomic_load_n(&p->go_size, __ATOMIC_ACQUIRE) <= 0) return NULL;
     struct go_call c = {.id = p->go_id, .rank = caller_rank()};
     goabt_gate(pop_gated, &c);
-    if (c.unit == 0) return ABT_THREAD_NULL;
+    if (c.unit == 0) return NULL;
     __atomic_sub_fetch(&p->go_size, 1, __ATOMIC_ACQ_REL);
-    return (ABT_thread)c.unit;
+    goabt_unit *u = (goabt_unit *)c.unit;
+    goabt_pool_member_dequeued(u);
+    return u;
 }
 
 /* ABT_pool_pop_wait on a Go pool: pops, sleeping on the pool's condition variable until a push
  * or the time is up. */
-static ABT_thread go_pop_wait(ABT_pool pool, double time_secs, ABT_pool_context ctx)
+static goabt_unit *go_pop_wait(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
+                               int *rc)
 {
-    goabt_pool *p = pool;
-    uint64_t deadline = goabt_now_ns() + (time_secs > 0 ? (uint64_t)(time_secs * 1e9) : 0);
+    (void)rc;
+    if (secs < 0) {
+        double now = goabt_wtime();
+        secs = abstime > now ? abstime - now : 0.0;
+    }
+    uint64_t deadline = goabt_now_ns() + (secs > 0 ? (uint64_t)(secs * 1e9) : 0);
     for (;;) {
-        ABT_thread t = go_pop(pool, ctx);
-        if (t != ABT_THREAD_NULL) return t;
-        if (goabt_now_ns() >= deadline) return ABT_THREAD_NULL;
+        goabt_unit *u = go_pop(p, ctx);
+        if (u != NULL) return u;
+        if (goabt_now_ns() >= deadline) return NULL;
         pthread_mutex_lock(&p->wait_mutex);
         __atomic_add_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&p->go_size, __ATOMIC_SEQ_CST) <= 0) {
@@ -205,42 +197,58 @@ static ABT_thread go_pop_wait(ABT_pool pool, double time_secs, ABT_pool_context 
     }
 }
 
-static int go_remove(ABT_pool pool, ABT_unit unit)
+/* Pools whose core.Pool can remove (GOABT_POOL_CAN_REMOVE). */
+static int go_remove(goabt_pool *p, goabt_unit *u)
 {
-    goabt_pool *p = pool;
-    struct go_call c = {.id = p->go_id, .unit = (uintptr_t)unit};
+    if (u->pool != p || !goabt_pool_member_queued_outside(u)) return 0;
+    struct go_call c = {.id = p->go_id, .unit = (uintptr_t)u};
     goabt_gate(remove_gated, &c);
-    if (c.result != 1) return ABT_ERR_INV_UNIT;
+    if (c.result != 1) return 0;
     __atomic_sub_fetch(&p->go_size, 1, __ATOMIC_ACQ_REL);
-    return ABT_SUCCESS;
+    goabt_pool_member_dequeued(u);
+    return 1;
 }
 
-/* ABT_pool_print_all on a Go pool that can list its units: a snapshot, then print_fn on each
- * unit outside Go (it may call goabt). */
-static void go_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_thread))
+static int go_is_queued(goabt_pool *p, goabt_unit *u)
 {
-    goabt_pool *p = pool;
+    (void)p;
+    return goabt_pool_member_queued_outside(u);
+}
+
+/* ABT_pool_print_all on a Go pool that can list its units: a snapshot, then the caller's
+ * function on each unit outside Go (it may call goabt). ABT_ERR_POOL when it cannot list. */
+static int go_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
+                        void (*unit_fn)(void *, ABT_unit))
+{
+    if (!goabt_pool_can(p, GOABT_POOL_CAN_LIST)) return ABT_ERR_POOL;
     struct units_call c = {.id = p->go_id};
     goabt_gate(units_gated, &c); /* how many */
     for (int tries = 0; c.total > 0 && tries < 8; tries++) {
         int room = c.total + 16;
         uintptr_t *all = malloc((size_t)room * sizeof *all);
-        if (all == NULL) return;
+        if (all == NULL) return ABT_SUCCESS;
         c.out = all;
         c.n = room;
         goabt_gate(units_gated, &c);
         if (c.total <= room) {
-            for (int i = 0; i < c.total; i++) print_fn(arg, (ABT_thread)all[i]);
+            for (int i = 0; i < c.total; i++) {
+                /* A Go pool's pool unit is the work unit. */
+                if (thread_fn != NULL) {
+                    thread_fn(arg, (ABT_thread)all[i]);
+                } else {
+                    unit_fn(arg, (ABT_unit)all[i]);
+                }
+            }
             free(all);
-            return;
+            return ABT_SUCCESS;
         }
         free(all); /* it grew meanwhile */
     }
+    return ABT_SUCCESS;
 }
 
-static void go_free(ABT_pool pool)
+static void go_free(goabt_pool *p)
 {
-    goabt_pool *p = pool;
     struct go_call c = {.id = p->go_id};
     goabt_gate(pool_free_gated, &c);
     if (c.result != 0) {
@@ -251,42 +259,30 @@ static void go_free(ABT_pool pool)
     p->go_id = 0;
 }
 
-/* The definitions Go pools share, made once: one for pools that can list their units (with
- * print_all), one for those that cannot. */
-static pthread_once_t def_once = PTHREAD_ONCE_INIT;
-static ABT_pool_user_def go_def = ABT_POOL_USER_DEF_NULL, go_def_list = ABT_POOL_USER_DEF_NULL;
-
-static ABT_pool_user_def make_def(int list)
-{
-    /* goabt's own, kept for good: not the program's to free, and not noted as a leak. */
-    goabt_pool_user_def *d =
-        goabt_pool_user_def_new(go_create_unit, go_free_unit, go_is_empty, go_pop, go_push);
-    if (d == NULL) return ABT_POOL_USER_DEF_NULL;
-    d->free = go_free;
-    d->get_size = go_get_size;
-    d->pop_wait = go_pop_wait;
-    if (list) d->print_all = go_print_all;
-    return (ABT_pool_user_def)d;
-}
-
-static void make_defs(void)
-{
-    go_def = make_def(0);
-    go_def_list = make_def(1);
-}
+/* Its pushes fence (no GOABT_POOL_OPS_ASYM_PUSH): pool.c, pushes_asym. */
+const struct goabt_pool_ops goabt_go_pool_ops = {
+    .push = go_push,
+    .pop = go_pop,
+    .pop_wait = go_pop_wait,
+    .remove = go_remove,
+    .is_queued = go_is_queued,
+    .size = go_size,
+    .is_empty = go_is_empty,
+    .print_all = go_print_all,
+    .free = go_free,
+};
 
 int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **out)
 {
     *out = NULL;
-    pthread_once(&def_once, make_defs);
-    if (go_def == ABT_POOL_USER_DEF_NULL || go_def_list == ABT_POOL_USER_DEF_NULL) return ABT_ERR_MEM;
     struct go_call c = {.name = name};
     goabt_gate(pool_new_gated, &c);
     if (c.result == 0) return ABT_ERR_INV_ARG;
     c.id = (int)c.result;
     goabt_gate(caps_gated, &c);
-    goabt_pool *p = goabt_own_pool_new((c.result & CAP_LIST) ? go_def_list : go_def,
-                                       (c.result & CAP_REMOVE) ? go_remove : NULL, access, automatic);
+    unsigned caps = GOABT_POOL_CAN_SIZE | ((c.result & CAP_REMOVE) ? GOABT_POOL_CAN_REMOVE : 0) |
+                    ((c.result & CAP_LIST) ? GOABT_POOL_CAN_LIST : 0);
+    goabt_pool *p = goabt_pool_new(&goabt_go_pool_ops, caps, -1, access, automatic);
     if (p == NULL) {
         goabt_gate(pool_free_gated, &c);
         return ABT_ERR_MEM;
@@ -298,7 +294,7 @@ int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **
 
 goabt_pool *goabt_pool_new_predef(int kind, int access, int automatic)
 {
-    if (!goabt_rt.go_pool) return goabt_pool_new(kind, access, automatic);
+    if (!goabt_rt.go_pool) return goabt_fifo_new(kind, access, automatic);
     goabt_pool *p;
     goabt_pool_new_go(NULL, access, automatic, &p);
     return p;
@@ -307,14 +303,19 @@ goabt_pool *goabt_pool_new_predef(int kind, int access, int automatic)
 /* ---- Go schedulers ----------------------------------------------------------------------------- */
 
 static void go_policy_free(int id);
+static goabt_unit *go_sched_pick(goabt_stream *s, goabt_sched *sc);
 
-static int go_sched_free(ABT_sched sched)
+static void go_sched_free(goabt_sched *sc)
 {
-    goabt_sched *sc = sched;
     go_policy_free(sc->go_policy);
     sc->go_policy = 0;
-    return ABT_SUCCESS;
 }
+
+/* No GOABT_SCHED_OPS_IN_ORDER: the policy picks, so no hand-over pops for it. */
+const struct goabt_sched_ops goabt_sched_go_ops = {
+    .pick = go_sched_pick,
+    .free = go_sched_free,
+};
 
 /* A new Go policy for num_pools pools: the one registered as name (NULL: GOABT_SCHED's); its
  * id, or 0 if there is none. */
@@ -336,16 +337,14 @@ static void go_policy_free(int id)
 static goabt_sched *sched_new(int predef, int num_pools, goabt_pool **pools, int automatic,
                               int policy)
 {
-    goabt_sched *sc = goabt_sched_new(predef, num_pools, pools, automatic);
+    goabt_sched *sc = policy != 0
+                          ? goabt_sched_new(&goabt_sched_go_ops, predef, num_pools, pools, automatic)
+                          : goabt_sched_new_builtin(predef, num_pools, pools, automatic);
     if (sc == NULL) {
         if (policy != 0) go_policy_free(policy);
         return NULL;
     }
-    if (policy != 0) {
-        sc->go_policy = policy;
-        sc->def.free = go_sched_free; /* goabt_sched_delete calls it for any is_user scheduler */
-        sc->is_user = 1;
-    }
+    sc->go_policy = policy;
     return sc;
 }
 
@@ -356,7 +355,9 @@ goabt_sched *goabt_sched_new_predef(int predef, int num_pools, goabt_pool **pool
     return sched_new(predef, num_pools, pools, automatic, policy);
 }
 
-goabt_unit *goabt_go_sched_pop(goabt_stream *s, goabt_sched *sc)
+/* The next unit: from the pool the policy picks (asked only when some pool holds units and the
+ * scheduler has more than one), else from the first that has one; NULL if none. */
+static goabt_unit *go_sched_pick(goabt_stream *s, goabt_sched *sc)
 {
     int64_t sizes[GOABT_SCHED_MAX_POOLS];
     int n = sc->num_pools, any = 0;

@@ -1,18 +1,16 @@
 //go:build goabt_c_engine
-/* pool_user.c: user-defined pools as the engine runs them: made by ABT_pool_create from an
- * ABT_pool_user_def (made with the ABT_pool_user_def_* functions) or from the older struct
- * ABT_pool_def (those entries, pool configurations and pool data: api/pool_user.c), and their
- * pool units. Pools of goabt's own made the same way (Go
- * pools, pool_go.c: goabt_own_pool_new) hold the work units themselves as their pool units:
- * no create_unit, free_unit or table entry per unit.
+/* pool_user.c: user-defined pools, the kind goabt_user_pool_ops (pool.h, top): made by
+ * ABT_pool_create from an ABT_pool_user_def (made with the ABT_pool_user_def_* functions) or from
+ * the older struct ABT_pool_def (those entries, pool configurations and pool data:
+ * api/pool_user.c), and their pool units.
  *
  * A user pool holds pool units (ABT_unit) that its create_unit function makes for work units:
  * goabt asks for one the first time a unit goes into the pool, keeps it in the unit descriptor
  * (pool_unit, pool_unit_of) for every later push (yield, wake-up), and gives it back with
  * free_unit when the unit is freed or moves to another pool. A table maps pool units back to
  * work units, for ABT_unit_get_thread and the functions that take a pool unit, as Argobots does.
- * The engine reaches a user pool only through goabt_user_pool_push / pop / remove / size, which
- * pool.c calls when a pool has a `user` table; the sleepers of idle streams stay in pool.c.
+ * The engine reaches a user pool only through its ops (goabt_user_pool_ops, below), which pool.c
+ * calls; the sleepers of idle streams, parked counts and forwarding stay in pool.c.
  *
  * Both kinds of definitions are copied into the pool, so the program may free or change its
  * definition afterwards. They are told apart by their first int: an ABT_pool_user_def made here
@@ -22,6 +20,7 @@
 #include "handles.h"
 #include "object.h"
 #include "pool.h"
+#include "pool_member.h"
 #include "runtime.h"
 #include "unit.h"
 #include "wait.h"
@@ -189,16 +188,9 @@ void goabt_unit_drop_user_unit(goabt_unit *u)
     }
 }
 
-/* Makes sure u has a pool unit of p (a user pool): ABT_ERR_MEM if create_unit gave none. */
-static int associate(goabt_pool *p, goabt_unit *u)
+/* Makes sure u has a pool unit of p (its ops' associate): ABT_ERR_MEM if create_unit gave none. */
+static int user_associate(goabt_pool *p, goabt_unit *u)
 {
-    if (p->user->own) {
-        /* Its own pool unit; pool_unit_of stays NULL: there is nothing to give back, and a
-         * unit that outlives the pool never reads it again. */
-        goabt_unit_drop_pool_unit(u);
-        u->pool_unit = (ABT_unit)u;
-        return ABT_SUCCESS;
-    }
     if (u->pool_unit_of == p) return ABT_SUCCESS;
     goabt_unit_drop_pool_unit(u);
     ABT_unit unit = user_create_unit(p, u);
@@ -220,32 +212,24 @@ static int associate(goabt_pool *p, goabt_unit *u)
     return ABT_SUCCESS;
 }
 
-int goabt_pool_associate(goabt_pool *p, goabt_unit *u)
-{
-    if (p->user == NULL) {
-        goabt_unit_drop_pool_unit(u);
-        return ABT_SUCCESS;
-    }
-    return associate(p, u);
-}
-
 /* ---- The engine's side of a user pool ---------------------------------------------------------- */
 
-void goabt_user_pool_push(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
+/* The user's push runs without our lock; then what the engine owes (goabt_pool_pushed). */
+static void user_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
-    if (associate(p, u) != ABT_SUCCESS) {
+    if (user_associate(p, u) != ABT_SUCCESS) {
         /* A unit that was made for this pool already has its pool unit (goabt_unit_create,
          * ABT_pool_push*): only an engine push of a unit from elsewhere lands here. */
         goabt_die("a user-defined pool's create_unit returned no unit for a ready work unit");
     }
     struct goabt_pool_user *pu = p->user;
-    u->popped_by = NULL;
-    __atomic_store_n(&u->user_queued, 1, __ATOMIC_RELAXED);
+    goabt_pool_member_queued(p, u);
     if (pu->old_style) {
         pu->old.p_push(p, u->pool_unit);
     } else {
         pu->def.push(p, u->pool_unit, ctx);
     }
+    goabt_pool_pushed(p, counted);
 }
 
 /* The work unit of a unit an old-style pool's pop returned. */
@@ -264,7 +248,7 @@ static int popped_nothing(ABT_thread t)
     return t == ABT_THREAD_NULL || t == NULL || (ABT_unit)t == ABT_UNIT_NULL;
 }
 
-goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)
+static goabt_unit *user_pop(goabt_pool *p, ABT_pool_context ctx)
 {
     struct goabt_pool_user *pu = p->user;
     goabt_unit *u;
@@ -278,19 +262,24 @@ goabt_unit *goabt_user_pool_pop(goabt_pool *p, ABT_pool_context ctx)
         u = goabt_unit_of(t);
     }
     if (u == NULL) goabt_die("a user-defined pool's pop returned something that is not a work unit");
-    __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    goabt_pool_member_dequeued(u);
     return u;
 }
 
-int goabt_user_pool_remove(goabt_pool *p, goabt_unit *u)
+/* Older definitions only (p_remove): GOABT_POOL_CAN_REMOVE says which. */
+static int user_remove(goabt_pool *p, goabt_unit *u)
 {
     struct goabt_pool_user *pu = p->user;
-    int (*remove)(ABT_pool, ABT_unit) = pu->old_style ? pu->old.p_remove : pu->remove;
-    if (remove == NULL || (pu->own ? u->pool != p : u->pool_unit_of != p)) return 0;
-    if (!__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED)) return 0;
-    if (remove(p, u->pool_unit) != ABT_SUCCESS) return 0;
-    __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    if (u->pool_unit_of != p || !goabt_pool_member_queued_outside(u)) return 0;
+    if (pu->old.p_remove(p, u->pool_unit) != ABT_SUCCESS) return 0;
+    goabt_pool_member_dequeued(u);
     return 1;
+}
+
+static int user_is_queued(goabt_pool *p, goabt_unit *u)
+{
+    (void)p;
+    return goabt_pool_member_queued_outside(u);
 }
 
 /* Whether the pool can tell its size (else only emptiness). */
@@ -299,7 +288,7 @@ static int has_size(struct goabt_pool_user *pu)
     return pu->old_style ? pu->old.p_get_size != NULL : pu->def.get_size != NULL;
 }
 
-size_t goabt_user_pool_size(goabt_pool *p)
+static size_t user_size(goabt_pool *p)
 {
     struct goabt_pool_user *pu = p->user;
     if (pu->old_style) return pu->old.p_get_size(p);
@@ -307,9 +296,12 @@ size_t goabt_user_pool_size(goabt_pool *p)
     return pu->def.is_empty(p) ? 0 : 1;
 }
 
-void goabt_user_pool_free(goabt_pool *p)
+/* Calls the user's free, and drops the copy of the definition (none when ABT_pool_create's init
+ * failed: the pool was never initialized). */
+static void user_free(goabt_pool *p)
 {
     struct goabt_pool_user *pu = p->user;
+    if (pu == NULL) return;
     if (pu->old_style) {
         if (pu->old.p_free != NULL) pu->old.p_free(p);
     } else if (pu->def.free != NULL) {
@@ -336,27 +328,22 @@ goabt_pool_user_def *goabt_pool_user_def_new(ABT_pool_user_create_unit_fn create
     return d;
 }
 
-goabt_pool *goabt_own_pool_new(ABT_pool_user_def def, int (*remove)(ABT_pool, ABT_unit),
-                               int access, int automatic)
+goabt_pool *goabt_user_pool_new(struct goabt_pool_user *pu, int access, int automatic)
 {
-    goabt_pool_user_def *d = goabt_pool_user_def_of(def);
-    if (d == NULL) return NULL;
-    struct goabt_pool_user *pu = calloc(1, sizeof *pu);
-    if (pu == NULL) return NULL;
-    pu->own = 1;
-    pu->remove = remove;
-    pu->def = *d;
-    goabt_pool *p = goabt_pool_new(-1, access, automatic);
-    if (p == NULL) {
-        free(pu);
-        return NULL;
+    unsigned caps = has_size(pu) ? GOABT_POOL_CAN_SIZE : 0;
+    if (pu->old_style && pu->old.p_remove != NULL) caps |= GOABT_POOL_CAN_REMOVE;
+    if (pu->old_style ? pu->old.p_print_all != NULL : pu->def.print_all != NULL) {
+        caps |= GOABT_POOL_CAN_LIST;
     }
-    p->user = pu;
+    goabt_pool *p = goabt_pool_new(&goabt_user_pool_ops, caps, -1, access, automatic);
+    if (p != NULL) p->user = pu;
     return p;
 }
 
-goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
-                                     ABT_pool_context ctx, int *rc)
+/* A definition's pop_wait gets secs, an older one's p_pop_timedwait gets abstime
+ * (ABT_get_wtime's clock), each as the caller gave it, the other worked out from it. */
+static goabt_unit *user_pop_wait(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
+                                 int *rc)
 {
     struct goabt_pool_user *pu = p->user;
     goabt_unit *u = NULL;
@@ -375,11 +362,11 @@ goabt_unit *goabt_user_pool_pop_wait(goabt_pool *p, double secs, double abstime,
         *rc = ABT_ERR_POOL;
         return NULL;
     }
-    if (u != NULL) __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+    if (u != NULL) goabt_pool_member_dequeued(u);
     return u;
 }
 
-int goabt_user_pool_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_context ctx)
+static int user_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_context ctx)
 {
     struct goabt_pool_user *pu = p->user;
     if (pu->old_style || pu->def.push_many == NULL) return 0;
@@ -387,9 +374,7 @@ int goabt_user_pool_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_p
     if (handles == NULL) return 0;
     for (size_t i = 0; i < n; i++) {
         handles[i] = units[i]->pool_unit;
-        units[i]->pool = p;
-        units[i]->popped_by = NULL;
-        __atomic_store_n(&units[i]->user_queued, 1, __ATOMIC_RELAXED);
+        goabt_pool_member_queued(p, units[i]);
     }
     pu->def.push_many(p, handles, n, ctx);
     free(handles);
@@ -397,8 +382,8 @@ int goabt_user_pool_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_p
     return 1;
 }
 
-int goabt_user_pool_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size_t *num,
-                             ABT_pool_context ctx)
+static int user_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size_t *num,
+                         ABT_pool_context ctx)
 {
     struct goabt_pool_user *pu = p->user;
     if (pu->old_style || pu->def.pop_many == NULL) return 0;
@@ -408,15 +393,10 @@ int goabt_user_pool_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size
     for (size_t i = 0; i < n; i++) {
         goabt_unit *u = goabt_unit_of(units[i]);
         if (u == NULL) goabt_die("a user-defined pool's pop_many returned something that is not a work unit");
-        __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
+        goabt_pool_member_dequeued(u);
     }
     *num = n;
     return 1;
-}
-
-int goabt_user_pool_can_remove(goabt_pool *p)
-{
-    return p->user->old_style ? p->user->old.p_remove != NULL : p->user->remove != NULL;
 }
 
 /* print_all of a user pool: new definitions print work units, older ones pool units; the
@@ -449,10 +429,15 @@ static void print_unit_as_asked(void *arg, ABT_unit unit)
     }
 }
 
-int goabt_user_pool_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
-                              void (*unit_fn)(void *, ABT_unit))
+static int user_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
+                          void (*unit_fn)(void *, ABT_unit))
 {
     struct goabt_pool_user *pu = p->user;
+    if (!pu->old_style && unit_fn == NULL) { /* its own print_all gets the caller's, as they are */
+        if (pu->def.print_all == NULL) return ABT_ERR_POOL;
+        pu->def.print_all(p, arg, thread_fn);
+        return ABT_SUCCESS;
+    }
     struct print_adapter a = {arg, thread_fn, unit_fn};
     if (!pu->old_style && pu->def.print_all != NULL) {
         pu->def.print_all(p, &a, print_thread_as_asked);
@@ -464,23 +449,26 @@ int goabt_user_pool_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *
     return ABT_ERR_POOL;
 }
 
-int goabt_user_pool_is_empty(goabt_pool *p)
+/* Its is_empty (a definition), or its size (older ones). */
+static int user_is_empty(goabt_pool *p)
 {
     struct goabt_pool_user *pu = p->user;
     if (!pu->old_style) return pu->def.is_empty(p) ? 1 : 0;
     return pu->old.p_get_size(p) == 0;
 }
 
-int goabt_user_pool_print_threads(goabt_pool *p, void *arg, void (*fn)(void *, ABT_thread))
-{
-    struct goabt_pool_user *pu = p->user;
-    if (pu->old_style) return goabt_user_pool_print_all(p, arg, fn, NULL);
-    if (pu->def.print_all == NULL) return ABT_ERR_POOL;
-    pu->def.print_all(p, arg, fn);
-    return ABT_SUCCESS;
-}
-
-int goabt_user_pool_has_size(goabt_pool *p)
-{
-    return p->user == NULL || has_size(p->user);
-}
+const struct goabt_pool_ops goabt_user_pool_ops = {
+    .push = user_push,
+    .pop = user_pop,
+    .pop_wait = user_pop_wait,
+    .remove = user_remove,
+    .is_queued = user_is_queued,
+    .size = user_size,
+    .is_empty = user_is_empty,
+    .push_many = user_push_many,
+    .pop_many = user_pop_many,
+    .print_all = user_print_all,
+    .associate = user_associate,
+    .free = user_free,
+    .flags = GOABT_POOL_OPS_ASYM_PUSH,
+};

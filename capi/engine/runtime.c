@@ -21,6 +21,7 @@
 #include "keys.h"
 #include "leaks.h"
 #include "pool.h"
+#include "pool_member.h"
 #include "runtime.h"
 #include "scheduler.h"
 #include "stream.h"
@@ -197,7 +198,7 @@ int goabt_engine_init(void)
     m->kind = GOABT_ULT;
     m->flags = GOABT_UNIT_MAIN | GOABT_UNIT_MIGRATABLE;
     m->state = ABT_THREAD_STATE_RUNNING;
-    m->pool = pool;
+    goabt_pool_member_redirect(m, pool);
     m->last_stream = s;
     m->magic = goabt_rt.unit_magic;
     goabt_rt.primary = s;

@@ -1,12 +1,14 @@
 //go:build goabt_c_engine
-/* sched.c: schedulers: the loop that runs units, how an idle stream sleeps, and scheduler
- * objects (ABT_sched: pools in priority order). */
+/* sched.c: schedulers: the loop that runs units, how an idle stream sleeps, scheduler objects
+ * (ABT_sched: pools in priority order), and the kinds goabt runs in C (scheduler.h, top):
+ * goabt_sched_basic_ops and goabt_sched_randws_ops. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include "handles.h"
 #include "leaks.h"
 #include "object.h"
 #include "pool.h"
+#include "pool_member.h"
 #include "runtime.h"
 #include "scheduler.h"
 #include "stream.h"
@@ -15,10 +17,12 @@
 
 /* ---- Scheduler objects -------------------------------------------------------------------- */
 
-goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)
+goabt_sched *goabt_sched_new(const struct goabt_sched_ops *ops, int predef, int num_pools,
+                             goabt_pool **pools, int automatic)
 {
     goabt_sched *s = goabt_mem_new(sizeof *s);
     if (!s) return NULL;
+    s->ops = ops;
     s->predef = predef;
     s->automatic = automatic;
     s->num_pools = num_pools;
@@ -30,10 +34,25 @@ goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int 
     return s;
 }
 
+goabt_sched *goabt_sched_new_builtin(int predef, int num_pools, goabt_pool **pools, int automatic)
+{
+    /* RANDWS over one pool has no one to steal from: it is basic, hand-over and all. */
+    const struct goabt_sched_ops *ops = predef == ABT_SCHED_RANDWS && num_pools > 1
+                                            ? &goabt_sched_randws_ops
+                                            : &goabt_sched_basic_ops;
+    return goabt_sched_new(ops, predef, num_pools, pools, automatic);
+}
+
+goabt_pool *goabt_sched_migration_pool(goabt_sched *sc)
+{
+    if (sc->ops->migration_pool != NULL) return sc->ops->migration_pool(sc);
+    return sc->num_pools > 0 ? sc->pools[0] : NULL;
+}
+
 void goabt_sched_delete(goabt_sched *s)
 {
     GOABT_LEAK_FORGET(s);
-    if (s->is_user && s->def.free != NULL) s->def.free(s); /* still a scheduler: it may get its data */
+    if (s->ops->free != NULL) s->ops->free(s); /* still a scheduler: a user's free may get its data */
     s->magic = GOABT_MAGIC_FREED;
     for (int i = 0; i < s->num_pools; i++) goabt_pool_release(s->pools[i]);
     goabt_mem_delete(s, sizeof *s);
@@ -48,7 +67,7 @@ void goabt_sched_retire(goabt_stream *s, goabt_sched *old)
         if (p->automatic && __atomic_load_n(&p->num_scheds, __ATOMIC_ACQUIRE) == 1) {
             /* A retirement deferred to the main ULT's resumption (goabt_sched_user_run_over):
              * the main ULT, popped from p, is in no pool now, but goes back to p next. */
-            if (s->is_primary && m != NULL && m->pool == p) m->pool = first;
+            if (s->is_primary && m != NULL && m->pool == p) goabt_pool_member_redirect(m, first);
             /* The pool goes with the old scheduler, but ULTs parked on it (in a join, on a
              * mutex ...) still name it: it forwards them, and its queued units, to the first
              * pool, and its memory stays until finalize. */
@@ -173,13 +192,33 @@ static goabt_unit *randws_pop(goabt_stream *s, goabt_sched *sc)
     return u;
 }
 
-goabt_unit *goabt_sched_pop_next(goabt_stream *s, goabt_sched *sc)
+/* Basic: its pools' first unit, in order. */
+static inline goabt_unit *basic_pick(goabt_stream *s, goabt_sched *sc)
 {
-    if (sc->go_policy != 0) return goabt_go_sched_pop(s, sc);
-    if (sc->predef == ABT_SCHED_RANDWS && sc->num_pools > 1) return randws_pop(s, sc);
+    (void)s;
     goabt_unit *u = NULL;
     for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
     return u;
+}
+
+static goabt_unit *basic_pick_out_of_line(goabt_stream *s, goabt_sched *sc)
+{
+    return basic_pick(s, sc);
+}
+
+const struct goabt_sched_ops goabt_sched_basic_ops = {
+    .pick = basic_pick_out_of_line,
+    .flags = GOABT_SCHED_OPS_IN_ORDER,
+};
+
+const struct goabt_sched_ops goabt_sched_randws_ops = {
+    .pick = randws_pop,
+};
+
+goabt_unit *goabt_sched_pop_next(goabt_stream *s, goabt_sched *sc)
+{
+    if (sc->ops == &goabt_sched_basic_ops) return basic_pick(s, sc);
+    return sc->ops->pick(s, sc);
 }
 
 void goabt_sched_loop(goabt_stream *s)
@@ -202,16 +241,14 @@ void goabt_sched_loop(goabt_stream *s)
             !s->is_primary) {
             return; /* ABT_sched_exit: the stream ends with its scheduler, whatever is left */
         }
-        if (__builtin_expect(sc->is_user, 0)) {
-            if (sc->go_policy == 0) {
+        if (__builtin_expect(sc->ops != &goabt_sched_basic_ops, 0)) {
+            if (sc->ops->run != NULL) { /* its own loop */
                 if (goabt_user_sched_run(s, sc)) return;
                 continue;
             }
-            u = goabt_go_sched_pop(s, sc); /* a Go policy picks the pool */
-        } else if (__builtin_expect(sc->predef == ABT_SCHED_RANDWS, 0) && sc->num_pools > 1) {
-            u = randws_pop(s, sc);
+            u = sc->ops->pick(s, sc);
         } else {
-            for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+            u = basic_pick(s, sc);
         }
         if (u != NULL) {
             idle = 0;

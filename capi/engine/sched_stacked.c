@@ -2,9 +2,9 @@
 /* sched_stacked.c: stacked schedulers (ABT_pool_add_sched, api/pool.c): a scheduler pushed into a pool runs
  * as a ULT of whichever scheduler pops it, and runs its own pools' units as that ULT's children.
  *
- * The scheduler's ULT is an ordinary unnamed ULT whose function is the scheduler's run: a user
- * scheduler's def.run, or for a predefined one (or one with a Go policy) stacked_loop, goabt's
- * loop as a ULT runs it. Units run as children of the ULT (goabt_unit_run_child,
+ * The scheduler's ULT is an ordinary unnamed ULT whose function is the scheduler's run: its
+ * kind's run (a user scheduler's def.run), or for a kind with a pick stacked_loop, goabt's loop
+ * as a ULT runs it. Units run as children of the ULT (goabt_unit_run_child,
  * unit_switch.c): one that yields, blocks or ends switches back to the scheduler's ULT as it
  * would to a stream's scheduler. The scheduler stops, its ULT ends, and control goes back to the scheduler below,
  * once its pools hold no work (or ABT_sched_exit asked it to): Argobots 1.2 stops a stacked
@@ -56,8 +56,8 @@ static void stacked_loop(goabt_sched *sc)
 static void stacked_main(void *arg)
 {
     goabt_sched *sc = arg;
-    if (sc->is_user && sc->go_policy == 0) {
-        sc->def.run(sc);
+    if (sc->ops->run != NULL) {
+        sc->ops->run(sc);
     } else {
         stacked_loop(sc);
     }

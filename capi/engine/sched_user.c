@@ -1,8 +1,8 @@
 //go:build goabt_c_engine
-/* sched_user.c: user-defined schedulers (ABT_sched_create from an ABT_sched_def; the entries,
- * and what a run function calls, ABT_xstream_run_unit, ABT_self_schedule,
- * ABT_xstream_check_events, ABT_sched_has_to_stop, are api/sched.c): their runs, and the unit
- * runs those ask for.
+/* sched_user.c: user-defined schedulers, the kind goabt_sched_user_ops (scheduler.h, top;
+ * ABT_sched_create from an ABT_sched_def: the entries, and what a run function calls,
+ * ABT_xstream_run_unit, ABT_self_schedule, ABT_xstream_check_events, ABT_sched_has_to_stop,
+ * are api/sched.c): their runs, and the unit runs those ask for.
  *
  * A stream whose main scheduler is a user one calls its run function from goabt's loop
  * (sched.c), on the scheduler's context: run pops work units from the scheduler's pools and runs
@@ -23,7 +23,10 @@
 #include <unistd.h>
 #include "gocalls.h"
 #include "context.h"
+#include "handles.h"
 #include "pool.h"
+#include "pool_member.h"
+#include "pool_member.h"
 #include "runtime.h"
 #include "scheduler.h"
 #include "stream.h"
@@ -100,7 +103,7 @@ __attribute__((noreturn)) static void run_entry(void *arg)
 {
     goabt_stream *s = arg;
     goabt_sched *sc = s->user_run;
-    sc->def.run(sc);
+    sc->ops->run(sc);
     s->run_live = 0;
     goabt_ctx_jump(s->sys_ctx); /* the stack is free for the next run */
 }
@@ -154,10 +157,33 @@ int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc)
     if (s->is_primary) {
         run_switch(s, run_start(s));
     } else {
-        sc->def.run(sc); /* on the stream's own stack */
+        sc->ops->run(sc); /* on the stream's own stack */
     }
     return run_returned(s, sc);
 }
+
+/* ---- The kind ------------------------------------------------------------------------------- */
+
+static void user_run(goabt_sched *sc) { sc->def.run(sc); }
+
+/* Its free, unless its init failed (ABT_sched_create clears it then). */
+static void user_free(goabt_sched *sc)
+{
+    if (sc->def.free != NULL) sc->def.free(sc);
+}
+
+/* Its get_migr_pool's choice, else its first pool. */
+static goabt_pool *user_migration_pool(goabt_sched *sc)
+{
+    if (sc->def.get_migr_pool == NULL) return sc->num_pools > 0 ? sc->pools[0] : NULL;
+    return goabt_pool_of(sc->def.get_migr_pool(sc));
+}
+
+const struct goabt_sched_ops goabt_sched_user_ops = {
+    .run = user_run,
+    .free = user_free,
+    .migration_pool = user_migration_pool,
+};
 
 /* ---- What run calls ------------------------------------------------------------------------- */
 
@@ -169,9 +195,8 @@ int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
     if (self != NULL && self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD; /* a tasklet */
     if (!goabt_unit_in_no_pool(u)) return ABT_ERR_INV_UNIT; /* not ready, or still in a pool */
     if (p != NULL && u->pool != p) {
-        int rc = goabt_pool_associate(p, u);
+        int rc = goabt_pool_member_set(p, u);
         if (rc != ABT_SUCCESS) return rc;
-        u->pool = p;
     }
     if (u->flags & GOABT_UNIT_MAIN) {
         goabt_unit_hand_main(s);
@@ -179,7 +204,7 @@ int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
     }
     s->aside = 0; /* set again if u is a stacked scheduler that steps aside (sched_stacked.c) */
     /* run: no longer its popper's to switch to (unit_switch.c, goabt_unit_take_target) */
-    u->popped_by = NULL;
+    goabt_pool_member_unclaim(u);
     goabt_unit_run_child(u);
     return ABT_SUCCESS;
 }

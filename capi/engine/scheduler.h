@@ -1,7 +1,24 @@
 /*
  * scheduler.h: schedulers (ABT_sched): goabt's loop and idle sleep (sched.c), user schedulers' run
  * functions (sched_user.c), schedulers run as a ULT of another's pool (sched_stacked.c) and
- * Go scheduling policies (pool_go.c). Internal.
+ * Go scheduling policies (pool_go.c), and the interface every kind of scheduler implements
+ * (struct goabt_sched_ops). Internal.
+ *
+ * Kinds of schedulers. A scheduler points to its kind's ops; the engine asks a scheduler only
+ * through them. The kinds goabt ships are written against the same interface a program extends:
+ *   - goabt_sched_basic_ops (sched.c): its pools' first unit, in order: ABT_SCHED_BASIC,
+ *     BASIC_WAIT, PRIO (pools in priority order), and RANDWS over one pool;
+ *   - goabt_sched_randws_ops (sched.c): ABT_SCHED_RANDWS over several pools: its own first,
+ *     then the others from a random one on;
+ *   - goabt_sched_user_ops (sched_user.c): user-defined schedulers (ABT_sched_def), whose run
+ *     function is their loop;
+ *   - goabt_sched_go_ops (pool_go.c): goabt's loop with a Go policy's picks (core.Policy).
+ * goabt's loop (idle sleep, wake-ups, requests, the main ULT's hand-over) runs every kind that
+ * has a pick, asking it for the next unit; basic's pick is taken inline, the hot case. A kind
+ * with a run instead runs its own loop there (goabt_user_sched_run: on the primary, on a stack
+ * of its own). To add a kind: write its pick (or run), free and migration_pool when it needs
+ * them, and say in its flags whether its pick is the first unit of its pools in order, which
+ * lets a ULT hand the stream over straight (unit_switch.c, goabt_unit_direct_next).
  *
  * The scheduler's context. Schedulers run on the stream's own context, not on a ULT as in
  * Argobots (stream->current is NULL there). Self queries made there (a user scheduler's run
@@ -32,17 +49,41 @@ enum {
     GOABT_SCHED_MAIN = 1,    /* a stream's main scheduler */
     GOABT_SCHED_IN_POOL = 2, /* stacked: a ULT of another scheduler's pool runs it (ABT_pool_add_sched) */
 };
+/* What a kind of scheduler does (top). */
+struct goabt_sched_ops {
+    /* The next unit goabt's loop runs for sc on stream s, taken out of its pool, or NULL. NULL
+     * for a kind that runs its own loop (run). */
+    goabt_unit *(*pick)(goabt_stream *s, goabt_sched *sc);
+    /* Runs sc's own loop until it stops (ABT_sched_has_to_stop): as a stream's main scheduler
+     * through goabt_user_sched_run, or stacked on a ULT (sched_stacked.c). NULL for a kind that
+     * goabt's loop runs with its pick. */
+    void (*run)(goabt_sched *sc);
+    /* Frees what the kind keeps for sc (goabt_sched_delete: sc is still a scheduler), or NULL. */
+    void (*free)(goabt_sched *sc);
+    /* The pool a unit migrating to sc goes to (NULL: none), or NULL for its first pool. */
+    goabt_pool *(*migration_pool)(goabt_sched *sc);
+    unsigned flags; /* GOABT_SCHED_OPS_* */
+};
+/* Its pick is the first unit of its pools, in order: a ULT that yields or parks may pop that
+ * unit itself and switch to it straight (unit_switch.c, goabt_unit_direct_next). */
+#define GOABT_SCHED_OPS_IN_ORDER 1u
+
+extern const struct goabt_sched_ops goabt_sched_basic_ops GOABT_HIDDEN;  /* sched.c */
+extern const struct goabt_sched_ops goabt_sched_randws_ops GOABT_HIDDEN; /* sched.c */
+extern const struct goabt_sched_ops goabt_sched_user_ops GOABT_HIDDEN;   /* sched_user.c */
+extern const struct goabt_sched_ops goabt_sched_go_ops GOABT_HIDDEN;     /* pool_go.c */
+
 struct ABT_sched_opaque {
-    int predef;      /* ABT_SCHED_BASIC or ABT_SCHED_BASIC_WAIT; -1 for a user scheduler */
+    /* Its ABT_sched_predef (ABT_SCHED_BASIC for a Go scheduler); -1 for a user scheduler. What
+     * it does is its ops'. */
+    int predef;
     uint32_t magic;
     int automatic;   /* freed with the stream that uses it */
     int used;        /* GOABT_SCHED_*: unused, a stream's main scheduler, or stacked */
     int num_pools;
-    /* Not a predefined scheduler: runs def.run (sched_user.c) instead of goabt's loop, or,
-     * with go_policy set, goabt's loop with a Go policy's picks (pool_go.c). One flag for both,
-     * so that the loop of a predefined scheduler tests one word, as before Go schedulers. */
-    int is_user;
-    int go_policy;   /* the id of its core.Policy (pool_go.c), or 0 */
+    /* Its kind. The loop of a basic scheduler tests this one word. */
+    const struct goabt_sched_ops *ops;
+    int go_policy;   /* a Go scheduler's: the id of its core.Policy (pool_go.c), or 0 */
     int finish_req;  /* ABT_sched_finish: stop once its pools are empty (atomic) */
     int exit_req;    /* ABT_sched_exit: stop now (atomic) */
     /* Replaced as a stream's main scheduler while its run function was live there: retired
@@ -52,7 +93,7 @@ struct ABT_sched_opaque {
      * returned, replaced or not (on the primary it may wait below the main ULT): ABT_sched_free
      * refuses it meanwhile, as it refuses one in use. Atomic. */
     int in_run;
-    ABT_sched_def def;
+    ABT_sched_def def; /* a user scheduler's (sched_user.c) */
     void *data;      /* ABT_sched_set_data */
     goabt_pool *pools[GOABT_SCHED_MAX_POOLS];
 };
@@ -60,24 +101,27 @@ struct ABT_sched_opaque {
 /* A predefined scheduler over pools, run by the Go policy GOABT_SCHED names if there is one. */
 goabt_sched *goabt_sched_new_predef(int predef, int num_pools, goabt_pool **pools, int automatic)
     GOABT_HIDDEN;
-/* The next unit a scheduler with a Go policy runs on s: from the pool the policy picks (asked
- * only when some pool holds units and the scheduler has more than one), else from the first
- * that has one; NULL if none. */
-goabt_unit *goabt_go_sched_pop(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
 
 /* Schedulers (sched.c). */
-goabt_sched *goabt_sched_new(int predef, int num_pools, goabt_pool **pools, int automatic)
+/* A scheduler of kind ops over pools[0..num_pools); predef: its ABT_sched_predef, or -1. NULL
+ * when out of memory. */
+goabt_sched *goabt_sched_new(const struct goabt_sched_ops *ops, int predef, int num_pools,
+                             goabt_pool **pools, int automatic) GOABT_HIDDEN;
+/* A predefined scheduler goabt runs in C: the kind predef is (basic or randws). */
+goabt_sched *goabt_sched_new_builtin(int predef, int num_pools, goabt_pool **pools, int automatic)
     GOABT_HIDDEN;
+/* The pool a unit migrating to sc goes to, or NULL. */
+goabt_pool *goabt_sched_migration_pool(goabt_sched *sc) GOABT_HIDDEN;
 void goabt_sched_delete(goabt_sched *s) GOABT_HIDDEN;
 int goabt_sched_has_work(goabt_sched *s) GOABT_HIDDEN;
-/* The next unit goabt's loop would run for sc (a predefined scheduler, or one with a Go
- * policy) on s, taken out of its pool, or NULL. */
+/* The next unit goabt's loop would run for sc (a kind with a pick) on s, taken out of its
+ * pool, or NULL. */
 goabt_unit *goabt_sched_pop_next(goabt_stream *s, goabt_sched *sc) GOABT_HIDDEN;
 /* Runs s's scheduler loop; returns on a secondary stream once asked to finish with no work
  * left; on the primary it leaves by resuming the main ULT. */
 void goabt_sched_loop(goabt_stream *s) GOABT_HIDDEN;
 
-/* A user scheduler's turn on stream s (sched_user.c): runs sc's run function until it returns;
+/* A turn on stream s of a scheduler with a run of its own (sched_user.c): runs it until it returns;
  * then 1 if s has to end (its scheduler finished), 0 to go on with s's scheduler (replaced
  * meanwhile, or run again). May not return (the primary resumes the main ULT: the run, on a
  * stack of its own there, waits in s->run_ctx). */

@@ -6,6 +6,7 @@
 #include "keys.h"
 #include "leaks.h"
 #include "pool.h"
+#include "pool_member.h"
 #include "runtime.h"
 #include "stream.h"
 #include "tool.h"
@@ -198,18 +199,17 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
     u->state = ABT_THREAD_STATE_READY;
     u->request = 0;
     u->waiting = NULL;
-    u->popped_by = NULL;
     u->func = func;
     u->arg = arg;
     u->id = 0;
-    u->pool = pool;
+    goabt_pool_member_init(u, pool);
     u->last_stream = NULL;
     u->joiners = NULL;
     u->keys = NULL;
-    u->next = u->prev = NULL;
     /* pool_unit, pool_unit_of and user_queued are clear: fresh descriptors are zeroed, and a
-     * unit gives its pool unit back when it is freed (goabt_unit_drop_pool_unit). */
-    if (pool->user != NULL && goabt_pool_associate(pool, u) != ABT_SUCCESS) {
+     * unit gives its pool unit back when it is freed (goabt_unit_drop_pool_unit). So only a
+     * kind that needs something of its units is asked. */
+    if (pool->ops->associate != NULL && goabt_pool_member_set(pool, u) != ABT_SUCCESS) {
         unit_release(s, u);
         return ABT_ERR_MEM; /* the user pool's create_unit made no unit */
     }
@@ -263,18 +263,16 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
         if (top == NULL) return ABT_ERR_MEM;
         u->top = top;
     }
-    int rc = goabt_pool_associate(p, u); /* its pool unit went back when it ended */
+    int rc = goabt_pool_member_set(p, u); /* its pool unit went back when it ended */
     if (rc != ABT_SUCCESS) return rc;
-    u->pool = p;
+    goabt_pool_member_init(u, p);
     u->func = func;
     u->arg = arg;
     u->joiners = NULL;
     u->request = 0;
     u->flags &= ~GOABT_UNIT_NO_STACK; /* it has a stack now */
     u->waiting = NULL;
-    u->popped_by = NULL;
     u->suspend = 0;
-    u->next = u->prev = NULL;
     /* Its context is made afresh from the stack's top when it first runs again. Keys stay:
      * they belong to the handle. */
     if (u->kind == GOABT_ULT) u->ctx = NULL;

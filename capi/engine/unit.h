@@ -111,7 +111,9 @@ struct ABT_thread_opaque {
     goabt_unit *free_next;  /* link in a cache of free descriptors */
     goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
     int batch_len;          /* ... and how many descriptors its batch holds */
-    int user_queued;        /* in a user-defined pool now (pushed, not yet popped or removed) */
+    /* Queued in a pool that keeps its queue itself (a user or Go pool: pushed, not yet popped or
+     * removed). It, pool, popped_by and the links are written by pool_member.h only. */
+    int user_queued;
     int suspend;            /* ABT_self_suspend's state (unit_block.c), atomic */
     goabt_pool *parked_in;  /* the pool it was counted in when it last parked */
     goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c) or mutex.c's yields */
@@ -141,6 +143,12 @@ void goabt_unit_drop_user_unit(goabt_unit *u) GOABT_HIDDEN;
 static inline void goabt_unit_drop_pool_unit(goabt_unit *u)
 {
     if (u->pool_unit_of != NULL) goabt_unit_drop_user_unit(u); /* built-in pools make none */
+}
+/* u's pool unit as the API hands it out: a user pool's unit for it, else the work unit itself
+ * (the FIFO's and Go pools' units are the work units). */
+static inline ABT_unit goabt_unit_pool_handle(goabt_unit *u)
+{
+    return u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;
 }
 
 /* Units (unit.c, unit_switch.c, unit_block.c, unit_join.c). */

@@ -2,6 +2,7 @@
 /* unit_join.c: requests to a unit (cancel, migration), taken up at its scheduling points, and
  * join. */
 #include "pool.h"
+#include "pool_member.h"
 #include "stream.h"
 #include "tool.h"
 #include "unit.h"
@@ -20,11 +21,10 @@
 void goabt_unit_migrate_now(goabt_unit *u, goabt_pool *counted)
 {
     goabt_pool *to = __atomic_load_n(&u->migrate_to, __ATOMIC_RELAXED);
-    if (goabt_pool_associate(to, u) != ABT_SUCCESS) {
+    if (goabt_pool_member_set(to, u) != ABT_SUCCESS) {
         goabt_pool_push_from(u->pool, u, counted, ABT_POOL_CONTEXT_OP_POOL_OTHER);
         return;
     }
-    u->pool = to;
     if (u->flags & GOABT_UNIT_MIGRATE_CB) u->migrate_cb(u, u->migrate_cb_arg);
     goabt_pool_push_from(to, u, counted, ABT_POOL_CONTEXT_OP_THREAD_MIGRATE);
 }

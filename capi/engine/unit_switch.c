@@ -4,6 +4,7 @@
  * ULT to ULT, yield and exit. */
 #include "context.h"
 #include "pool.h"
+#include "pool_member.h"
 #include "runtime.h"
 #include "scheduler.h"
 #include "stream.h"
@@ -206,7 +207,7 @@ int goabt_unit_take_target(goabt_unit *target)
     if (goabt_pool_is_queued(target->pool, target) || target->popped_by != goabt_self_unit()) {
         return 0;
     }
-    target->popped_by = NULL;
+    goabt_pool_member_unclaim(target);
     return 1;
 }
 
@@ -214,13 +215,14 @@ int goabt_unit_take_target(goabt_unit *target)
  *
  * A ULT that yields or parks switches to the scheduler, which runs what it left behind (the
  * after function: push it back, release an object's lock ...), looks at its events and pops the
- * next unit. When the next unit is a plain ULT and the stream's scheduler is a predefined one
- * with nothing to look at, the caller pops that ULT itself and switches straight to it, the
+ * next unit. When the next unit is a plain ULT and the stream's scheduler picks its pools'
+ * first unit in order (GOABT_SCHED_OPS_IN_ORDER) with nothing to look at, the caller pops that ULT itself and switches straight to it, the
  * after function running there (as after yield_to): one context switch instead of two
  * (ABT_thread_yield between two ULTs: 40 ns -> 25). The scheduler's own round still comes every
- * DIRECT_MAX hand-overs, and whenever anything needs it: a user scheduler or pool, a stacked
+ * DIRECT_MAX hand-overs, and whenever anything needs it: a scheduler of another kind (user,
+ * Go, randws stealing) or a pool that is not a FIFO, a stacked
  * run (nested, or a unit run for the main ULT), a user scheduler's run still live after it was
- * replaced, stealing (randws), a tool or the trace listening (they see every run), a
+ * replaced, a tool or the trace listening (they see every run), a
  * deadline due, an exit, finish or main-ULT request, the main ULT on either side, and in the
  * valgrind build (its scheduler loop paces itself). A yield that finds nothing to hand over to
  * before its own pool, and that pool empty, is one the round would answer with the yielder
@@ -242,9 +244,8 @@ goabt_unit *goabt_unit_direct_next(goabt_stream *s, goabt_unit *self, goabt_pool
 #else
     goabt_sched *sc = s->sched;
     int main_ult = (self->flags & GOABT_UNIT_MAIN) != 0;
-    if ((main_ult && requeued == NULL) || s->nested != 0 || s->main_child || sc->is_user ||
-        s->user_run != NULL ||
-        (sc->predef == ABT_SCHED_RANDWS && sc->num_pools > 1) ||
+    if ((main_ult && requeued == NULL) || s->nested != 0 || s->main_child ||
+        !(sc->ops->flags & GOABT_SCHED_OPS_IN_ORDER) || s->user_run != NULL ||
         __atomic_load_n(&goabt_tool_mask, __ATOMIC_RELAXED) != 0) {
         return NULL;
     }
@@ -265,7 +266,8 @@ goabt_unit *goabt_unit_direct_next(goabt_stream *s, goabt_unit *self, goabt_pool
          * yielder straight back, so it goes on (the main ULT too). */
         if (p == back && requeued != NULL && goabt_pool_yield_alone(p, self)) return self;
         if (main_ult) { /* no hand-over from the main ULT: only a yield alone goes on */
-            if (p == back || p->user != NULL || __atomic_load_n(&p->size, __ATOMIC_RELAXED) != 0) {
+            if (p == back || !(p->ops->flags & GOABT_POOL_OPS_LOCKED_QUEUE) ||
+                __atomic_load_n(&p->size, __ATOMIC_RELAXED) != 0) {
                 return NULL;
             }
             continue;
