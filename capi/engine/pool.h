@@ -30,7 +30,6 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
      * queue: every push reads it. */
     struct goabt_pool_user *user;
     goabt_unit *head, *tail;
-    int pop_waiters;   /* callers in ABT_pool_pop_wait* on it, under lock: a push signals them */
     size_t size;       /* queued units, atomic reads */
     /* Parked ULTs that belong to this pool are num_parked - num_unparked (goabt_pool_num_blocked):
      * both written under the lock, parking in the locked section of a hand-over's pop when it
@@ -39,12 +38,12 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     long num_parked;   /* written under lock, atomic reads */
     long num_unparked; /* written under lock, atomic reads */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
-    int pushers;       /* atomic: pushes still signalling pop_waiters after its lock */
+    /* Callers blocked in ABT_pool_pop_wait* on it (goabt_pool_wait_push), under lock, its head
+     * read without it: a push wakes one. */
+    goabt_waitlist pop_waiters;
     /* Set (under lock) when the pool is retired while ULTs parked on it may still come back:
      * pushes go there instead (xstream.c, replace_main_sched). */
     goabt_pool *forward;
-    pthread_mutex_t wait_mutex; /* ABT_pool_pop_wait* sleeps here */
-    pthread_cond_t wait_cond;
     void *data; /* ABT_pool_set_data */
     /* A Go pool (pool_go.c, a user pool of goabt's own): the id of its core.Pool, and how many
      * units it holds as the engine counts them (atomic; may dip below 0 for an instant), so
@@ -114,6 +113,15 @@ void goabt_pool_count_parked(goabt_pool *p) GOABT_HIDDEN;
 /* Pops, waiting until the CLOCK_REALTIME deadline (ns) for a unit if p is empty; NULL if none
  * came. Built-in pools only. */
 goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline) GOABT_HIDDEN;
+/* The wait of ABT_pool_pop_wait* on p, a built-in or a Go pool, found empty: the caller waits
+ * as every blocking caller does (wait.h: a ULT parks, anything else sleeps on its futex) in
+ * p's pop_waiters until a push into p wakes it or the CLOCK_REALTIME deadline (ns) passes. 1
+ * if woken, or if p was found not empty after all (pop again: another may have taken the
+ * unit), 0 if timed out. */
+int goabt_pool_wait_push(goabt_pool *p, uint64_t deadline) GOABT_HIDDEN;
+/* After a push into p that took none of p's locks (a Go pool's), its count of units raised
+ * (sequentially consistent): wakes one caller in goabt_pool_wait_push, if any. */
+void goabt_pool_wake_pop_waiter(goabt_pool *p) GOABT_HIDDEN;
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN; /* 1 if u was queued in p */
 int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
 /* Whether u is ready and queued in no pool: popped by hand (or made held), so that whoever has

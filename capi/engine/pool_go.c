@@ -157,18 +157,12 @@ static void go_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
     goabt_pool *p = pool;
     struct go_call c = {.id = p->go_id, .rank = caller_rank(), .unit = (uintptr_t)unit};
     goabt_gate(push_gated, &c);
-    /* Counted after the push: a pop that sees the count finds the unit. Then the waiters of
-     * go_pop_wait, as pool.c's push does for built-in pools (the count and pop_waiters are
-     * each written before the other is read, sequentially consistent: one side sees the
-     * other). */
+    /* Counted after the push: a pop that sees the count finds the unit. Then one caller of
+     * go_pop_wait, as pool.c's push wakes one for built-in pools (the count here and the
+     * waiter's listing there are each written before the other is read, sequentially
+     * consistent: one side sees the other). */
     __atomic_add_fetch(&p->go_size, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&p->pop_waiters, __ATOMIC_SEQ_CST) != 0) {
-        __atomic_add_fetch(&p->pushers, 1, __ATOMIC_ACQ_REL); /* p is not freed meanwhile */
-        pthread_mutex_lock(&p->wait_mutex);
-        pthread_cond_signal(&p->wait_cond);
-        pthread_mutex_unlock(&p->wait_mutex);
-        __atomic_sub_fetch(&p->pushers, 1, __ATOMIC_RELEASE);
-    }
+    goabt_pool_wake_pop_waiter(p);
 }
 
 static ABT_thread go_pop(ABT_pool pool, ABT_pool_context ctx)
@@ -183,8 +177,8 @@ static ABT_thread go_pop(ABT_pool pool, ABT_pool_context ctx)
     return (ABT_thread)c.unit;
 }
 
-/* ABT_pool_pop_wait on a Go pool: pops, sleeping on the pool's condition variable until a push
- * or the time is up. */
+/* ABT_pool_pop_wait on a Go pool: pops, waiting as a built-in pool's callers do (a ULT parks,
+ * anything else sleeps: goabt_pool_wait_push) until a push or the time is up. */
 static ABT_thread go_pop_wait(ABT_pool pool, double time_secs, ABT_pool_context ctx)
 {
     goabt_pool *p = pool;
@@ -193,15 +187,7 @@ static ABT_thread go_pop_wait(ABT_pool pool, double time_secs, ABT_pool_context 
         ABT_thread t = go_pop(pool, ctx);
         if (t != ABT_THREAD_NULL) return t;
         if (goabt_now_ns() >= deadline) return ABT_THREAD_NULL;
-        pthread_mutex_lock(&p->wait_mutex);
-        __atomic_add_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&p->go_size, __ATOMIC_SEQ_CST) <= 0) {
-            struct timespec until = {(time_t)(deadline / 1000000000ull),
-                                     (long)(deadline % 1000000000ull)};
-            pthread_cond_timedwait(&p->wait_cond, &p->wait_mutex, &until);
-        }
-        __atomic_sub_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
-        pthread_mutex_unlock(&p->wait_mutex);
+        goabt_pool_wait_push(p, deadline);
     }
 }
 

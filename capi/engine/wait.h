@@ -59,10 +59,7 @@ struct goabt_waiter {
     void (*cancelled)(goabt_waiter *w);
 };
 
-/* A FIFO of waiters. All zero is empty: objects in static memory start that way. */
-typedef struct goabt_waitlist {
-    goabt_waiter *head, *tail;
-} goabt_waitlist;
+/* goabt_waitlist, a FIFO of waiters, is in common.h. */
 
 /* Prepares w for the calling unit or thread: a ULT (the main ULT too) parks, anything else
  * sleeps on a futex. deadline: CLOCK_REALTIME ns, or 0. */
