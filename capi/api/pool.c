@@ -206,8 +206,9 @@ int ABT_pool_pop_threads(ABT_pool pool, ABT_thread *threads, size_t len, size_t 
 }
 
 /* Pops from p, waiting secs seconds (or until abstime when secs is negative) if it is empty:
- * the built-in pools sleep on their condition variable; a user pool needs its pop_wait (or,
- * older definitions, p_pop_timedwait). NULL with *rc set when the pool cannot wait. */
+ * on the built-in pools the caller waits as for any block (a ULT parks: goabt_pool_wait_push);
+ * a user pool needs its pop_wait (or, older definitions, p_pop_timedwait). NULL with *rc set
+ * when the pool cannot wait. */
 static goabt_unit *pop_until(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
                              int *rc);
 

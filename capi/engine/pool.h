@@ -5,8 +5,9 @@
  * A unit is queued in at most one pool at a time, its associated pool (unit->pool), which is
  * where it goes back to when it yields or is made ready. The engine reaches every pool through
  * goabt_pool_push / pop / remove / size: the FIFO inline, a user pool's functions otherwise.
- * A push wakes one idle stream among those asleep on that pool (its sleepers); parked ULTs
- * stay counted in the pool they parked in (goabt_pool_num_blocked).
+ * A push wakes one idle stream among those asleep on that pool (its sleepers) and one caller
+ * blocked in ABT_pool_pop_wait* on it (its pop_waiters, a wait list: wait.h); parked ULTs stay
+ * counted in the pool they parked in (goabt_pool_num_blocked).
  */
 #ifndef GOABT_POOL_H
 #define GOABT_POOL_H
