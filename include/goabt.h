@@ -85,8 +85,8 @@ int goabt_sched_create_go(const char *name, int num_pools, ABT_pool *pools,
 
 /* Write into *num how many execution streams sleep idle on pool, waiting for a push into it to
  * wake them (a stream whose scheduler found no work in any of its pools lists itself in each),
- * and callers blocked in ABT_pool_pop_wait on it (where a BASIC_WAIT scheduler's stream
- * waits). A user-defined pool's own pop_wait is not seen. ABT_ERR_INV_POOL for an invalid
+ * and callers blocked in ABT_pool_pop_wait on it (ULTs parked, other callers asleep; where a
+ * BASIC_WAIT scheduler's stream waits). A user-defined pool's own pop_wait is not seen. ABT_ERR_INV_POOL for an invalid
  * handle, ABT_ERR_INV_ARG when num is NULL. */
 int goabt_pool_get_num_idle_streams(ABT_pool pool, int *num);
 

@@ -65,6 +65,12 @@ typedef void (*goabt_after_fn)(goabt_unit *u, void *arg);
 typedef struct goabt_waiter goabt_waiter;
 #define GOABT_JOIN_DONE ((goabt_waiter *)1)
 
+/* A FIFO of waiters (wait.h). All zero is empty: objects in static memory start that way. Here,
+ * not in wait.h, because pools (pool.h, which wait.h reaches through stream.h) hold one. */
+typedef struct goabt_waitlist {
+    goabt_waiter *head, *tail;
+} goabt_waitlist;
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__)

@@ -35,8 +35,6 @@ goabt_pool *goabt_pool_new(const struct goabt_pool_ops *ops, unsigned caps, int 
     p->access = access;
     p->automatic = automatic;
     p->id = __atomic_fetch_add(&goabt_rt.next_pool_id, 1, __ATOMIC_RELAXED);
-    pthread_mutex_init(&p->wait_mutex, NULL);
-    pthread_cond_init(&p->wait_cond, NULL);
     p->magic = goabt_runtime_magic(GOABT_MAGIC_POOL);
     return p;
 }
@@ -51,14 +49,8 @@ goabt_pool *goabt_fifo_new(int kind, int access, int automatic)
 void goabt_pool_delete(goabt_pool *p)
 {
     GOABT_LEAK_FORGET(p);
-    /* A push may still be signalling this pool's pop_wait waiters. */
-    for (unsigned spins = 0; __atomic_load_n(&p->pushers, __ATOMIC_ACQUIRE) != 0; spins++) {
-        goabt_backoff(spins);
-    }
     if (p->ops->free != NULL) p->ops->free(p); /* still a pool: a user's free may get its data */
     p->magic = GOABT_MAGIC_FREED;
-    pthread_mutex_destroy(&p->wait_mutex);
-    pthread_cond_destroy(&p->wait_cond);
     /* Units that ended and are not freed yet keep their pool units until they are freed (as in
      * Argobots, whose free_unit comes with ABT_thread_free): the record stays for them, and
      * the last lets it go (goabt_unit_drop_user_unit). */
@@ -199,19 +191,17 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
     goabt_pool_member_link_tail(p, u);
     if (uncount) __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
     goabt_stream *wake = take_sleeper_locked(p);
-    /* What is done after the lock is released must not read p once it could be freed (its
-     * last unit may run and its stream go meanwhile): the pool is held while it is. */
-    int signal_waiters = p->pop_waiters != 0; /* read under the lock: see goabt_pool_pop_wait */
-    if (signal_waiters) __atomic_add_fetch(&p->pushers, 1, __ATOMIC_ACQ_REL);
+    /* One caller in ABT_pool_pop_wait* is claimed here and woken after the lock is released;
+     * nothing done then reads p, which may be freed by then (its last unit may run and its
+     * stream go meanwhile): a claimed waiter stays valid until woken (wait.h). */
+    goabt_waiter *popper = NULL;
+    if (__builtin_expect(!goabt_waitlist_empty(&p->pop_waiters), 0)) {
+        popper = goabt_waitlist_claim(&p->pop_waiters, 0);
+    }
     spin_unlock(&p->lock);
     if (counted != NULL) goabt_pool_uncount_parked(counted); /* it parked in another pool */
     if (wake != NULL) wake_stream(wake);
-    if (signal_waiters) {
-        pthread_mutex_lock(&p->wait_mutex);
-        pthread_cond_signal(&p->wait_cond);
-        pthread_mutex_unlock(&p->wait_mutex);
-        __atomic_sub_fetch(&p->pushers, 1, __ATOMIC_RELEASE);
-    }
+    if (popper != NULL) goabt_wake_finish(popper);
 }
 
 void goabt_pool_push(goabt_pool *p, goabt_unit *u) { pool_push(p, u, NULL, ABT_POOL_CONTEXT_OP_POOL_OTHER); }
@@ -248,7 +238,7 @@ int goabt_pool_get_num_idle_streams(ABT_pool pool, int *num)
     int n = 0;
     spin_lock(&p->lock);
     for (goabt_sleeper *s = p->sleepers; s != NULL; s = s->next) n++;
-    n += p->pop_waiters;
+    n += goabt_waitlist_count(&p->pop_waiters);
     spin_unlock(&p->lock);
     *num = n;
     return ABT_SUCCESS;
@@ -394,7 +384,7 @@ void goabt_pool_count_parked(goabt_pool *p)
  * the yielder's to take up, p not retired, no thread in goabt_pool_pop_wait to signal. */
 static inline int push_only_queues(goabt_pool *p, goabt_unit *yielder)
 {
-    return p->forward == NULL && __atomic_load_n(&p->pop_waiters, __ATOMIC_RELAXED) == 0 &&
+    return p->forward == NULL && __atomic_load_n(&p->pop_waiters.head, __ATOMIC_RELAXED) == NULL &&
            __atomic_load_n(&yielder->request, __ATOMIC_ACQUIRE) == 0;
 }
 
@@ -445,26 +435,67 @@ void goabt_pool_requeued(goabt_pool *p, goabt_unit *u)
     spin_unlock(&p->lock);
 }
 
+/* ---- ABT_pool_pop_wait*: waiting for a push ---------------------------------------------------
+ *
+ * A caller that finds the pool empty waits in its pop_waiters as every blocking caller waits
+ * (wait.h): a ULT parks, and its stream runs other units meanwhile; an external thread, a
+ * tasklet or a scheduler's context (a user scheduler's run, a BASIC_WAIT-like loop) sleeps on
+ * its waiter's futex word; a deadline is the timer list's (ULTs) or the futex's (threads). A
+ * push claims one waiter under the pool's lock and wakes it after; the waiter pops again, and
+ * waits again if another popper took the unit first. */
+
+static int pool_has_units(goabt_pool *p)
+{
+    /* A Go pool counts its units in C (pool_go.c); a built-in pool's size is read under its
+     * lock, which the caller holds. */
+    if (p->ops == &goabt_go_pool_ops) return __atomic_load_n(&p->go_size, __ATOMIC_SEQ_CST) > 0;
+    return p->size != 0;
+}
+
+/* A ULT a push woke from goabt_pool_wait_push is cancelled before it pops: the wake-up is
+ * passed on to another waiter, so that the unit it was for does not wait for the next push. */
+static void pop_waiter_cancelled(goabt_waiter *w)
+{
+    if (__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) != GOABT_WAIT_WOKEN) return;
+    goabt_pool_wake_pop_waiter(w->sync);
+}
+
+int goabt_pool_wait_push(goabt_pool *p, uint64_t deadline)
+{
+    goabt_waiter w;
+    goabt_waiter_init(&w, 0, deadline);
+    goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_OTHER, p);
+    w.cancelled = pop_waiter_cancelled;
+    spin_lock(&p->lock);
+    goabt_waitlist_push(&p->pop_waiters, &w);
+    /* Listed, then a last look: a built-in pool's push reads the list under this lock; a Go
+     * pool's raises its count, then reads the list's head without it (goabt_pool_wake_pop_waiter),
+     * so the listing is ordered before the look by a fence. One of the two sees the other. */
+    if (p->ops == &goabt_go_pool_ops) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (pool_has_units(p)) {
+        goabt_waitlist_remove(&p->pop_waiters, &w);
+        spin_unlock(&p->lock);
+        return 1;
+    }
+    return goabt_wait(&w, &p->lock) == GOABT_WAIT_WOKEN;
+}
+
+void goabt_pool_wake_pop_waiter(goabt_pool *p)
+{
+    if (__atomic_load_n(&p->pop_waiters.head, __ATOMIC_SEQ_CST) == NULL) return;
+    spin_lock(&p->lock);
+    goabt_waiter *popper = goabt_waitlist_claim(&p->pop_waiters, 0);
+    spin_unlock(&p->lock);
+    if (popper != NULL) goabt_wake_finish(popper);
+}
+
 goabt_unit *goabt_pool_pop_wait(goabt_pool *p, uint64_t deadline)
 {
     for (;;) {
         goabt_unit *u = goabt_pool_pop(p);
         if (u != NULL) return u;
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-        if (now_ns >= deadline) return NULL;
-        /* Counted, then a last look under the pool's lock: a push either comes after that look
-         * and finds the count (it reads it under the same lock), or before, and is seen. */
-        pthread_mutex_lock(&p->wait_mutex);
-        __atomic_add_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
-        if (goabt_pool_size_locked(p) == 0) {
-            struct timespec until = {(time_t)(deadline / 1000000000ull),
-                                     (long)(deadline % 1000000000ull)};
-            pthread_cond_timedwait(&p->wait_cond, &p->wait_mutex, &until);
-        }
-        __atomic_sub_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
-        pthread_mutex_unlock(&p->wait_mutex);
+        if (goabt_now_ns() >= deadline) return NULL;
+        goabt_pool_wait_push(p, deadline);
     }
 }
 

@@ -24,8 +24,9 @@
  *
  * A unit is queued in at most one pool at a time, its associated pool (unit->pool), which is
  * where it goes back to when it yields or is made ready; pool_member.h owns that membership.
- * A push wakes one idle stream among those asleep on that pool (its sleepers); parked ULTs
- * stay counted in the pool they parked in (goabt_pool_num_blocked).
+ * A push wakes one idle stream among those asleep on that pool (its sleepers) and one caller
+ * blocked in ABT_pool_pop_wait* on it (its pop_waiters, a wait list: wait.h); parked ULTs stay
+ * counted in the pool they parked in (goabt_pool_num_blocked).
  */
 #ifndef GOABT_POOL_H
 #define GOABT_POOL_H
@@ -101,7 +102,6 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     /* Its kind. On the line of the queue: every push reads it. */
     const struct goabt_pool_ops *ops;
     goabt_unit *head, *tail; /* the FIFO's queue */
-    int pop_waiters;   /* callers in ABT_pool_pop_wait* on it, under lock: a push signals them */
     size_t size;       /* the FIFO's queued units, atomic reads (0 for other kinds) */
     /* Parked ULTs that belong to this pool are num_parked - num_unparked (goabt_pool_num_blocked):
      * both written under the lock, parking in the locked section of a hand-over's pop when it
@@ -110,12 +110,12 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     long num_parked;   /* written under lock, atomic reads */
     long num_unparked; /* written under lock, atomic reads */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
-    int pushers;       /* atomic: pushes still signalling pop_waiters after its lock */
+    /* Callers blocked in ABT_pool_pop_wait* on it (goabt_pool_wait_push), under lock, its head
+     * read without it: a push wakes one. */
+    goabt_waitlist pop_waiters;
     /* Set (under lock) when the pool is retired while ULTs parked on it may still come back:
      * pushes go there instead (xstream.c, replace_main_sched). */
     goabt_pool *forward;
-    pthread_mutex_t wait_mutex; /* ABT_pool_pop_wait* sleeps here */
-    pthread_cond_t wait_cond;
     void *data; /* ABT_pool_set_data */
     /* A user-defined pool's copy of its definition (pool_user.c), or NULL. */
     struct goabt_pool_user *user;
@@ -204,6 +204,15 @@ goabt_unit *goabt_pool_pop_wait_for(goabt_pool *p, double secs, double abstime,
                                     ABT_pool_context ctx, int *rc) GOABT_HIDDEN;
 /* 1 if u was queued in p (and is not now); 0 too when p cannot remove units. */
 int goabt_pool_remove(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
+/* The wait of ABT_pool_pop_wait* on p, a built-in or a Go pool, found empty: the caller waits
+ * as every blocking caller does (wait.h: a ULT parks, anything else sleeps on its futex) in
+ * p's pop_waiters until a push into p wakes it or the CLOCK_REALTIME deadline (ns) passes. 1
+ * if woken, or if p was found not empty after all (pop again: another may have taken the
+ * unit), 0 if timed out. */
+int goabt_pool_wait_push(goabt_pool *p, uint64_t deadline) GOABT_HIDDEN;
+/* After a push into p that took none of p's locks (a Go pool's), its count of units raised
+ * (sequentially consistent): wakes one caller in goabt_pool_wait_push, if any. */
+void goabt_pool_wake_pop_waiter(goabt_pool *p) GOABT_HIDDEN;
 int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u) GOABT_HIDDEN;
 /* ABT_pool_is_empty. */
 int goabt_pool_is_empty(goabt_pool *p) GOABT_HIDDEN;

@@ -142,18 +142,12 @@ static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_
     goabt_pool_member_queued(p, u);
     struct go_call c = {.id = p->go_id, .rank = caller_rank(), .unit = (uintptr_t)u};
     goabt_gate(push_gated, &c);
-    /* Counted after the push: a pop that sees the count finds the unit. Then the waiters of
-     * go_pop_wait, as pool.c's push does for built-in pools (the count and pop_waiters are
-     * each written before the other is read, sequentially consistent: one side sees the
-     * other). */
+    /* Counted after the push: a pop that sees the count finds the unit. Then one caller of
+     * go_pop_wait, as pool.c's push wakes one for built-in pools (the count here and the
+     * waiter's listing there are each written before the other is read, sequentially
+     * consistent: one side sees the other). */
     __atomic_add_fetch(&p->go_size, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&p->pop_waiters, __ATOMIC_SEQ_CST) != 0) {
-        __atomic_add_fetch(&p->pushers, 1, __ATOMIC_ACQ_REL); /* p is not freed meanwhile */
-        pthread_mutex_lock(&p->wait_mutex);
-        pthread_cond_signal(&p->wait_cond);
-        pthread_mutex_unlock(&p->wait_mutex);
-        __atomic_sub_fetch(&p->pushers, 1, __ATOMIC_RELEASE);
-    }
+    goabt_pool_wake_pop_waiter(p);
     goabt_pool_pushed(p, counted);
 }
 
@@ -170,8 +164,8 @@ static goabt_unit *go_pop(goabt_pool *p, ABT_pool_context ctx)
     return u;
 }
 
-/* ABT_pool_pop_wait on a Go pool: pops, sleeping on the pool's condition variable until a push
- * or the time is up. */
+/* ABT_pool_pop_wait on a Go pool: pops, waiting as a built-in pool's callers do (a ULT parks,
+ * anything else sleeps: goabt_pool_wait_push) until a push or the time is up. */
 static goabt_unit *go_pop_wait(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
                                int *rc)
 {
@@ -185,15 +179,7 @@ static goabt_unit *go_pop_wait(goabt_pool *p, double secs, double abstime, ABT_p
         goabt_unit *u = go_pop(p, ctx);
         if (u != NULL) return u;
         if (goabt_now_ns() >= deadline) return NULL;
-        pthread_mutex_lock(&p->wait_mutex);
-        __atomic_add_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&p->go_size, __ATOMIC_SEQ_CST) <= 0) {
-            struct timespec until = {(time_t)(deadline / 1000000000ull),
-                                     (long)(deadline % 1000000000ull)};
-            pthread_cond_timedwait(&p->wait_cond, &p->wait_mutex, &until);
-        }
-        __atomic_sub_fetch(&p->pop_waiters, 1, __ATOMIC_SEQ_CST);
-        pthread_mutex_unlock(&p->wait_mutex);
+        goabt_pool_wait_push(p, deadline);
     }
 }
 

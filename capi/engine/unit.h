@@ -20,12 +20,19 @@
  *
  * Blocking. There is one way to block a ULT and one way to wake it (unit_block.c):
  *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted as blocked in its
- *                              pool, and fn(unit, arg) runs after its context is saved:
- *                              fn publishes the unit where its waker will find it (typically it
- *                              releases the spinlock of the wait list the unit is on);
- *   goabt_unit_ready(unit)     makes a parked unit READY on the pool it belongs to.
- * Join, stream join, and every synchronization object are built on these two through wait
- * lists (wait.h), which also block OS threads and handle deadlines. Wake-ups are exact: a push
+ *                              pool, heard by a tool and the trace, and fn(unit, arg) runs
+ *                              after its context is saved: fn publishes the unit where its
+ *                              waker will find it (typically it releases the spinlock of the
+ *                              wait list the unit is on);
+ *   goabt_unit_ready(unit)     makes a parked unit READY on the pool it belongs to, taking up
+ *                              a migration asked meanwhile (a cancel is taken up where it is
+ *                              next run).
+ * Join, stream join, every synchronization object and ABT_pool_pop_wait* are built on these two
+ * through wait lists (wait.h), which also block OS threads and handle deadlines.
+ * ABT_self_suspend (and suspend_to, resume_suspend_to) is the same park, whose after function
+ * marks it suspended, and a resume its ready; a resume_*_to that switches straight to the
+ * resumed ULT readies it in place (uncounted, heard), unless it has a request pending, which
+ * only the ready's way carries out. Wake-ups are exact: a push
  * wakes one idle stream among those asleep on that pool, a request wakes the stream it is for,
  * and a safety timeout (GOABT_SAFETY_WAKEUP_MS, off in the tests) is never what correctness
  * rests on.

@@ -10,18 +10,32 @@
 
 /* ---- Blocking: park and ready ------------------------------------------------------------- */
 
-void goabt_unit_park(goabt_after_fn fn, void *arg)
+/* What a tool's suspend event and the trace's block say self waits on: a suspension (below) is
+ * the program's own (USER); anything else is worked out from the wait (wait.c). */
+static void suspend_parked(goabt_unit *u, void *arg);
+static int park_sync_type(goabt_after_fn fn, void *arg)
 {
-    goabt_stream *s = goabt_self_stream();
-    goabt_unit *self = s->current;
+    return fn == suspend_parked ? ABT_SYNC_EVENT_TYPE_USER : goabt_wait_sync_type(fn, arg);
+}
+static void *park_sync_object(goabt_after_fn fn, void *arg)
+{
+    return fn == suspend_parked ? NULL : goabt_wait_sync_object(fn, arg);
+}
+
+/* Parks self, running on s: to target, a ULT the caller took for a direct switch (suspend_to,
+ * resume_suspend_to), or, with none, to the ULT the hand-over pops or the scheduler. */
+static void park(goabt_stream *s, goabt_unit *self, goabt_unit *target, goabt_after_fn fn,
+                 void *arg)
+{
     /* Counted before it is visible to wakers: a scheduler or finalize looking for work sees
      * parked ULTs that will come back to the pool. What it waits for is worked out from fn and
-     * arg only when a tool or the trace listens (wait.c). */
+     * arg only when a tool or the trace listens. */
     GOABT_TOOL_EVENT_SYNC(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool,
-                          goabt_wait_sync_type(fn, arg), goabt_wait_sync_object(fn, arg));
+                          park_sync_type(fn, arg), park_sync_object(fn, arg));
     self->parked_in = self->pool; /* uncounted there, whatever its pool is by then */
     int counted = 0; /* a hand-over counts it in the pop's locked section when it can */
-    goabt_unit *next = goabt_unit_direct_next(s, self, NULL, self->pool, &counted, NULL);
+    goabt_unit *next = target;
+    if (next == NULL) next = goabt_unit_direct_next(s, self, NULL, self->pool, &counted, NULL);
     if (!counted) goabt_pool_count_parked(self->pool);
     __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
     if (next != NULL) {
@@ -29,6 +43,12 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
     } else {
         goabt_unit_switch_out(s, self, fn, arg);
     }
+}
+
+void goabt_unit_park(goabt_after_fn fn, void *arg)
+{
+    goabt_stream *s = goabt_self_stream();
+    park(s, s->current, NULL, fn, arg);
 }
 
 void goabt_unit_ready(goabt_unit *u)
@@ -43,14 +63,32 @@ void goabt_unit_ready(goabt_unit *u)
     goabt_pool_push_unparked(u->pool, u, u->parked_in);
 }
 
+/* The waker of a parked u switches straight to it instead of readying it (resume_*_to): 1, u
+ * uncounted and heard resuming as goabt_unit_ready would have it; 0 when u has a request to be
+ * taken up (a cancel, a migration), which only a pass through goabt_unit_ready and its pool
+ * carries out: u is readied that way instead. */
+static int ready_direct(goabt_unit *u)
+{
+    if (__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) != 0) {
+        goabt_unit_ready(u);
+        return 0;
+    }
+    goabt_pool_uncount_parked(u->parked_in); /* running now, without going through a pool */
+    GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_RESUME, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+    return 1;
+}
+
 /* ---- Suspend and resume ---------------------------------------------------------------------
  *
- * A suspended ULT is parked (BLOCKED, counted in its pool) with nothing waking it but a resume.
- * u->suspend says where it is: SUSPENDING from the moment it decides to until its context is
- * saved, then SUSPENDED; a resume that comes in between marks it RESUMED_EARLY, and the ULT is
- * made ready as soon as it is parked, so that no resume is lost to that race. */
+ * A suspended ULT is parked (park above: BLOCKED, counted in its pool, heard by a tool, its
+ * requests taken up when it is readied) with nothing waking it but a resume, which readies it
+ * (goabt_unit_ready) or switches straight to it (ready_direct). u->suspend says where it is:
+ * SUSPENDING from the moment it decides to until its context is saved, then SUSPENDED; a resume
+ * that comes in between marks it RESUMED_EARLY, and the ULT is made ready as soon as it is
+ * parked, so that no resume is lost to that race. */
 enum { SUSPEND_NONE = 0, SUSPENDING = 1, SUSPENDED = 2, RESUMED_EARLY = 3 };
 
+/* The park's after function: from here a resume may take it. */
 static void suspend_parked(goabt_unit *u, void *arg)
 {
     (void)arg;
@@ -63,19 +101,16 @@ static void suspend_parked(goabt_unit *u, void *arg)
     goabt_unit_ready(u);
 }
 
-/* self becomes SUSPENDING and BLOCKED, counted as parked in its pool. */
-static void begin_suspend(goabt_unit *self)
+/* self, running on s, suspends: parks until a resume, switching to target if not NULL. */
+static void suspend(goabt_stream *s, goabt_unit *self, goabt_unit *target)
 {
-    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool, ABT_SYNC_EVENT_TYPE_USER);
     __atomic_store_n(&self->suspend, SUSPENDING, __ATOMIC_RELEASE);
-    self->parked_in = self->pool;
-    goabt_pool_count_parked(self->pool);
-    __atomic_store_n(&self->state, ABT_THREAD_STATE_BLOCKED, __ATOMIC_RELEASE);
+    park(s, self, target, suspend_parked, NULL);
 }
 
 /* Takes u out of its suspension: 2 if it was parked (the caller now owns it: ready it, or
- * switch to it after goabt_pool_uncount_parked), 1 if it was still on its way (it makes
- * itself ready), 0 if it is not suspended. */
+ * switch to it after ready_direct), 1 if it was still on its way (it makes itself ready), 0 if
+ * it is not suspended. */
 static int claim_suspended(goabt_unit *u)
 {
     int st = __atomic_load_n(&u->suspend, __ATOMIC_ACQUIRE);
@@ -112,12 +147,7 @@ void goabt_unit_suspend(goabt_unit *target)
         goabt_unit_give_back(target);
         taken = 0;
     }
-    begin_suspend(self);
-    if (taken) {
-        goabt_unit_switch_to(s, self, target, suspend_parked, NULL);
-    } else {
-        goabt_unit_switch_out(s, self, suspend_parked, NULL);
-    }
+    suspend(s, self, taken ? target : NULL);
 }
 
 /* What the caller does once it has handed its stream to the resumed target. */
@@ -130,21 +160,26 @@ int goabt_unit_resume_to(goabt_unit *target, int then)
     if (target == self) return 0;
     int claimed = claim_suspended(target);
     if (claimed == 0) return 0;
-    if (claimed == 1 || !goabt_unit_direct(self, target)) {
-        /* Not parked yet (it readies itself), or no direct switch: resumed through its pool. */
-        if (claimed == 2) goabt_unit_ready(target);
+    /* Straight to it, unless it is not parked yet (it readies itself), no direct switch can
+     * be made, or it has a request to take up: then it is resumed through its pool. */
+    int straight = 0;
+    if (claimed == 2) {
+        if (goabt_unit_direct(self, target)) {
+            straight = ready_direct(target); /* else readied there */
+        } else {
+            goabt_unit_ready(target);
+        }
+    }
+    if (!straight) {
         if (then == THEN_YIELD) goabt_unit_yield();
         if (then == THEN_SUSPEND) goabt_unit_suspend(NULL);
         if (then == THEN_EXIT) goabt_unit_exit();
         return 1;
     }
-    goabt_pool_uncount_parked(target->parked_in); /* running now, without going through a pool */
-    GOABT_TOOL_EVENT(target, ABT_TOOL_EVENT_THREAD_RESUME, target->pool, ABT_SYNC_EVENT_TYPE_USER);
     if (then == THEN_YIELD) {
         goabt_unit_yield_straight(s, self, target, ABT_POOL_CONTEXT_OP_THREAD_RESUME_YIELD_TO);
     } else if (then == THEN_SUSPEND) {
-        begin_suspend(self);
-        goabt_unit_switch_to(s, self, target, suspend_parked, NULL);
+        suspend(s, self, target);
     } else {
         goabt_unit_switch_to(s, self, target, goabt_unit_terminated, s);
         __builtin_unreachable();

@@ -1,9 +1,16 @@
-/* wait.h: wait lists, how every blocking operation waits (join, stream join, and each
- * synchronization object), and deadlines.
+/* wait.h: wait lists, how every blocking operation waits (join, stream join, each
+ * synchronization object, ABT_pool_pop_wait* on built-in and Go pools: pool.c,
+ * goabt_pool_wait_push), and deadlines.
  *
- * A blocked caller is a waiter, usually on its own stack. It is a parked ULT (goabt_unit_park:
- * its stream runs other units meanwhile; the main ULT included) or an OS thread asleep on the
- * waiter's futex word (external threads, tasklets: they have no context of their own to save).
+ * Every block goes through park and wake. A blocked caller is a waiter, usually on its own
+ * stack. It is a parked ULT (goabt_unit_park: its stream runs other units meanwhile; the main
+ * ULT included) or an OS thread asleep on the waiter's futex word (external threads, tasklets,
+ * a scheduler's own context: they have no ULT context of their own to save). ABT_self_suspend
+ * is a park too, without a waiter: only a resume readies it (unit_block.c). What blocks
+ * otherwise, and why: an idle stream (no unit is blocked: its scheduler found no work) sleeps
+ * on its own futex word until a push or a request (sched.c); a user-defined pool's own
+ * pop_wait blocks as its author wrote it; and a few spin-waits for another thread a few
+ * instructions from done (goabt_backoff), which are no blocks.
  * An object keeps its waiters in a goabt_waitlist under its own spinlock:
  *
  *     goabt_spin_lock(&obj->lock);
@@ -59,10 +66,7 @@ struct goabt_waiter {
     void (*cancelled)(goabt_waiter *w);
 };
 
-/* A FIFO of waiters. All zero is empty: objects in static memory start that way. */
-typedef struct goabt_waitlist {
-    goabt_waiter *head, *tail;
-} goabt_waitlist;
+/* goabt_waitlist, a FIFO of waiters, is in common.h. */
 
 /* Prepares w for the calling unit or thread: a ULT (the main ULT too) parks, anything else
  * sleeps on a futex. deadline: CLOCK_REALTIME ns, or 0. */

@@ -11,6 +11,9 @@
  *    and an external pthread; resuming a ULT that is not suspended gives ABT_ERR_THREAD;
  *  - a resume racing with the suspend it answers (a flag set just before suspending, resumed by
  *    another stream as soon as it sees it), 2,000 times: none is lost;
+ *  - a suspended ULT's requests are taken up when it is resumed, as for any blocked ULT, by
+ *    resume_yield_to too: cancelled, it ends without running on; asked to migrate, it runs on
+ *    in the pool it moved to;
  *  - a ULT's associated pool changed by itself or by another is where it goes when it yields or
  *    is resumed; changing it while the ULT is still queued is refused (ABT_ERR_THREAD);
  *  - 32 ULTs on both streams yield_to one another at random, 300 times each (targets queued,
@@ -279,6 +282,49 @@ static void test_elsewhere(ABT_pool pool1)
     CHECK_INT(lost, 0);
 }
 
+/* ---- Requests to a suspended ULT --------------------------------------------------------- */
+
+static ABT_thread suspended;
+static int suspended_rank = -1;
+static void suspend_then_rank(void *arg)
+{
+    (void)arg;
+    CHECK_INT(ABT_self_suspend(), ABT_SUCCESS);
+    int rank = -1;
+    CHECK_INT(ABT_self_get_xstream_rank(&rank), ABT_SUCCESS);
+    __atomic_store_n(&suspended_rank, rank, __ATOMIC_RELEASE);
+}
+
+static void resume_yield_to_suspended(void *arg)
+{
+    (void)arg;
+    CHECK_INT(ABT_self_resume_yield_to(suspended), ABT_SUCCESS);
+}
+
+/* A ULT of the primary's pool suspends and gets a request; another ULT there resumes it with
+ * resume_yield_to, which would switch straight to it on the primary. */
+static void test_requests(ABT_pool pool1)
+{
+    for (int migrate = 0; migrate < 2; migrate++) {
+        suspended_rank = -1;
+        ABT_thread r;
+        CHECK_INT(ABT_thread_create(pool0, suspend_then_rank, NULL, ABT_THREAD_ATTR_NULL,
+                                    &suspended), ABT_SUCCESS);
+        CHECK(wait_state(suspended, ABT_THREAD_STATE_BLOCKED));
+        if (migrate) {
+            CHECK_INT(ABT_thread_migrate_to_pool(suspended, pool1), ABT_SUCCESS);
+        } else {
+            CHECK_INT(ABT_thread_cancel(suspended), ABT_SUCCESS);
+        }
+        CHECK_INT(ABT_thread_create(pool0, resume_yield_to_suspended, NULL, ABT_THREAD_ATTR_NULL,
+                                    &r), ABT_SUCCESS);
+        CHECK_INT(ABT_thread_free(&r), ABT_SUCCESS);
+        CHECK_INT(ABT_thread_free(&suspended), ABT_SUCCESS);
+        /* Cancelled: never past its suspend; migrated: on the stream of pool1. */
+        CHECK_INT(suspended_rank, (migrate ? 1 : -1));
+    }
+}
+
 /* ---- Associated pools ------------------------------------------------------------------- */
 
 static ABT_pool target_pool;
@@ -423,6 +469,7 @@ int main(void)
     test_create_to();
     test_directed();
     test_elsewhere(pools[1]);
+    test_requests(pools[1]);
     test_associated();
     test_yield_to_anyone(pools[1]);
     test_bad_input();
