@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "engine/runtime.h"
 #include "goconfig.h"
+#include "engine/leaks.h"
 #include "info_facts.h"
 
 /* Loads the Go core on first use (call it on the system stack: inside a gated function);

@@ -44,7 +44,10 @@ static void after_fork_child(void)
 {
     pthread_mutex_init(&load_lock, NULL);
     goabt_opal_forked();
-    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) goabt_engine_forked();
+    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) {
+        goabt_engine_forked();
+        goabt_leaks_forked(); /* their registries are the Go core's */
+    }
 }
 
 /* Where libgoabt.so was loaded from, as an absolute path, found when it is loaded: the program

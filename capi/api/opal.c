@@ -221,14 +221,14 @@ void opal_obj_report_misuse(opal_object_t *object, int misuse, const char *op, c
 }
 
 /* ---- GOABT_CHECK_LEAKS ----------------------------------------------------------------------
- * Live objects are recorded in a registry (leaks.h) while opal_obj_leak_check is set, which
- * the header tests inline where objects are made and destroyed; opal_class_finalize lists what
- * is left. C, like the quarantine: it runs from any stack and in forked children. Entries keep
- * the class and construction site, so the report never reads an object, whose memory a program
- * that forgot OBJ_DESTRUCT may have freed or reused. */
+ * Live objects are recorded in a registry of the Go core (leaks.h) while opal_obj_leak_check is
+ * set, which the header tests inline where objects are made and destroyed; opal_class_finalize
+ * lists what is left. Entries keep the class and construction site, so the report never reads
+ * an object, whose memory a program that forgot OBJ_DESTRUCT may have freed or reused; only the
+ * class's name is read here, at the report. A child forked after the Go core started has no
+ * registry: the check goes off there (golib.c). */
 int opal_obj_leak_check = 0;
 static int opal_leak_exit_status = 1;
-static goabt_leak_table opal_leaks = GOABT_LEAK_TABLE_INIT;
 
 void goabt_opal_leaks_at_load(int mode, int exit_status)
 {
@@ -239,18 +239,12 @@ void goabt_opal_leaks_at_load(int mode, int exit_status)
 void opal_obj_leak_note(opal_object_t *object, opal_class_t *cls, const char *file, int line,
                         int in_place)
 {
-    goabt_leak_entry e = {.obj = object, .cls = cls, .file = file, .line = line, .kind = in_place};
-    goabt_leak_table_add(&opal_leaks, e);
+    goabt_leak_registry_note(GOABT_LEAKS_OPAL, in_place, object, cls, file, line);
 }
 
-void opal_obj_leak_forget(opal_object_t *object) { goabt_leak_table_remove(&opal_leaks, object); }
-
-/* Grouped by class, objects in creation order. */
-static int by_class(const void *a, const void *b)
+void opal_obj_leak_forget(opal_object_t *object)
 {
-    const goabt_leak_entry *x = a, *y = b;
-    if (x->cls != y->cls) return (uintptr_t)x->cls < (uintptr_t)y->cls ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    goabt_leak_registry_forget(GOABT_LEAKS_OPAL, object);
 }
 
 static void leaks_report(void)
@@ -258,36 +252,14 @@ static void leaks_report(void)
     int mode = __atomic_load_n(&opal_obj_leak_check, __ATOMIC_RELAXED);
     if (mode == 0) return;
     size_t n;
-    goabt_leak_entry *all = goabt_leak_table_take(&opal_leaks, &n);
-    if (n == 0) return;
-    qsort(all, n, sizeof *all, by_class);
-    fprintf(stderr, "goabt: GOABT_CHECK_LEAKS: %zu OPAL object%s still alive at "
-                    "opal_class_finalize:\n",
-            n, n == 1 ? " is" : "s are");
-    for (size_t i = 0; i < n;) {
-        const opal_class_t *cls = all[i].cls;
-        const char *name = cls != NULL && cls->cls_name != NULL ? cls->cls_name : "(unnamed)";
-        size_t j = i;
-        while (j < n && all[j].cls == cls) j++;
-        fprintf(stderr, "goabt: class %s: %zu object%s alive\n", name, j - i,
-                j - i == 1 ? "" : "s");
-        for (size_t k = i; k < j && k - i < GOABT_LEAK_MAX_LINES; k++) {
-            const char *how = all[k].kind ? "OBJ_CONSTRUCT" : "OBJ_NEW";
-            if (all[k].file != NULL) {
-                fprintf(stderr, "goabt:   %s %p made by %s at %s:%d\n", name, all[k].obj, how,
-                        all[k].file, all[k].line);
-            } else {
-                fprintf(stderr, "goabt:   %s %p made by %s\n", name, all[k].obj, how);
-            }
-        }
-        if (j - i > GOABT_LEAK_MAX_LINES) {
-            fprintf(stderr, "goabt:   and %zu more %s\n", j - i - GOABT_LEAK_MAX_LINES, name);
-        }
-        i = j;
+    struct goabt_leak_fact *all = goabt_leak_registry_take(GOABT_LEAKS_OPAL, &n);
+    for (size_t i = 0; i < n; i++) {
+        const opal_class_t *cls = (const opal_class_t *)all[i].cls;
+        all[i].name = (uintptr_t)(cls != NULL ? cls->cls_name : NULL);
     }
-    fflush(stderr);
+    int found = n > 0 && goabt_leak_registry_report(GOABT_LEAKS_OPAL, all, n);
     free(all);
-    if (mode == 2) goabt_leaks_exit_later(opal_leak_exit_status);
+    if (found && mode == 2) goabt_leaks_exit_later(opal_leak_exit_status);
 }
 
 /* In the child of every fork (golib.c): the child's only thread runs this, so a lock that a
@@ -296,5 +268,4 @@ void goabt_opal_forked(void)
 {
     c_classes_lock = 0;
     quarantine_lock = 0;
-    pthread_mutex_init(&opal_leaks.lock, NULL);
 }

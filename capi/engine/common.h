@@ -27,7 +27,8 @@
  * switch, the scheduler loop, queues, wake-ups, blocking, the synchronization objects, and the
  * key and object fast paths (docs/design.md rule 9). The Go core (core/, reached from C through the
  * gate, gocalls.h) owns memory (unit descriptors, stacks, key tables: the C caches go to it when
- * they miss or overflow), registries (keys, OPAL classes), configuration, and every slow path.
+ * they miss or overflow), registries (keys, OPAL classes, the leak check's live objects: leaks.h),
+ * configuration, and every slow path.
  *
  * Where each kind lives (docs/design.md, "Where things live and why"): its entry points in
  * capi/api/<kind>.c, which check, resolve the handles (handles.h) and call the engine; its
