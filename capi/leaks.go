@@ -34,26 +34,23 @@ func leakRegistry(r C.int) *core.LiveObjects {
 	return &leakRegistries[r]
 }
 
-// goabt_go_leak_note records a live object (leaks.c, goabt_leak_registry_note).
+// goabt_go_leak_apply records n notes and forgets of live objects, in order (leaks.c's
+// queue).
 //
-//export goabt_go_leak_note
-func goabt_go_leak_note(registry, kind C.int, obj, cls, file C.uintptr_t, line C.int) {
-	if r := leakRegistry(registry); r != nil {
-		o := core.LiveObject{Addr: core.Addr(obj), Kind: core.LeakKind(kind), Class: core.Addr(cls),
-			File: core.Addr(file), Line: int(line)}
-		if registry == C.GOABT_LEAKS_OPAL {
-			o.Kind, o.InPlace = 0, kind != 0
+//export goabt_go_leak_apply
+func goabt_go_leak_apply(ops *C.struct_goabt_leak_op, n C.int) {
+	for _, op := range cSlice(ops, n) {
+		r := leakRegistry(op.registry)
+		switch {
+		case r == nil:
+		case op.note == 0:
+			r.Forget(core.Addr(op.obj))
+		case op.registry == C.GOABT_LEAKS_OPAL:
+			r.Note(core.LiveObject{Addr: core.Addr(op.obj), Class: core.Addr(op.cls),
+				InPlace: op.kind != 0, File: core.Addr(op.file), Line: int(op.line)})
+		default:
+			r.Note(core.LiveObject{Addr: core.Addr(op.obj), Kind: core.LeakKind(op.kind)})
 		}
-		r.Note(o)
-	}
-}
-
-// goabt_go_leak_forget drops a freed object (leaks.c, goabt_leak_registry_forget).
-//
-//export goabt_go_leak_forget
-func goabt_go_leak_forget(registry C.int, obj C.uintptr_t) {
-	if r := leakRegistry(registry); r != nil {
-		r.Forget(core.Addr(obj))
 	}
 }
 

@@ -2,7 +2,8 @@
  * live objects (leaks.c, api/opal.c), kept by the Go core (core/leaks.go, capi/leaks.go).
  *
  * The create and free paths test one flag (goabt_leak_check, opal_obj_leak_check), a branch
- * not taken when the check is off, and only then call here, which calls Go (through the gate).
+ * not taken when the check is off, and only then call here, which queues the operation and hands
+ * the queue to Go (through the gate) a batch at a time.
  * Entries keep what the report cannot read back from the object itself (an OPAL object's class
  * and construction site); the rest (a unit's function and id, a pool's kind) is read from the
  * object when the report is made, which it may be: an object in the registry was not freed. */
@@ -26,6 +27,12 @@ struct goabt_leak_fact {
     int kind;       /* GOABT_LEAK_* (below); -1: not ours any more, not reported */
     int in_place, line;
     int state, pool_kind, sched_kind, num_pools, automatic;
+};
+
+/* One note (note 1) or forget of the queue the Go core applies in order (leaks.c). */
+struct goabt_leak_op {
+    uintptr_t obj, cls, file;
+    int registry, note, kind, line;
 };
 
 /* Records obj in registry (an entry for an address already there is replaced: memory reused
