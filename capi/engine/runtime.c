@@ -4,6 +4,7 @@
  * switching and blocking); the rules it follows are in docs/design.md. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -59,6 +60,39 @@ void goabt_die(const char *why)
     fprintf(stderr, "goabt: %s\n", why);
     abort();
 }
+
+#ifdef GOABT_CHECKED
+/* One write(2) of a stack buffer, no stdio lock or malloc: it may run on a ULT stack, in the
+ * scheduler's context or with a spinlock held, and must not deadlock on what it reports. */
+void goabt_assert_fail(const char *file, int line, const char *func, const char *cond,
+                       const char *fmt, ...)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "goabt: assertion failed: %s:%d: %s: %s", file, line, func,
+                     cond);
+    if (n < 0) n = 0;
+    if (fmt != NULL && (size_t)n < sizeof buf) {
+        va_list ap;
+        va_start(ap, fmt);
+        int m = snprintf(buf + n, sizeof buf - (size_t)n, " (");
+        if (m > 0) n += m;
+        if ((size_t)n < sizeof buf) {
+            m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+            if (m > 0) n += m;
+        }
+        if ((size_t)n < sizeof buf) {
+            m = snprintf(buf + n, sizeof buf - (size_t)n, ")");
+            if (m > 0) n += m;
+        }
+        va_end(ap);
+    }
+    if ((size_t)n > sizeof buf - 2) n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);
+    (void)w;
+    abort();
+}
+#endif
 
 /* ---- The gate ----------------------------------------------------------------------------- */
 
