@@ -35,9 +35,31 @@ goabt_pool *goabt_pool_new(int kind, int access, int automatic)
     return p;
 }
 
+/* The queue's ends and size agree (p's lock held). */
+#define ASSERT_QUEUE(p)                                                                        \
+    GOABT_ASSERT_MSG(((p)->head == NULL) == ((p)->tail == NULL) &&                             \
+                         ((p)->head == NULL) == ((p)->size == 0) &&                            \
+                         ((p)->head == NULL || ((p)->head->prev == NULL && (p)->tail->next == NULL)), \
+                     "pool %d: head %p tail %p size %zu", (p)->id, (void *)(p)->head,          \
+                     (void *)(p)->tail, (p)->size)
+
+/* u may be pushed: ready (its pusher holds it) and linked in no queue. A unit a built-in pool
+ * holds has links or is that pool's head; a user pool's is user_queued. */
+static inline int unit_pushable(goabt_unit *u)
+{
+    return __atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY &&
+           u->next == NULL && u->prev == NULL && !__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED);
+}
+
 void goabt_pool_delete(goabt_pool *p)
 {
     GOABT_LEAK_FORGET(p);
+    /* A retired pool keeps the use its retirement added (goabt_sched_retire). */
+    GOABT_ASSERT_MSG(__atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED) == (p->forward != NULL),
+                     "pool %d freed while %d schedulers use it", p->id, p->num_scheds);
+    GOABT_ASSERT_MSG(p->user != NULL || p->forward != NULL || p->head == NULL,
+                     "pool %d freed holding %zu units", p->id, p->size);
+    GOABT_ASSERT(p->sleepers == NULL);
     /* A push may still be signalling this pool's pop_wait waiters. */
     for (unsigned spins = 0; __atomic_load_n(&p->pushers, __ATOMIC_ACQUIRE) != 0; spins++) {
         goabt_backoff(spins);
@@ -55,9 +77,9 @@ void goabt_pool_delete(goabt_pool *p)
 
 void goabt_pool_release(goabt_pool *p)
 {
-    if (__atomic_sub_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL) == 0 && p->automatic) {
-        goabt_pool_delete(p);
-    }
+    int left = __atomic_sub_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL);
+    GOABT_ASSERT_MSG(left >= 0, "pool %d released by more schedulers than used it", p->id);
+    if (left == 0 && p->automatic) goabt_pool_delete(p);
 }
 
 /* Takes off p's sleepers the first stream that this call wakes (its sleep word turns from 0 to
@@ -72,7 +94,9 @@ static goabt_stream *take_sleeper_slow(goabt_pool *p)
 {
     goabt_stream *wake = NULL;
     goabt_sleeper *n;
+    GOABT_ASSERT_LOCKED(&p->lock);
     while (wake == NULL && (n = p->sleepers) != NULL) {
+        GOABT_ASSERT(n->linked && n->prev == NULL && n->stream != NULL);
         p->sleepers = n->next;
         if (n->next) n->next->prev = NULL;
         n->linked = 0;
@@ -129,6 +153,8 @@ void goabt_pool_wake_sleeper(goabt_pool *p)
 void goabt_pool_uncount_parked(goabt_pool *origin)
 {
     spin_lock(&origin->lock);
+    GOABT_ASSERT_MSG(origin->num_unparked < origin->num_parked,
+                     "pool %d: a unit uncounted that was not counted as parked", origin->id);
     __atomic_store_n(&origin->num_unparked, origin->num_unparked + 1, __ATOMIC_RELEASE);
     spin_unlock(&origin->lock);
 }
@@ -138,6 +164,7 @@ void goabt_pool_uncount_parked(goabt_pool *origin)
 static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, goabt_pool *origin,
                                                 ABT_pool_context ctx)
 {
+    GOABT_ASSERT(p->user != NULL && p->forward == NULL);
     u->pool = p;
     goabt_user_pool_push(p, u, ctx);
     if (origin != NULL) goabt_pool_uncount_parked(origin);
@@ -147,6 +174,11 @@ static __attribute__((noinline)) void user_push(goabt_pool *p, goabt_unit *u, go
 /* Queues u at p's tail; p's lock is held. */
 static inline void link_tail(goabt_pool *p, goabt_unit *u)
 {
+    GOABT_ASSERT_LOCKED(&p->lock);
+    GOABT_ASSERT_MSG(p->user == NULL && p->forward == NULL, "queued in a pool that has no queue");
+    GOABT_ASSERT_MSG(u->next == NULL && u->prev == NULL && p->head != u,
+                     "a unit is queued in at most one pool, once");
+    ASSERT_QUEUE(p);
     u->pool = p;
     u->popped_by = NULL;
     u->next = NULL;
@@ -164,6 +196,8 @@ static inline void link_tail(goabt_pool *p, goabt_unit *u)
  * (NULL for a unit that was not parked); ctx: why, for a user pool's push. */
 static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
+    GOABT_ASSERT_MSG(unit_pushable(u), "a unit pushed is READY and in no pool (state %d)",
+                     __atomic_load_n(&u->state, __ATOMIC_RELAXED));
     if (__builtin_expect(p->user != NULL, 0) && p->forward == NULL) {
         user_push(p, u, counted, ctx);
         return;
@@ -176,6 +210,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
      * its waker preempted between the two stores). */
     int uncount = counted == p && p->user == NULL;
     if (uncount) counted = NULL;
+    GOABT_ASSERT(!uncount || p->num_unparked < p->num_parked);
     if (uncount && p->forward != NULL) {
         /* Retired: in no scheduler any more, so the order does not matter there. */
         __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
@@ -183,6 +218,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
     }
     while (p->forward != NULL) { /* retired: its units live on elsewhere */
         goabt_pool *to = p->forward;
+        GOABT_ASSERT(to != p && p->head == NULL);
         spin_unlock(&p->lock);
         p = to;
         spin_lock(&p->lock);
@@ -227,7 +263,10 @@ void goabt_pool_push_from(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT
 void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n)
 {
     n->stream = goabt_self_stream();
+    GOABT_ASSERT_MSG(n->stream != NULL && n->stream->current == NULL,
+                     "only a stream's own scheduler sleeps on its pools");
     spin_lock(&p->lock);
+    GOABT_ASSERT_MSG(!n->linked && p->sleepers != n, "a sleeper is listed once");
     n->prev = NULL;
     n->next = p->sleepers;
     if (n->next) n->next->prev = n;
@@ -253,7 +292,10 @@ int goabt_pool_get_num_idle_streams(ABT_pool pool, int *num)
 void goabt_pool_sleeper_remove(goabt_pool *p, goabt_sleeper *n)
 {
     spin_lock(&p->lock);
+    GOABT_ASSERT(n->stream == goabt_self_stream());
     if (n->linked) { /* else a push took it off to wake it */
+        GOABT_ASSERT(n->prev != NULL ? n->prev->next == n : p->sleepers == n);
+        GOABT_ASSERT(n->next == NULL || n->next->prev == n);
         if (n->prev) {
             n->prev->next = n->next;
         } else {
@@ -294,9 +336,12 @@ static int num_retired, cap_retired;
 
 void goabt_pool_retire(goabt_pool *p, goabt_pool *to)
 {
+    GOABT_ASSERT_MSG(p->forward == NULL && to != p && to->forward == NULL,
+                     "a pool is retired once, to a live pool");
     p->magic = GOABT_MAGIC_FREED; /* no longer a pool the program may use */
     GOABT_LEAK_FORGET(p);
     spin_lock(&p->lock);
+    ASSERT_QUEUE(p);
     p->forward = to;
     goabt_unit *queued = p->head;
     p->head = p->tail = NULL;
@@ -346,6 +391,7 @@ size_t goabt_pool_size_locked(goabt_pool *p)
      * listed itself (goabt_pool_sleepers_fence). */
     if (p->user != NULL) return goabt_user_pool_size(p);
     spin_lock(&p->lock);
+    ASSERT_QUEUE(p);
     size_t n = p->size;
     spin_unlock(&p->lock);
     return n;
@@ -354,6 +400,16 @@ size_t goabt_pool_size_locked(goabt_pool *p)
 /* Takes u, p's first unit, off p; p's lock is held. */
 static inline void unlink_head(goabt_pool *p, goabt_unit *u)
 {
+    GOABT_ASSERT_LOCKED(&p->lock);
+    ASSERT_QUEUE(p);
+    /* Its pool is the one it was queued in, but for the main ULT, whose pool goabt_sched_retire
+     * (api/xstream.c) moves to the new scheduler's while it may still be queued in the old. */
+    GOABT_ASSERT_MSG(u == p->head && (u->pool == p || u == goabt_rt.main_unit),
+                     "popped the head of pool %d: %p, its pool %p", p->id, (void *)u,
+                     (void *)u->pool);
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY,
+                     "a queued unit is READY (state %d)", u->state);
+    GOABT_ASSERT_MSG(u->popped_by == NULL, "a queued unit has no popper");
     p->head = u->next;
     if (p->head) {
         p->head->prev = NULL;
@@ -374,6 +430,7 @@ goabt_unit *goabt_pool_pop_op(goabt_pool *p, ABT_pool_context ctx)
     spin_lock(&p->lock);
     goabt_unit *u = p->head;
     if (u) unlink_head(p, u);
+    ASSERT_QUEUE(p);
     spin_unlock(&p->lock);
     return u;
 }
@@ -408,7 +465,9 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
     }
     if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
     spin_lock(&p->lock);
+    GOABT_ASSERT(yielder == NULL || park == NULL);
     if (park == p) { /* one locked section for the pop and the count */
+        GOABT_ASSERT(p->num_parked >= p->num_unparked);
         __atomic_store_n(&p->num_parked, p->num_parked + 1, __ATOMIC_RELEASE);
         *counted = 1;
     }
@@ -426,6 +485,10 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
     /* The yielder goes where after_yield's push would put it, in this locked section, when that
      * push would only queue it. The pool keeps its size: no sleeper is owed a wake-up. */
     if (yielder != NULL && u->ctx != NULL && push_only_queues(p, yielder)) {
+        GOABT_ASSERT_MSG(yielder->pool == p && yielder != u &&
+                             __atomic_load_n(&yielder->state, __ATOMIC_RELAXED) ==
+                                 ABT_THREAD_STATE_RUNNING,
+                         "a requeued yielder runs, and goes back to its own pool");
         link_tail(p, yielder);
         *requeued = 1;
         return u; /* p's lock stays held: goabt_pool_requeued */
@@ -436,6 +499,10 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
 
 void goabt_pool_requeued(goabt_pool *p, goabt_unit *u)
 {
+    GOABT_ASSERT_LOCKED(&p->lock); /* held since goabt_pool_pop_ult */
+    GOABT_ASSERT_MSG(u->pool == p && (u->prev != NULL || p->head == u),
+                     "a requeued unit waits queued in its pool");
+    GOABT_ASSERT(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_RUNNING);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     spin_unlock(&p->lock);
 }
@@ -468,6 +535,7 @@ int goabt_pool_is_queued(goabt_pool *p, goabt_unit *u)
     if (p->user != NULL) return __atomic_load_n(&u->user_queued, __ATOMIC_RELAXED);
     spin_lock(&p->lock);
     int queued = u->pool == p && (u->prev != NULL || p->head == u);
+    GOABT_ASSERT(queued || (u->next == NULL && u->prev == NULL) || u->pool != p);
     spin_unlock(&p->lock);
     return queued;
 }
@@ -484,6 +552,9 @@ int goabt_pool_remove(goabt_pool *p, goabt_unit *u)
     int queued = 0;
     spin_lock(&p->lock);
     if (u->pool == p && (u->prev != NULL || p->head == u)) {
+        GOABT_ASSERT(u->prev == NULL || u->prev->next == u);
+        GOABT_ASSERT(u->next != NULL ? u->next->prev == u : p->tail == u);
+        GOABT_ASSERT_MSG(p->size > 0, "pool %d: removing from an empty queue", p->id);
         if (u->prev) {
             u->prev->next = u->next;
         } else {
@@ -498,6 +569,7 @@ int goabt_pool_remove(goabt_pool *p, goabt_unit *u)
         __atomic_store_n(&p->size, p->size - 1, __ATOMIC_RELAXED);
         queued = 1;
     }
+    ASSERT_QUEUE(p);
     spin_unlock(&p->lock);
     return queued;
 }
