@@ -156,6 +156,8 @@ static void go_push(ABT_pool pool, ABT_unit unit, ABT_pool_context ctx)
 {
     (void)ctx;
     goabt_pool *p = pool;
+    /* A Go pool's units are the work units, pushed through user_push (pool.c). */
+    GOABT_ASSERT(p->go_id != 0 && ((goabt_unit *)unit)->pool == p);
     struct go_call c = {.id = p->go_id, .rank = caller_rank(), .unit = (uintptr_t)unit};
     goabt_gate(push_gated, &c);
     /* Counted after the push: a pop that sees the count finds the unit. Then the waiters of
@@ -180,6 +182,8 @@ static ABT_thread go_pop(ABT_pool pool, ABT_pool_context ctx)
     struct go_call c = {.id = p->go_id, .rank = caller_rank()};
     goabt_gate(pop_gated, &c);
     if (c.unit == 0) return ABT_THREAD_NULL;
+    GOABT_ASSERT_MSG(__atomic_load_n(&((goabt_unit *)c.unit)->user_queued, __ATOMIC_RELAXED),
+                     "a Go pool popped a unit it was not given");
     __atomic_sub_fetch(&p->go_size, 1, __ATOMIC_ACQ_REL);
     return (ABT_thread)c.unit;
 }
@@ -242,6 +246,7 @@ static void go_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_
 static void go_free(ABT_pool pool)
 {
     goabt_pool *p = pool;
+    GOABT_ASSERT(p->go_id != 0);
     struct go_call c = {.id = p->go_id};
     goabt_gate(pool_free_gated, &c);
     if (c.result != 0) {
@@ -363,6 +368,7 @@ goabt_unit *goabt_go_sched_pop(goabt_stream *s, goabt_sched *sc)
 {
     int64_t sizes[GOABT_SCHED_MAX_POOLS];
     int n = sc->num_pools, any = 0;
+    GOABT_ASSERT(sc->go_policy != 0 && n > 0 && n <= GOABT_SCHED_MAX_POOLS);
     if (n == 1) return goabt_pool_pop(sc->pools[0]); /* nothing to choose: Go is not asked */
     for (int i = 0; i < n; i++) {
         sizes[i] = (int64_t)goabt_pool_size(sc->pools[i]);
