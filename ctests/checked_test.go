@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestChecked runs every C test program against the checked build of the library (`make
+// TestAsserts runs every C test program against the checked build of the library (`make
 // lib-checked`, build/checked/): the C engine with its invariant checks compiled in
 // (GOABT_ASSERT, capi/engine/common.h), beside the plain Go core. A check that fails prints
 // "goabt: assertion failed: file:line: function: condition" and aborts the program, which fails
 // it. The programs are the plain ones, built again against this library (the same flags: the
 // checks are the library's, the programs change nothing), run the plain way: the same
 // environment, variants, leak check and skips (none).
-func TestChecked(t *testing.T) {
+func TestAsserts(t *testing.T) {
 	cmd := exec.Command("make", "-s", "lib-checked")
 	cmd.Dir = repoRoot
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
