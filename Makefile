@@ -102,8 +102,12 @@ ASAN_DIR := $(BUILD)/asan
 # installs), and the Go core is built with the valgrind tag, with which the Go runtime describes
 # its own heap and goroutine stacks to valgrind.
 VALGRIND_DIR := $(BUILD)/valgrind
+# The checked build of the C engine, for ctests/checked_test.go: its invariant checks
+# (GOABT_ASSERT, capi/engine/common.h) compiled in. The Go core has none: it is the plain build's
+# libgoabt-go.so, linked beside it (golib.c loads it from libgoabt.so's directory).
+CHECKED_DIR := $(BUILD)/checked
 
-.PHONY: all lib lib-asan lib-valgrind demo test test-deps bench bench-deps install uninstall clean
+.PHONY: all lib lib-asan lib-valgrind lib-checked demo test test-deps bench bench-deps install uninstall clean
 
 all: lib
 
@@ -156,6 +160,13 @@ $(VALGRIND_DIR)/libgoabt.so: $(ENGINE_DEPS)
 	@mkdir -p $(VALGRIND_DIR)
 	$(CC) $(ENGINE_CFLAGS) -DGOABT_VALGRIND=1 $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
 
+lib-checked: lib $(CHECKED_DIR)/libgoabt.so
+	@ln -sf ../lib/libgoabt-go.so $(CHECKED_DIR)/libgoabt-go.so
+
+$(CHECKED_DIR)/libgoabt.so: $(ENGINE_DEPS)
+	@mkdir -p $(CHECKED_DIR)
+	$(CC) $(ENGINE_CFLAGS) -DGOABT_CHECKED=1 $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+
 demo: lib
 	@mkdir -p $(BUILD)/demo
 	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(BUILD)/demo/demo
@@ -174,7 +185,7 @@ test-deps:
 	@{ command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } \
 	  || { $(call apt_install,libopenmpi-dev openmpi-bin); }
 
-test: lib test-deps
+test: lib lib-checked test-deps
 	@unformatted="$$(gofmt -l core capi ctests bench abi)"; \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt'ed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...

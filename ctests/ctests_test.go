@@ -82,7 +82,7 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
-// counts are the programs of one way of running (plain, ASan, valgrind) that passed, failed
+// counts are the programs of one way of running (plain, checked, ASan, valgrind) that passed, failed
 // and were skipped, with the failed ones' names.
 type counts struct {
 	passed, failed, skipped int
@@ -96,7 +96,7 @@ type programTally struct {
 	ways  map[string]*counts
 }
 
-var tally = &programTally{order: []string{"plain", "ASan", "valgrind"}, ways: map[string]*counts{}}
+var tally = &programTally{order: []string{"plain", "checked", "ASan", "valgrind"}, ways: map[string]*counts{}}
 
 // record counts t, a program's subtest under the way `way`, once it has ended.
 func (p *programTally) record(way string, t *testing.T) {
@@ -201,7 +201,7 @@ func readProgram(t *testing.T, path string) program {
 
 // library is a build of libgoabt.so the C tests link: the plain one, or a checking build.
 type library struct {
-	name   string   // the way of running, in the summary line: plain, ASan, valgrind
+	name   string   // the way of running, in the summary line: plain, checked, ASan, valgrind
 	dir    string   // holds libgoabt.so
 	suffix string   // added to executable names
 	flags  []string // extra compiler flags

@@ -80,6 +80,10 @@ int ABT_barrier_get_num_waiters(ABT_barrier barrier, uint32_t *num_waiters)
 void goabt_barrier_round_wait(goabt_barrier_round *r, int as_thread)
 {
     goabt_spin_lock(&r->lock);
+    GOABT_ASSERT_MSG(r->arrived < r->num_waiters,
+                     "a round holds fewer arrivals than its size (%d of %d)", r->arrived,
+                     r->num_waiters);
+    GOABT_ASSERT((r->arrived == 0) == goabt_waitlist_empty(&r->waiters));
     if (++r->arrived < r->num_waiters) {
         goabt_waiter w;
         goabt_waiter_init(&w, 0, 0);
@@ -87,6 +91,7 @@ void goabt_barrier_round_wait(goabt_barrier_round *r, int as_thread)
         if (as_thread) w.unit = NULL;
         goabt_waitlist_push(&r->waiters, &w);
         goabt_wait(&w, &r->lock);
+        GOABT_ASSERT_MSG(w.status == GOABT_WAIT_WOKEN, "barrier waits have no deadline");
         return;
     }
     r->arrived = 0;

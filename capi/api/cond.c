@@ -85,6 +85,8 @@ static int cond_wait(ABT_cond cond, ABT_mutex mutex, uint64_t deadline)
         goabt_spin_unlock(&c->lock);
         return ABT_ERR_INV_MUTEX; /* other waiters use another mutex */
     }
+    GOABT_ASSERT_MSG(c->mutex == m || goabt_waitlist_empty(&c->waiters),
+                     "a cond's waiters all use one mutex");
     c->mutex = m;
     goabt_waiter w;
     goabt_waiter_init(&w, 0, deadline);
@@ -94,6 +96,7 @@ static int cond_wait(ABT_cond cond, ABT_mutex mutex, uint64_t deadline)
     /* Queued first, then the mutex goes: a signaller that takes the mutex after this finds w. */
     int nesting = goabt_mutex_release_all(m);
     int status = goabt_wait(&w, &c->lock);
+    GOABT_ASSERT(!w.linked && (status == GOABT_WAIT_WOKEN || (deadline != 0 && status == GOABT_WAIT_TIMEDOUT)));
     if (status == GOABT_WAIT_TIMEDOUT) cond_timed_out(c);
     goabt_mutex_retake(m, nesting);
     return status == GOABT_WAIT_TIMEDOUT ? ABT_ERR_COND_TIMEDOUT : ABT_SUCCESS;

@@ -110,6 +110,7 @@ static int eventual_wait(goabt_eventual *e, void **value, uint64_t deadline)
         return ABT_SUCCESS;
     }
     goabt_spin_lock(&e->lock);
+    GOABT_ASSERT_MSG(!e->ready || goabt_waitlist_empty(&e->waiters), "a set eventual keeps no waiter");
     if (e->ready) {
         goabt_spin_unlock(&e->lock);
     } else {
@@ -165,6 +166,7 @@ int ABT_eventual_set(ABT_eventual eventual, void *value, int nbytes)
     /* Claimed under the lock (one that timed out meanwhile leaves by itself), woken after it:
      * a woken waiter may free the eventual as soon as it returns. */
     goabt_waiter *claimed = goabt_waitlist_claim(&e->waiters, 1);
+    GOABT_ASSERT_MSG(goabt_waitlist_empty(&e->waiters), "a set eventual keeps no waiter");
     goabt_spin_unlock(&e->lock);
     goabt_wake_claimed(claimed);
     return ABT_SUCCESS;

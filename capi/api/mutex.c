@@ -91,7 +91,14 @@ static uintptr_t caller_id(void)
 
 /* The owner is read without the lock by callers checking whether it is themselves: only the
  * owner can have stored its own id there. */
-static void set_owner(goabt_mutex *m, uintptr_t who) { __atomic_store_n(&m->owner, who, __ATOMIC_RELAXED); }
+static void set_owner(goabt_mutex *m, uintptr_t who)
+{
+    /* An owner is a caller's id (aligned) or 0: odd values are hand-over marks (handed_mark). */
+    GOABT_ASSERT((who & 1) == 0);
+    GOABT_ASSERT_MSG(who == 0 || __atomic_load_n(&m->locked, __ATOMIC_RELAXED) != 0,
+                     "only a holder names itself owner");
+    __atomic_store_n(&m->owner, who, __ATOMIC_RELAXED);
+}
 static int owned_by(goabt_mutex *m, uintptr_t me) { return __atomic_load_n(&m->owner, __ATOMIC_RELAXED) == me; }
 static uint32_t mutex_flags(goabt_mutex *m) { return __atomic_load_n(&m->flags, __ATOMIC_RELAXED); }
 
@@ -102,6 +109,9 @@ static uintptr_t handed_mark(goabt_waiter *w) { return (uintptr_t)w | 1; }
  * stream-holding waiter taking it from that ULT): 1 if it got it. */
 static int claim_handed(goabt_mutex *m, uintptr_t mark, uintptr_t who)
 {
+    GOABT_ASSERT((mark & 1) && (who & 1) == 0);
+    GOABT_ASSERT_MSG(__atomic_load_n(&m->locked, __ATOMIC_RELAXED) != 0,
+                     "a handed mutex stays held until claimed");
     return __atomic_compare_exchange_n(&m->owner, &mark, who, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
@@ -177,6 +187,10 @@ static int yield_for(goabt_mutex *m, uintptr_t me)
  * race at the front of its class (it has waited longest). */
 static void queue_waiter(goabt_mutex *m, goabt_waiter *w, int prio, int again)
 {
+    GOABT_ASSERT_LOCKED(&m->lock);
+    GOABT_ASSERT_MSG(__atomic_load_n(&m->locked, __ATOMIC_RELAXED) == 2,
+                     "a mutex with waiters is marked 2, so that its unlock wakes them");
+    GOABT_ASSERT((int)(w->tag & MUTEX_PRIO) == prio);
     if (prio == MUTEX_LOW) {
         if (again) {
             goabt_waitlist_push_front(&m->low, w);
@@ -210,9 +224,11 @@ static void mutex_waiter_cancelled(goabt_waiter *w);
 static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, uintptr_t me)
 {
     if ((mutex_flags(m) & GOABT_MUTEX_RECURSIVE) && owned_by(m, me)) {
+        GOABT_ASSERT(m->nesting >= 0 && __atomic_load_n(&m->locked, __ATOMIC_RELAXED) != 0);
         m->nesting++;
         return;
     }
+    GOABT_ASSERT_MSG(!owned_by(m, me), "a plain mutex locked again by its holder deadlocks");
     uint64_t since = 0;
     unsigned retries = 0;
     int starving = 0;
@@ -257,6 +273,7 @@ static __attribute__((noinline)) void mutex_lock_slow(goabt_mutex *m, int prio, 
         w.cancelled = mutex_waiter_cancelled;
         queue_waiter(m, &w, prio, again);
         goabt_wait(&w, &m->lock);
+        GOABT_ASSERT_MSG(w.status == GOABT_WAIT_WOKEN && !w.linked, "lock waits have no deadline");
         /* Handed m: `locked` was never released in between. A ULT claims it first: a waiter
          * holding a stream may have taken it (then this one waits again, first in line). */
         if (w.tag & MUTEX_HANDED) {
@@ -300,6 +317,10 @@ static goabt_waiter *pop_stream_waiter(goabt_mutex *m)
 static __attribute__((noinline)) int mutex_release_slow(goabt_mutex *m)
 {
     goabt_spin_lock(&m->lock);
+    /* Only its holder's unlock takes a mutex off 2 (lockers only mark it 2). */
+    GOABT_ASSERT_MSG(__atomic_load_n(&m->locked, __ATOMIC_RELAXED) == 2,
+                     "the slow release of a mutex marked %d", m->locked);
+    GOABT_ASSERT((__atomic_load_n(&m->owner, __ATOMIC_RELAXED) & 1) == 0);
     goabt_waiter *w = NULL;
     if (mutex_flags(m) & MUTEX_HAS_STREAM) w = pop_stream_waiter(m);
     if (w == NULL) w = goabt_waitlist_pop(&m->waiters);
@@ -310,6 +331,7 @@ static __attribute__((noinline)) int mutex_release_slow(goabt_mutex *m)
         return 0;
     }
     int more = !goabt_waitlist_empty(&m->waiters) || !goabt_waitlist_empty(&m->low);
+    GOABT_ASSERT(!(w->tag & (MUTEX_HANDED | MUTEX_OTHERS)) && !w->linked);
     if (w->tag & MUTEX_STARVING) {
         /* Still held: 2 if more wait, 1 if w was the last. A ULT's hand-over is marked in
          * owner until it claims it (a waiter holding a stream may take it meanwhile). */
@@ -348,6 +370,7 @@ static inline int mutex_release(goabt_mutex *m)
 static void mutex_waiter_cancelled(goabt_waiter *w)
 {
     goabt_mutex *m = w->sync;
+    GOABT_ASSERT(__atomic_load_n(&w->status, __ATOMIC_RELAXED) == GOABT_WAIT_WOKEN);
     if (w->tag & MUTEX_HANDED) {
         /* Unless a waiter holding a stream took the hand-over meanwhile. */
         if (w->unit == NULL || claim_handed(m, handed_mark(w), 0)) mutex_release(m);
@@ -381,6 +404,7 @@ static inline int mutex_unlock(goabt_mutex *m, int *woke)
         m->nesting--;
         return ABT_SUCCESS;
     }
+    GOABT_ASSERT(m->nesting >= 0);
     *woke = mutex_release(m);
     return ABT_SUCCESS;
 }
@@ -411,6 +435,7 @@ int goabt_mutex_held_by_caller(goabt_mutex *m)
 
 int goabt_mutex_release_all(goabt_mutex *m)
 {
+    GOABT_ASSERT_MSG(goabt_mutex_held_by_caller(m), "a cond waiter holds its mutex");
     int nesting = m->nesting;
     m->nesting = 0;
     mutex_release(m);
@@ -420,6 +445,7 @@ int goabt_mutex_release_all(goabt_mutex *m)
 void goabt_mutex_retake(goabt_mutex *m, int nesting)
 {
     mutex_lock(m, MUTEX_NORMAL);
+    GOABT_ASSERT(goabt_mutex_held_by_caller(m) && m->nesting == 0 && nesting >= 0);
     m->nesting = nesting;
 }
 

@@ -33,8 +33,11 @@ typedef struct ABT_rwlock_opaque goabt_rwlock;
  * so goabt_wake always succeeds. */
 static void rwlock_grant(goabt_rwlock *l)
 {
+    GOABT_ASSERT_LOCKED(&l->lock);
+    GOABT_ASSERT_MSG(!l->writer && l->readers == 0, "granted only when free");
     goabt_waiter *w = l->waiters.head;
     if (w == NULL) return;
+    GOABT_ASSERT(w->tag == RW_WRITER || w->tag == RW_READER);
     if (w->tag == RW_WRITER) {
         goabt_waitlist_remove(&l->waiters, w);
         l->writer = 1;
@@ -56,6 +59,10 @@ static void rwlock_grant(goabt_rwlock *l)
  * l->lock held; ABT_ERR_RWLOCK if nobody holds it. */
 static int rwlock_release(goabt_rwlock *l)
 {
+    GOABT_ASSERT_LOCKED(&l->lock);
+    GOABT_ASSERT_MSG(!(l->writer && l->readers != 0), "a writer holds the lock alone");
+    /* Waiting readers are only ever behind a writer that holds the lock (top of the file). */
+    GOABT_ASSERT(l->writer || l->waiters.head == NULL || l->waiters.head->tag == RW_WRITER);
     if (l->writer) {
         l->writer = 0;
     } else if (l->readers > 0) {
@@ -72,7 +79,10 @@ static int rwlock_release(goabt_rwlock *l)
 static void rwlock_waiter_cancelled(goabt_waiter *w)
 {
     goabt_rwlock *l = w->sync;
+    GOABT_ASSERT(__atomic_load_n(&w->status, __ATOMIC_RELAXED) == GOABT_WAIT_WOKEN);
     goabt_spin_lock(&l->lock);
+    GOABT_ASSERT_MSG(w->tag == RW_WRITER ? l->writer : l->readers > 0,
+                     "a granted waiter holds the lock");
     rwlock_release(l);
     goabt_spin_unlock(&l->lock);
 }
@@ -88,15 +98,21 @@ static int rwlock_acquire(ABT_rwlock rwlock, int writer)
         } else {
             l->readers++;
         }
+        GOABT_ASSERT(!(l->writer && l->readers != 0));
         goabt_spin_unlock(&l->lock);
         return ABT_SUCCESS;
     }
+    GOABT_ASSERT_MSG(l->writer || (writer && l->readers > 0), "a waiter waits for a holder");
     goabt_waiter w;
     goabt_waiter_init(&w, writer ? RW_WRITER : RW_READER, 0);
     goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_RWLOCK, l);
     w.cancelled = rwlock_waiter_cancelled;
     goabt_waitlist_push(&l->waiters, &w);
     goabt_wait(&w, &l->lock); /* woken only by rwlock_grant, which made us a holder */
+    GOABT_ASSERT(w.status == GOABT_WAIT_WOKEN);
+    GOABT_ASSERT_MSG(writer ? __atomic_load_n(&l->writer, __ATOMIC_RELAXED)
+                            : __atomic_load_n(&l->readers, __ATOMIC_RELAXED) > 0,
+                     "a woken waiter holds the lock already");
     return ABT_SUCCESS;
 }
 

@@ -33,6 +33,17 @@
  * Where each kind lives (docs/design.md, "Where things live and why"): its entry points in
  * capi/api/<kind>.c, which check, resolve the handles (handles.h) and call the engine; its
  * engine in capi/engine/<kind>*.c, described at the top of capi/engine/<kind>.h.
+
+ *
+ * Invariant checks. GOABT_ASSERT(cond) states what the engine believes at that point (a unit's
+ * state at a transition, who holds a lock, whether a node is on a list): in the checked build
+ * (make lib-checked: -DGOABT_CHECKED, run over every ctest by ctests/checked_test.go) a false
+ * one prints "goabt: assertion failed: file:line: function: cond" on stderr and aborts, so that
+ * a broken belief shows where it breaks, not where the damage surfaces later; in every other
+ * build it is nothing and cond is not evaluated, so the hot paths pay nothing. GOABT_ASSERT_MSG
+ * adds a printf-style explanation. Either may run on a ULT stack, inside a spinlock or in the
+ * scheduler's context: no Go call, no malloc, one write(2) of a small buffer. GOABT_CHECKED_ONLY
+ * (x) keeps code that exists only to feed an assertion out of the release build.
  */
 #ifndef GOABT_COMMON_H
 #define GOABT_COMMON_H
@@ -104,5 +115,31 @@ static inline void goabt_spin_unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_R
 
 /* Prints "goabt: <why>" on stderr and aborts: a user pool broke the engine's assumptions. */
 __attribute__((noreturn)) void goabt_die(const char *why) GOABT_HIDDEN;
+
+/* Invariant checks (top of this file). */
+__attribute__((noreturn, cold, format(printf, 5, 6))) void goabt_assert_fail(
+    const char *file, int line, const char *func, const char *cond, const char *fmt, ...)
+    GOABT_HIDDEN;
+#ifdef GOABT_CHECKED
+#define GOABT_ASSERT(cond)                                                               \
+    do {                                                                                 \
+        if (__builtin_expect(!(cond), 0))                                                \
+            goabt_assert_fail(__FILE__, __LINE__, __func__, #cond, NULL);                \
+    } while (0)
+#define GOABT_ASSERT_MSG(cond, ...)                                                      \
+    do {                                                                                 \
+        if (__builtin_expect(!(cond), 0))                                                \
+            goabt_assert_fail(__FILE__, __LINE__, __func__, #cond, __VA_ARGS__);         \
+    } while (0)
+#define GOABT_CHECKED_ONLY(x) x
+#else
+/* sizeof keeps cond compiled (its names stay checked, no unused-variable warnings) but never
+ * evaluated. */
+#define GOABT_ASSERT(cond) ((void)sizeof(!(cond)))
+#define GOABT_ASSERT_MSG(cond, ...) ((void)sizeof(!(cond)))
+#define GOABT_CHECKED_ONLY(x)
+#endif
+/* A spinlock is held (by someone: it records no owner). */
+#define GOABT_ASSERT_LOCKED(l) GOABT_ASSERT(__atomic_load_n((l), __ATOMIC_RELAXED) != 0)
 
 #endif /* GOABT_COMMON_H */

@@ -47,6 +47,11 @@ void *goabt_mem_new(size_t size)
     goabt_spin_lock(&classes[c].lock);
     struct free_block *b = classes[c].free;
     if (b != NULL) classes[c].free = b->next;
+    /* A free block keeps FREED until it is handed out: another magic is a write after free. */
+    GOABT_ASSERT_MSG(b == NULL || __atomic_load_n(&b->header.magic, __ATOMIC_RELAXED) ==
+                                      GOABT_MAGIC_FREED,
+                     "a free %zu-byte block was written to (magic %#x)", class_size[c],
+                     b->header.magic);
     goabt_spin_unlock(&classes[c].lock);
     if (b == NULL) { /* the slow path: a batch from the Go core (a few of the large ones) */
         uintptr_t fresh[OBJECT_BATCH];
@@ -87,6 +92,7 @@ void goabt_mem_delete(void *obj, size_t size)
 {
     int c = class_of(size);
     struct free_block *b = obj;
+    GOABT_ASSERT(c >= 0 && ((uintptr_t)obj & 63) == 0);
     __atomic_store_n(&b->header.magic, GOABT_MAGIC_FREED, __ATOMIC_RELEASE);
     goabt_spin_lock(&classes[c].lock);
     b->next = classes[c].free;

@@ -24,6 +24,8 @@
 #define spin_lock goabt_spin_lock
 #define spin_unlock goabt_spin_unlock
 
+static inline int is_fifo(goabt_pool *p) { return p->ops == &goabt_fifo_ops; }
+
 goabt_pool *goabt_pool_new(const struct goabt_pool_ops *ops, unsigned caps, int kind, int access,
                            int automatic)
 {
@@ -46,9 +48,26 @@ goabt_pool *goabt_fifo_new(int kind, int access, int automatic)
                           access, automatic);
 }
 
+/* u may be pushed: ready (its pusher holds it) and in no queue: no links in a FIFO, not queued
+ * in a pool of another kind (pool_member.h). */
+static inline int unit_pushable(goabt_unit *u)
+{
+    return __atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY &&
+           u->next == NULL && u->prev == NULL && !goabt_pool_member_queued_outside(u);
+}
+
 void goabt_pool_delete(goabt_pool *p)
 {
     GOABT_LEAK_FORGET(p);
+    /* A retired pool keeps the use its retirement added (goabt_sched_retire). */
+    GOABT_ASSERT_MSG(__atomic_load_n(&p->num_scheds, __ATOMIC_RELAXED) == (p->forward != NULL),
+                     "pool %d freed while %d schedulers use it", p->id, p->num_scheds);
+    /* Other kinds keep no units in head (their free drops theirs); a retired FIFO gave its
+     * queue away. */
+    GOABT_ASSERT_MSG(p->head == NULL, "pool %d freed holding %zu units", p->id, p->size);
+    GOABT_ASSERT(p->sleepers == NULL);
+    GOABT_ASSERT_MSG(goabt_waitlist_empty(&p->pop_waiters),
+                     "pool %d freed while callers wait in ABT_pool_pop_wait on it", p->id);
     if (p->ops->free != NULL) p->ops->free(p); /* still a pool: a user's free may get its data */
     p->magic = GOABT_MAGIC_FREED;
     /* Units that ended and are not freed yet keep their pool units until they are freed (as in
@@ -60,9 +79,9 @@ void goabt_pool_delete(goabt_pool *p)
 
 void goabt_pool_release(goabt_pool *p)
 {
-    if (__atomic_sub_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL) == 0 && p->automatic) {
-        goabt_pool_delete(p);
-    }
+    int left = __atomic_sub_fetch(&p->num_scheds, 1, __ATOMIC_ACQ_REL);
+    GOABT_ASSERT_MSG(left >= 0, "pool %d released by more schedulers than used it", p->id);
+    if (left == 0 && p->automatic) goabt_pool_delete(p);
 }
 
 /* Takes off p's sleepers the first stream that this call wakes (its sleep word turns from 0 to
@@ -77,7 +96,9 @@ static goabt_stream *take_sleeper_slow(goabt_pool *p)
 {
     goabt_stream *wake = NULL;
     goabt_sleeper *n;
+    GOABT_ASSERT_LOCKED(&p->lock);
     while (wake == NULL && (n = p->sleepers) != NULL) {
+        GOABT_ASSERT(n->linked && n->prev == NULL && n->stream != NULL);
         p->sleepers = n->next;
         if (n->next) n->next->prev = NULL;
         n->linked = 0;
@@ -135,6 +156,8 @@ void goabt_pool_wake_sleeper(goabt_pool *p)
 void goabt_pool_uncount_parked(goabt_pool *origin)
 {
     spin_lock(&origin->lock);
+    GOABT_ASSERT_MSG(origin->num_unparked < origin->num_parked,
+                     "pool %d: a unit uncounted that was not counted as parked", origin->id);
     __atomic_store_n(&origin->num_unparked, origin->num_unparked + 1, __ATOMIC_RELEASE);
     spin_unlock(&origin->lock);
 }
@@ -150,16 +173,17 @@ void goabt_pool_pushed(goabt_pool *p, goabt_pool *counted)
 static __attribute__((noinline)) void other_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted,
                                                  ABT_pool_context ctx)
 {
+    GOABT_ASSERT(!is_fifo(p) && p->forward == NULL);
     p->ops->push(p, u, counted, ctx);
 }
-
-static inline int is_fifo(goabt_pool *p) { return p->ops == &goabt_fifo_ops; }
 
 /* Pushes u into p; counted: the pool a parked unit was counted as blocked in, uncounted now
  * (NULL for a unit that was not parked); ctx: why, for a user pool's push. The FIFO's push
  * (its ops' push), taken inline; it is also where a retired pool of any kind forwards. */
 static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
+    GOABT_ASSERT_MSG(unit_pushable(u), "a unit pushed is READY and in no pool (state %d)",
+                     __atomic_load_n(&u->state, __ATOMIC_RELAXED));
     if (__builtin_expect(!is_fifo(p), 0) && p->forward == NULL) {
         other_push(p, u, counted, ctx);
         return;
@@ -172,6 +196,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
      * its waker preempted between the two stores). */
     int uncount = counted == p && is_fifo(p);
     if (uncount) counted = NULL;
+    GOABT_ASSERT(!uncount || p->num_unparked < p->num_parked);
     if (uncount && p->forward != NULL) {
         /* Retired: in no scheduler any more, so the order does not matter there. */
         __atomic_store_n(&p->num_unparked, p->num_unparked + 1, __ATOMIC_RELEASE);
@@ -179,6 +204,7 @@ static void pool_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
     }
     while (p->forward != NULL) { /* retired: its units live on elsewhere */
         goabt_pool *to = p->forward;
+        GOABT_ASSERT(to != p && p->head == NULL);
         spin_unlock(&p->lock);
         p = to;
         spin_lock(&p->lock);
@@ -221,7 +247,10 @@ void goabt_pool_push_from(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT
 void goabt_pool_sleeper_add(goabt_pool *p, goabt_sleeper *n)
 {
     n->stream = goabt_self_stream();
+    GOABT_ASSERT_MSG(n->stream != NULL && n->stream->current == NULL,
+                     "only a stream's own scheduler sleeps on its pools");
     spin_lock(&p->lock);
+    GOABT_ASSERT_MSG(!n->linked && p->sleepers != n, "a sleeper is listed once");
     n->prev = NULL;
     n->next = p->sleepers;
     if (n->next) n->next->prev = n;
@@ -247,7 +276,10 @@ int goabt_pool_get_num_idle_streams(ABT_pool pool, int *num)
 void goabt_pool_sleeper_remove(goabt_pool *p, goabt_sleeper *n)
 {
     spin_lock(&p->lock);
+    GOABT_ASSERT(n->stream == goabt_self_stream());
     if (n->linked) { /* else a push took it off to wake it */
+        GOABT_ASSERT(n->prev != NULL ? n->prev->next == n : p->sleepers == n);
+        GOABT_ASSERT(n->next == NULL || n->next->prev == n);
         if (n->prev) {
             n->prev->next = n->next;
         } else {
@@ -288,9 +320,12 @@ static int num_retired, cap_retired;
 
 void goabt_pool_retire(goabt_pool *p, goabt_pool *to)
 {
+    GOABT_ASSERT_MSG(p->forward == NULL && to != p && to->forward == NULL,
+                     "a pool is retired once, to a live pool");
     p->magic = GOABT_MAGIC_FREED; /* no longer a pool the program may use */
     GOABT_LEAK_FORGET(p);
     spin_lock(&p->lock);
+    GOABT_ASSERT_FIFO_QUEUE(p);
     p->forward = to;
     goabt_unit *queued = p->head;
     p->head = p->tail = NULL;
@@ -340,6 +375,7 @@ size_t goabt_pool_size_locked(goabt_pool *p)
      * listed itself (goabt_pool_sleepers_fence). */
     if (!is_fifo(p)) return p->ops->size(p);
     spin_lock(&p->lock);
+    GOABT_ASSERT_FIFO_QUEUE(p);
     size_t n = p->size;
     spin_unlock(&p->lock);
     return n;
@@ -351,6 +387,7 @@ static inline goabt_unit *fifo_pop_first(goabt_pool *p)
     spin_lock(&p->lock);
     goabt_unit *u = p->head;
     if (u) goabt_pool_member_unlink_head(p, u);
+    GOABT_ASSERT_FIFO_QUEUE(p);
     spin_unlock(&p->lock);
     return u;
 }
@@ -403,7 +440,9 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
     }
     if (__atomic_load_n(&p->size, __ATOMIC_RELAXED) == 0) return NULL;
     spin_lock(&p->lock);
+    GOABT_ASSERT(yielder == NULL || park == NULL);
     if (park == p) { /* one locked section for the pop and the count */
+        GOABT_ASSERT(p->num_parked >= p->num_unparked);
         __atomic_store_n(&p->num_parked, p->num_parked + 1, __ATOMIC_RELEASE);
         *counted = 1;
     }
@@ -421,6 +460,10 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
     /* The yielder goes where after_yield's push would put it, in this locked section, when that
      * push would only queue it. The pool keeps its size: no sleeper is owed a wake-up. */
     if (yielder != NULL && u->ctx != NULL && push_only_queues(p, yielder)) {
+        GOABT_ASSERT_MSG(yielder->pool == p && yielder != u &&
+                             __atomic_load_n(&yielder->state, __ATOMIC_RELAXED) ==
+                                 ABT_THREAD_STATE_RUNNING,
+                         "a requeued yielder runs, and goes back to its own pool");
         goabt_pool_member_link_tail(p, yielder);
         *requeued = 1;
         return u; /* p's lock stays held: goabt_pool_requeued */
@@ -431,6 +474,9 @@ goabt_unit *goabt_pool_pop_ult(goabt_pool *p, int *stop, goabt_pool *park, int *
 
 void goabt_pool_requeued(goabt_pool *p, goabt_unit *u)
 {
+    GOABT_ASSERT_LOCKED(&p->lock); /* held since goabt_pool_pop_ult */
+    GOABT_ASSERT_MSG(goabt_pool_member_linked(p, u), "a requeued unit waits queued in its pool");
+    GOABT_ASSERT(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_RUNNING);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     spin_unlock(&p->lock);
 }
@@ -523,6 +569,7 @@ static int fifo_is_queued(goabt_pool *p, goabt_unit *u)
 {
     spin_lock(&p->lock);
     int queued = goabt_pool_member_linked(p, u);
+    GOABT_ASSERT(queued || (u->next == NULL && u->prev == NULL) || u->pool != p);
     spin_unlock(&p->lock);
     return queued;
 }
@@ -547,6 +594,7 @@ static int fifo_remove(goabt_pool *p, goabt_unit *u)
         goabt_pool_member_unlink(p, u);
         queued = 1;
     }
+    GOABT_ASSERT_FIFO_QUEUE(p);
     spin_unlock(&p->lock);
     return queued;
 }

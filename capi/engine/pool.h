@@ -169,7 +169,9 @@ static inline long goabt_pool_num_blocked(goabt_pool *p)
 {
     /* Unparked first: a ULT counted there parked before, so its park is seen too. */
     long unparked = __atomic_load_n(&p->num_unparked, __ATOMIC_ACQUIRE);
-    return __atomic_load_n(&p->num_parked, __ATOMIC_ACQUIRE) - unparked;
+    long n = __atomic_load_n(&p->num_parked, __ATOMIC_ACQUIRE) - unparked;
+    GOABT_ASSERT_MSG(n >= 0, "pool %d: %ld blocked", p->id, n);
+    return n;
 }
 goabt_unit *goabt_pool_pop(goabt_pool *p) GOABT_HIDDEN;
 /* The same, telling a user pool's pop who asks (goabt_pool_pop: ABT_POOL_CONTEXT_OWNER_PRIMARY,

@@ -138,6 +138,7 @@ static size_t go_size(goabt_pool *p)
 static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
     (void)ctx;
+    GOABT_ASSERT(p->go_id != 0); /* a Go pool's pushes come through its ops */
     goabt_unit_drop_pool_unit(u); /* a user pool's unit it still had (the unit is its own) */
     goabt_pool_member_queued(p, u);
     struct go_call c = {.id = p->go_id, .rank = caller_rank(), .unit = (uintptr_t)u};
@@ -235,6 +236,7 @@ static int go_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_
 
 static void go_free(goabt_pool *p)
 {
+    GOABT_ASSERT(p->go_id != 0);
     struct go_call c = {.id = p->go_id};
     goabt_gate(pool_free_gated, &c);
     if (c.result != 0) {
@@ -347,6 +349,7 @@ static goabt_unit *go_sched_pick(goabt_stream *s, goabt_sched *sc)
 {
     int64_t sizes[GOABT_SCHED_MAX_POOLS];
     int n = sc->num_pools, any = 0;
+    GOABT_ASSERT(sc->go_policy != 0 && n > 0 && n <= GOABT_SCHED_MAX_POOLS);
     if (n == 1) return goabt_pool_pop(sc->pools[0]); /* nothing to choose: Go is not asked */
     for (int i = 0; i < n; i++) {
         sizes[i] = (int64_t)goabt_pool_size(sc->pools[i]);

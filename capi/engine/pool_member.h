@@ -54,9 +54,23 @@ static inline void goabt_pool_member_redirect(goabt_unit *u, goabt_pool *p) { u-
 
 /* ---- A FIFO's queue (pool.c), p's lock held ---- */
 
+/* The queue's ends and size agree (p's lock held). */
+#define GOABT_ASSERT_FIFO_QUEUE(p)                                                             \
+    GOABT_ASSERT_MSG(((p)->head == NULL) == ((p)->tail == NULL) &&                             \
+                         ((p)->head == NULL) == ((p)->size == 0) &&                            \
+                         ((p)->head == NULL || ((p)->head->prev == NULL && (p)->tail->next == NULL)), \
+                     "pool %d: head %p tail %p size %zu", (p)->id, (void *)(p)->head,          \
+                     (void *)(p)->tail, (p)->size)
+
 /* Queues u at p's tail. */
 static inline void goabt_pool_member_link_tail(goabt_pool *p, goabt_unit *u)
 {
+    GOABT_ASSERT_LOCKED(&p->lock);
+    GOABT_ASSERT_MSG((p->ops->flags & GOABT_POOL_OPS_LOCKED_QUEUE) && p->forward == NULL,
+                     "queued in a pool that has no queue");
+    GOABT_ASSERT_MSG(u->next == NULL && u->prev == NULL && p->head != u,
+                     "a unit is queued in at most one pool, once");
+    GOABT_ASSERT_FIFO_QUEUE(p);
     u->pool = p;
     u->popped_by = NULL;
     u->next = NULL;
@@ -73,6 +87,16 @@ static inline void goabt_pool_member_link_tail(goabt_pool *p, goabt_unit *u)
 /* Takes u, p's first unit, out. */
 static inline void goabt_pool_member_unlink_head(goabt_pool *p, goabt_unit *u)
 {
+    GOABT_ASSERT_LOCKED(&p->lock);
+    GOABT_ASSERT_FIFO_QUEUE(p);
+    /* Its pool is the one it was queued in, but for the main ULT, whose pool goabt_sched_retire
+     * (sched.c) redirects to the new scheduler's while it may still be queued in the old. */
+    GOABT_ASSERT_MSG(u == p->head && (u->pool == p || (u->flags & GOABT_UNIT_MAIN)),
+                     "popped the head of pool %d: %p, its pool %p", p->id, (void *)u,
+                     (void *)u->pool);
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY,
+                     "a queued unit is READY (state %d)", u->state);
+    GOABT_ASSERT_MSG(u->popped_by == NULL, "a queued unit has no popper");
     p->head = u->next;
     if (p->head) {
         p->head->prev = NULL;
@@ -92,6 +116,10 @@ static inline int goabt_pool_member_linked(goabt_pool *p, goabt_unit *u)
 /* Takes u, linked in p's queue anywhere, out. */
 static inline void goabt_pool_member_unlink(goabt_pool *p, goabt_unit *u)
 {
+    GOABT_ASSERT_LOCKED(&p->lock);
+    GOABT_ASSERT(u->prev == NULL || u->prev->next == u);
+    GOABT_ASSERT(u->next != NULL ? u->next->prev == u : p->tail == u);
+    GOABT_ASSERT_MSG(p->size > 0, "pool %d: removing from an empty queue", p->id);
     if (u->prev) {
         u->prev->next = u->next;
     } else {
@@ -111,6 +139,9 @@ static inline void goabt_pool_member_unlink(goabt_pool *p, goabt_unit *u)
 /* u is about to go into p's own queue (before the kind's push: a pop may return it at once). */
 static inline void goabt_pool_member_queued(goabt_pool *p, goabt_unit *u)
 {
+    GOABT_ASSERT_MSG(!__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED) && u->next == NULL &&
+                         u->prev == NULL,
+                     "a unit is queued in at most one pool, once");
     u->pool = p;
     u->popped_by = NULL;
     __atomic_store_n(&u->user_queued, 1, __ATOMIC_RELAXED);
@@ -119,6 +150,12 @@ static inline void goabt_pool_member_queued(goabt_pool *p, goabt_unit *u)
 /* u came out of its pool's own queue (popped or removed). */
 static inline void goabt_pool_member_dequeued(goabt_unit *u)
 {
+    /* What a pool gives back it was given: queued there (its pool may have been changed
+     * meanwhile, ABT_unit_set_associated_pool), and ready. */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED),
+                     "a pool popped a unit it was not holding");
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY,
+                     "a queued unit is READY (state %d)", u->state);
     __atomic_store_n(&u->user_queued, 0, __ATOMIC_RELAXED);
 }
 

@@ -66,6 +66,7 @@ static size_t map_home(size_t h, size_t cap) { return h & (cap - 1); }
 /* Doubles the stripe's table (at least 16 slots); its lock is held. */
 static int map_grow(struct map_stripe *st)
 {
+    GOABT_ASSERT_LOCKED(&st->lock);
     size_t cap = st->cap ? 2 * st->cap : 16;
     struct map_slot *fresh = calloc(cap, sizeof *fresh);
     if (fresh == NULL) return 0;
@@ -87,13 +88,18 @@ static int map_put(ABT_unit key, goabt_unit *u)
     struct map_stripe *st = map_stripe_of(key);
     goabt_spin_lock(&st->lock);
     int ok = 1;
+    GOABT_ASSERT(key != NULL);
     if (2 * (st->used + 1) > st->cap) ok = map_grow(st);
     if (ok) {
         size_t j = map_home(h, st->cap);
         while (st->slots[j].key != NULL && st->slots[j].key != key) j = (j + 1) & (st->cap - 1);
+        /* A pool unit maps to one work unit: it is dropped (map_del) before it is freed. */
+        GOABT_ASSERT_MSG(st->slots[j].key == NULL || st->slots[j].unit == u,
+                         "pool unit %p already maps to another work unit", (void *)key);
         if (st->slots[j].key == NULL) st->used++;
         st->slots[j].key = key;
         st->slots[j].unit = u;
+        GOABT_ASSERT(2 * st->used <= st->cap);
     }
     goabt_spin_unlock(&st->lock);
     return ok;
@@ -102,6 +108,7 @@ static int map_put(ABT_unit key, goabt_unit *u)
 /* The slot index of key in st, or -1; st's lock is held. */
 static long map_find_locked(struct map_stripe *st, ABT_unit key, size_t h)
 {
+    GOABT_ASSERT_LOCKED(&st->lock);
     if (st->cap == 0) return -1;
     for (size_t j = map_home(h, st->cap); st->slots[j].key != NULL; j = (j + 1) & (st->cap - 1)) {
         if (st->slots[j].key == key) return (long)j;
@@ -142,6 +149,7 @@ static void map_del(ABT_unit key)
         }
         st->slots[hole].key = NULL;
         st->slots[hole].unit = NULL;
+        GOABT_ASSERT(st->used > 0);
         st->used--;
     }
     goabt_spin_unlock(&st->lock);
@@ -172,6 +180,10 @@ void goabt_unit_drop_user_unit(goabt_unit *u)
 {
     goabt_pool *p = u->pool_unit_of;
     ABT_unit unit = u->pool_unit;
+    GOABT_ASSERT(p != NULL && unit != NULL);
+    /* Dropped when the unit is freed or moves to another pool: not while that pool holds it. */
+    GOABT_ASSERT_MSG(!__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED),
+                     "a pool unit dropped while its pool holds it");
     u->pool_unit_of = NULL;
     u->pool_unit = NULL;
     if (unit != (ABT_unit)u) map_del(unit);
@@ -183,9 +195,10 @@ void goabt_unit_drop_user_unit(goabt_unit *u)
             pu->def.free_unit(p, unit);
         }
     }
-    if (__atomic_sub_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL) == GOABT_POOL_UNITS_GONE) {
-        goabt_mem_delete(p, sizeof *p);
-    }
+    unsigned long left = __atomic_sub_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL);
+    GOABT_ASSERT_MSG((left & ~GOABT_POOL_UNITS_GONE) < (GOABT_POOL_UNITS_GONE >> 1),
+                     "a pool's units dropped more often than made");
+    if (left == GOABT_POOL_UNITS_GONE) goabt_mem_delete(p, sizeof *p);
 }
 
 /* Makes sure u has a pool unit of p (its ops' associate): ABT_ERR_MEM if create_unit gave none. */
@@ -208,6 +221,8 @@ static int user_associate(goabt_pool *p, goabt_unit *u)
     }
     u->pool_unit = unit;
     u->pool_unit_of = p;
+    GOABT_ASSERT_MSG(!(__atomic_load_n(&p->user_units, __ATOMIC_RELAXED) & GOABT_POOL_UNITS_GONE),
+                     "a unit associated with a freed pool");
     __atomic_add_fetch(&p->user_units, 1, __ATOMIC_ACQ_REL);
     return ABT_SUCCESS;
 }
@@ -223,6 +238,7 @@ static void user_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
         goabt_die("a user-defined pool's create_unit returned no unit for a ready work unit");
     }
     struct goabt_pool_user *pu = p->user;
+    GOABT_ASSERT(u->pool_unit != NULL && u->pool_unit_of == p); /* user_associate gave it */
     goabt_pool_member_queued(p, u);
     if (pu->old_style) {
         pu->old.p_push(p, u->pool_unit);
@@ -373,6 +389,7 @@ static int user_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_
     ABT_unit *handles = malloc((n ? n : 1) * sizeof *handles);
     if (handles == NULL) return 0;
     for (size_t i = 0; i < n; i++) {
+        GOABT_ASSERT(units[i]->pool_unit_of == p); /* its membership of p: push_many's caller */
         handles[i] = units[i]->pool_unit;
         goabt_pool_member_queued(p, units[i]);
     }

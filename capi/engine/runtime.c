@@ -4,6 +4,7 @@
  * switching and blocking); the rules it follows are in docs/design.md. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -61,6 +62,39 @@ void goabt_die(const char *why)
     abort();
 }
 
+#ifdef GOABT_CHECKED
+/* One write(2) of a stack buffer, no stdio lock or malloc: it may run on a ULT stack, in the
+ * scheduler's context or with a spinlock held, and must not deadlock on what it reports. */
+void goabt_assert_fail(const char *file, int line, const char *func, const char *cond,
+                       const char *fmt, ...)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "goabt: assertion failed: %s:%d: %s: %s", file, line, func,
+                     cond);
+    if (n < 0) n = 0;
+    if (fmt != NULL && (size_t)n < sizeof buf) {
+        va_list ap;
+        va_start(ap, fmt);
+        int m = snprintf(buf + n, sizeof buf - (size_t)n, " (");
+        if (m > 0) n += m;
+        if ((size_t)n < sizeof buf) {
+            m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+            if (m > 0) n += m;
+        }
+        if ((size_t)n < sizeof buf) {
+            m = snprintf(buf + n, sizeof buf - (size_t)n, ")");
+            if (m > 0) n += m;
+        }
+        va_end(ap);
+    }
+    if ((size_t)n > sizeof buf - 2) n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);
+    (void)w;
+    abort();
+}
+#endif
+
 /* ---- The gate ----------------------------------------------------------------------------- */
 
 /* Below the scheduler's saved registers, with room to spare for its red zone. */
@@ -74,12 +108,16 @@ void goabt_gate(void (*fn)(void *), void *arg)
         return;
     }
     goabt_unit *u = s->current;
+    GOABT_ASSERT(s->nested >= 0);
     /* On a ULT stack: a ULT runs (not the main ULT, which runs on the main stack), or a child
      * run is in progress, or the primary's user scheduler runs on its own stack (then even the
      * scheduler code in between, after-switch callbacks and tasklets, runs off the system
      * stack, which sys_ctx names). */
     int above = s->nested > 0 || s->run_live;
     if (above || (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN))) {
+        /* The system stack's context is saved while anything runs above it. */
+        GOABT_ASSERT_MSG((above ? s->sys_ctx : s->sched_ctx) != NULL,
+                         "stream %d: the gate needs the system stack's saved context", s->rank);
         char *top = (char *)(above ? s->sys_ctx : s->sched_ctx) - GATE_MARGIN;
         goabt_vg_stack_hop(top); /* valgrind build only (valgrind_stacks.h) */
         goabt_gate_call(fn, arg, top);
@@ -165,6 +203,8 @@ int goabt_engine_init(void)
     goabt_rt.next_pool_id = 0;
     next_unit_generation();
     /* The first call into Go: on the main thread, which runs no ULT yet, so no gate. */
+    GOABT_ASSERT_MSG(goabt_self_stream() == NULL && goabt_rt.primary == NULL,
+                     "the engine starts once, on a thread that is no stream's");
     if (!goabt_go_available()) return goabt_go_unavailable_error();
     struct goabt_go_config config;
     int rc = goabt_go.runtime_init(sizeof(goabt_unit), &config);
@@ -218,11 +258,14 @@ static void finalize_parked(goabt_unit *u, void *arg)
 {
     (void)u;
     (void)arg;
+    GOABT_ASSERT(u == goabt_rt.main_unit && u->next == NULL && u->prev == NULL);
 }
 
 void goabt_engine_finalize(void)
 {
     goabt_stream *p = goabt_rt.primary;
+    GOABT_ASSERT_MSG(goabt_self_stream() == p && p->current == goabt_rt.main_unit,
+                     "the main ULT finalizes, on the primary");
     goabt_trace_finalize_begin();
     /* Run what is left in the primary's pools (and wait for its parked ULTs): the main ULT
      * steps aside, out of every pool, until the scheduler finds no work. A user scheduler's
@@ -231,6 +274,9 @@ void goabt_engine_finalize(void)
     if (goabt_sched_has_work(p->sched) || p->run_ctx != NULL) {
         __atomic_or_fetch(&p->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
         goabt_unit_switch_out(p, goabt_rt.main_unit, finalize_parked, NULL);
+        /* Resumed by the loop once it found no work, which took the request back. */
+        GOABT_ASSERT(!(__atomic_load_n(&p->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH));
+        GOABT_ASSERT(p->current == goabt_rt.main_unit && p->run_ctx == NULL);
     }
     /* Argobots leaves streams the program did not free undefined; goabt joins and frees them. */
     goabt_stream *s;
@@ -239,6 +285,8 @@ void goabt_engine_finalize(void)
         goabt_rank_release(s->rank);
         goabt_stream_delete(s);
     }
+    GOABT_ASSERT_MSG(__atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED) == 1,
+                     "%d streams left after every secondary was freed", goabt_rt.num_streams);
     goabt_trace_finalize_end(); /* every stream's records are in: the file is written */
     goabt_stackcheck_finalize(); /* no ULT runs any more */
     goabt_unit *m = goabt_rt.main_unit;

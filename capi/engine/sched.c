@@ -20,6 +20,7 @@
 goabt_sched *goabt_sched_new(const struct goabt_sched_ops *ops, int predef, int num_pools,
                              goabt_pool **pools, int automatic)
 {
+    GOABT_ASSERT(num_pools >= 0 && num_pools <= GOABT_SCHED_MAX_POOLS);
     goabt_sched *s = goabt_mem_new(sizeof *s);
     if (!s) return NULL;
     s->ops = ops;
@@ -51,6 +52,10 @@ goabt_pool *goabt_sched_migration_pool(goabt_sched *sc)
 
 void goabt_sched_delete(goabt_sched *s)
 {
+    GOABT_ASSERT_MSG(__atomic_load_n(&s->in_run, __ATOMIC_RELAXED) == 0,
+                     "a scheduler is freed only once its run function returned");
+    GOABT_ASSERT_MSG(__atomic_load_n(&s->used, __ATOMIC_RELAXED) == GOABT_SCHED_UNUSED,
+                     "a scheduler freed while used (%d)", s->used);
     GOABT_LEAK_FORGET(s);
     if (s->ops->free != NULL) s->ops->free(s); /* still a scheduler: a user's free may get its data */
     s->magic = GOABT_MAGIC_FREED;
@@ -118,6 +123,7 @@ size_t goabt_sched_queued(goabt_sched *s)
 static int stream_has_news(goabt_stream *s)
 {
     goabt_sched *sc = s->sched;
+    GOABT_ASSERT(s == goabt_self_stream());
     for (int i = 0; i < sc->num_pools; i++) {
         if (goabt_pool_size_locked(sc->pools[i]) > 0) return 1;
     }
@@ -146,6 +152,9 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
         return;
     }
     goabt_sched *sc = s->sched;
+    /* Only a stream's own thread sleeps on its nodes, from its scheduler's context. */
+    GOABT_ASSERT(s == goabt_self_stream() && s->current == NULL && s->nested == 0);
+    GOABT_ASSERT(sc->num_pools <= GOABT_SCHED_MAX_POOLS);
     __atomic_store_n(&s->sleep_word, 0, __ATOMIC_SEQ_CST);
     for (int i = 0; i < sc->num_pools; i++) goabt_pool_sleeper_add(sc->pools[i], &s->sleep_nodes[i]);
     int fenced = goabt_pool_sleepers_fence(sc->pools, sc->num_pools);
@@ -164,6 +173,7 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
     __atomic_store_n(&s->sleep_word, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < sc->num_pools; i++) {
         goabt_pool_sleeper_remove(sc->pools[i], &s->sleep_nodes[i]);
+        GOABT_ASSERT_MSG(!s->sleep_nodes[i].linked, "an awake stream is listed in no sleepers");
     }
 }
 
@@ -171,6 +181,7 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
  * streams stealing from the same pools spread over them. */
 static goabt_unit *randws_pop(goabt_stream *s, goabt_sched *sc)
 {
+    GOABT_ASSERT_MSG(s == goabt_self_stream(), "rand_state is its stream's own");
     goabt_unit *u = goabt_pool_pop(sc->pools[0]);
     if (u != NULL) return u;
     static uint32_t streams_seeded;
@@ -227,7 +238,12 @@ void goabt_sched_loop(goabt_stream *s)
 #ifdef GOABT_VALGRIND
     unsigned vg_rounds = 0;
 #endif
+    GOABT_ASSERT(s == goabt_self_stream());
     for (;;) {
+        /* The loop runs on the system stack, between units. */
+        GOABT_ASSERT_MSG(s->current == NULL && s->nested == 0 && s->after_fn == NULL,
+                         "stream %d: the loop runs with %p current, %d nested", s->rank,
+                         (void *)s->current, s->nested);
         if (s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_ACQUIRE)) {
             __atomic_store_n(&s->main_handoff, 0, __ATOMIC_RELAXED);
             goabt_unit_resume_main(s);
@@ -252,6 +268,12 @@ void goabt_sched_loop(goabt_stream *s)
         }
         if (u != NULL) {
             idle = 0;
+            /* Popped by a scheduler: out of every queue, ready, nobody's by hand. */
+            GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY,
+                             "a popped unit is READY (state %d)", u->state);
+            GOABT_ASSERT(u->next == NULL && u->prev == NULL && u->popped_by == NULL &&
+                         !goabt_pool_member_queued_outside(u));
+            GOABT_ASSERT(u->kind == GOABT_ULT || u->kind == GOABT_TASKLET);
 #ifdef GOABT_VALGRIND
             /* Valgrind runs one thread at a time and switches after a fixed count of blocks: a
              * stream running a ULT that yields in a tight loop was switched out at the same
@@ -271,6 +293,7 @@ void goabt_sched_loop(goabt_stream *s)
              (!s->is_primary && __atomic_load_n(&sc->finish_req, __ATOMIC_ACQUIRE))) &&
             !goabt_sched_has_work(sc)) {
             if (!s->is_primary) return;
+            GOABT_ASSERT(goabt_rt.main_unit != NULL && goabt_rt.main_unit->last_stream == s);
             /* ABT_finalize parked the main ULT until the primary ran out of work. */
             __atomic_and_fetch(&s->request, ~GOABT_REQ_FINISH, __ATOMIC_RELEASE);
             goabt_unit_resume_main(s);

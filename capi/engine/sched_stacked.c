@@ -29,6 +29,8 @@ void goabt_sched_ult_events(goabt_sched *sc, int idle)
         goabt_timers_fire();
     }
     goabt_stream *s = goabt_self_stream();
+    GOABT_ASSERT_MSG(s != NULL && s->current != NULL && s->current->kind == GOABT_ULT,
+                     "a scheduler between units on a ULT");
     /* Only the primary's own scheduler resumes a main ULT handed back to it. */
     int handoff = s->is_primary && __atomic_load_n(&s->main_handoff, __ATOMIC_ACQUIRE);
     int aside = idle && sc->used == GOABT_SCHED_IN_POOL;
@@ -56,12 +58,15 @@ static void stacked_loop(goabt_sched *sc)
 static void stacked_main(void *arg)
 {
     goabt_sched *sc = arg;
+    GOABT_ASSERT_MSG(__atomic_load_n(&sc->used, __ATOMIC_ACQUIRE) == GOABT_SCHED_IN_POOL,
+                     "a stacked scheduler's ULT runs it as stacked");
     if (sc->ops->run != NULL) {
         sc->ops->run(sc);
     } else {
         stacked_loop(sc);
     }
     int automatic = sc->automatic; /* read first: once unused, the user may free sc */
+    GOABT_ASSERT(__atomic_load_n(&sc->used, __ATOMIC_ACQUIRE) == GOABT_SCHED_IN_POOL);
     if (automatic) {
         sc->used = GOABT_SCHED_UNUSED;
         goabt_sched_delete(sc);

@@ -58,6 +58,8 @@ void goabt_sched_user_run_over(goabt_stream *s)
  * no return (the main ULT resumes). */
 static int run_returned(goabt_stream *s, goabt_sched *sc)
 {
+    GOABT_ASSERT(s == goabt_self_stream() && s->user_run == sc && !s->run_live);
+    GOABT_ASSERT(__atomic_load_n(&sc->in_run, __ATOMIC_RELAXED) == 1);
     __atomic_store_n(&sc->in_run, 0, __ATOMIC_RELEASE);
     if (s->sched != sc) {
         goabt_sched_user_run_over(s); /* replaced: retired now if it was automatic */
@@ -103,7 +105,10 @@ __attribute__((noreturn)) static void run_entry(void *arg)
 {
     goabt_stream *s = arg;
     goabt_sched *sc = s->user_run;
+    GOABT_ASSERT(s->is_primary && s->run_live && sc != NULL);
     sc->ops->run(sc);
+    GOABT_ASSERT_MSG(s->run_live && s->current == NULL,
+                     "a run returns on its own stack, in the scheduler's context");
     s->run_live = 0;
     goabt_ctx_jump(s->sys_ctx); /* the stack is free for the next run */
 }
@@ -111,6 +116,8 @@ __attribute__((noreturn)) static void run_entry(void *arg)
 /* A fresh run's context on s's run stack, which is made the first time. */
 static goabt_ctx run_start(goabt_stream *s)
 {
+    GOABT_ASSERT_MSG(s->is_primary && !s->run_live && s->run_ctx == NULL,
+                     "one run at a time on the primary's run stack");
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (s->run_stack == NULL) {
         size_t mapped = 0;
@@ -129,6 +136,8 @@ static goabt_ctx run_start(goabt_stream *s)
  * the main ULT (then this activation is abandoned). */
 static void run_switch(goabt_stream *s, goabt_ctx ctx)
 {
+    GOABT_ASSERT(s == goabt_self_stream() && s->is_primary && !s->run_live && ctx != NULL);
+    GOABT_ASSERT_MSG(s->current == NULL && s->nested == 0, "the activation runs no unit");
     s->run_ctx = NULL;
     s->run_live = 1;
     goabt_ctx_switch(&s->sys_ctx, ctx);
@@ -137,6 +146,7 @@ static void run_switch(goabt_stream *s, goabt_ctx ctx)
 void goabt_user_sched_resume(goabt_stream *s)
 {
     goabt_sched *sc = s->user_run;
+    GOABT_ASSERT_MSG(sc != NULL && s->run_ctx != NULL, "a run waits for the main ULT");
     run_switch(s, s->run_ctx);
     run_returned(s, sc);
 }
@@ -144,6 +154,7 @@ void goabt_user_sched_resume(goabt_stream *s)
 void goabt_user_sched_stack_free(goabt_stream *s)
 {
     if (s->run_stack == NULL) return;
+    GOABT_ASSERT_MSG(!s->run_live && s->run_ctx == NULL, "the run stack is freed unused");
     goabt_vg_stack_deregister(s->vg_run_stack);
     goabt_stack_put(s->run_stack, s->run_stack_size);
     s->run_stack = NULL;
@@ -152,6 +163,10 @@ void goabt_user_sched_stack_free(goabt_stream *s)
 
 int goabt_user_sched_run(goabt_stream *s, goabt_sched *sc)
 {
+    GOABT_ASSERT(s == goabt_self_stream() && s->current == NULL && s->sched == sc);
+    GOABT_ASSERT(sc->ops->run != NULL && sc->used == GOABT_SCHED_MAIN);
+    GOABT_ASSERT_MSG(!__atomic_load_n(&sc->in_run, __ATOMIC_RELAXED),
+                     "a scheduler's run function runs once at a time");
     s->user_run = sc;
     __atomic_store_n(&sc->in_run, 1, __ATOMIC_RELEASE);
     if (s->is_primary) {
@@ -202,6 +217,7 @@ int goabt_sched_run_unit(goabt_unit *u, goabt_pool *p)
         goabt_unit_hand_main(s);
         return ABT_SUCCESS;
     }
+    GOABT_ASSERT(u != self && u->kind != 0);
     s->aside = 0; /* set again if u is a stacked scheduler that steps aside (sched_stacked.c) */
     /* run: no longer its popper's to switch to (unit_switch.c, goabt_unit_take_target) */
     goabt_pool_member_unclaim(u);

@@ -38,6 +38,7 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
     }
     s->rank = rank;
     s->sched = sched;
+    GOABT_ASSERT_MSG(sched->used == GOABT_SCHED_UNUSED, "a scheduler runs one stream, or is stacked");
     sched->used = GOABT_SCHED_MAIN;
     s->state = ABT_XSTREAM_STATE_RUNNING;
     s->magic = GOABT_MAGIC_STREAM;
@@ -63,10 +64,15 @@ void goabt_streams_wake_all(void)
 static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;
+    GOABT_ASSERT(goabt_self_stream() == NULL && !s->is_primary);
+    GOABT_ASSERT(__atomic_load_n(&s->state, __ATOMIC_RELAXED) == ABT_XSTREAM_STATE_RUNNING);
     goabt_sigstack_begin(&s->sigstack); /* where a stack overflow is reported from */
     goabt_set_self_stream(s);
     goabt_stream_bind_start(s);
     goabt_sched_loop(s);
+    GOABT_ASSERT_MSG(s->current == NULL && s->nested == 0 && !s->run_live,
+                     "a stream ends from its scheduler's context");
+    for (int i = 0; i < GOABT_SCHED_MAX_POOLS; i++) GOABT_ASSERT(!s->sleep_nodes[i].linked);
     goabt_stream_bind_stop(s);
     goabt_set_self_stream(NULL);
     /* The signal stack stays until the thread is gone (goabt_stream_join frees it): the Go
@@ -98,6 +104,7 @@ int goabt_stream_start(goabt_stream *s)
  * parks (its stream runs other work meanwhile), others sleep. */
 void goabt_stream_join(goabt_stream *s)
 {
+    GOABT_ASSERT_MSG(s != goabt_self_stream() && !s->is_primary, "a stream never joins itself");
     __atomic_or_fetch(&s->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
     goabt_stream_wake(s);
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ABT_XSTREAM_STATE_TERMINATED) {
@@ -105,6 +112,7 @@ void goabt_stream_join(goabt_stream *s)
         goabt_waiter_init(&w, 0, 0);
         goabt_joiners_wait(&s->joiners, &w);
     }
+    GOABT_ASSERT(__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED);
     if (s->thread) {
         pthread_join(s->thread, NULL);
         s->thread = 0;
@@ -114,6 +122,14 @@ void goabt_stream_join(goabt_stream *s)
 
 void goabt_stream_delete(goabt_stream *s)
 {
+    /* Its thread has ended (a joined secondary, or the primary at finalize): nothing runs on it,
+     * and no pool lists it asleep. */
+    GOABT_ASSERT(s != goabt_self_stream() && s->current == NULL && s->thread == 0);
+    GOABT_ASSERT(s->is_primary ||
+                 __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED);
+    for (int i = 0; i < GOABT_SCHED_MAX_POOLS; i++) {
+        GOABT_ASSERT_MSG(!s->sleep_nodes[i].linked, "stream %d freed while listed asleep", s->rank);
+    }
     /* The values of its scheduler as a ULT go first, as a ULT's when it is freed: their
      * destructors may still look at the stream, its scheduler and pools. */
     if (s->sched_self != NULL) goabt_keys_destroy(s->sched_self);
@@ -124,6 +140,7 @@ void goabt_stream_delete(goabt_stream *s)
     pthread_mutex_unlock(&goabt_rt.lock);
     __atomic_sub_fetch(&goabt_rt.num_streams, 1, __ATOMIC_RELAXED);
     goabt_sched *sc = s->sched;
+    GOABT_ASSERT(sc->used == GOABT_SCHED_MAIN);
     sc->used = GOABT_SCHED_UNUSED;
     if (sc->automatic) goabt_sched_delete(sc);
     goabt_units_cache_release(s);
@@ -145,6 +162,7 @@ void goabt_stream_delete(goabt_stream *s)
 goabt_unit *goabt_stream_sched_self(goabt_stream *s)
 {
     if (s->sched_self != NULL) return s->sched_self;
+    GOABT_ASSERT_MSG(s == goabt_self_stream(), "made by the stream's own thread");
     goabt_unit *u = goabt_unit_get(); /* zeroed: no pool, no keys, no stack */
     if (u == NULL) return NULL;
     u->kind = GOABT_ULT;
@@ -177,6 +195,10 @@ goabt_stream *goabt_stream_other_running(goabt_stream *not)
 int goabt_stream_revive(goabt_stream *s)
 {
     /* Joined: its thread is gone, nobody else touches it. */
+    GOABT_ASSERT_MSG(s->thread == 0 && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) ==
+                                           ABT_XSTREAM_STATE_TERMINATED,
+                     "only a joined stream is revived");
+    GOABT_ASSERT(s->sched->used == GOABT_SCHED_MAIN && !s->is_primary);
     __atomic_store_n(&s->request, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->sched->finish_req, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->sched->exit_req, 0, __ATOMIC_RELAXED);

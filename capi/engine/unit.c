@@ -33,6 +33,33 @@
 static pthread_mutex_t global_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static goabt_unit *global_batches; /* first units of batches, linked by batch_next */
 
+/* For checks: a descriptor in a cache is freed (or fresh from the Go core: zeroed, magic 0),
+ * in no pool, holding no user pool's unit, with no joiner to wake (an unnamed one has none, a
+ * named one was freed after its end marked them done). */
+static inline int unit_cached_ok(goabt_unit *u)
+{
+    return (u->magic == GOABT_MAGIC_FREED || u->magic == 0) && goabt_unit_out_of_queues(u) &&
+           u->pool_unit_of == NULL && (u->joiners == NULL || u->joiners == GOABT_JOIN_DONE);
+}
+
+/* For checks: the free_next list from b holds len cached descriptors, no more. */
+static inline int batch_ok(goabt_unit *b, int len)
+{
+    int n = 0;
+    for (; b != NULL && n <= len; b = b->free_next, n++) {
+        if (!unit_cached_ok(b)) return 0;
+    }
+    return n == len && b == NULL;
+}
+
+/* For checks: s's cache count agrees with its list's ends and bound (the whole list is walked
+ * where it is moved: cache_to_global, goabt_units_warm). */
+#define ASSERT_STREAM_CACHE(s)                                                                 \
+    GOABT_ASSERT_MSG((s)->free_count >= 0 && (s)->free_count <= STREAM_CACHE_MAX &&            \
+                         ((s)->free_units == NULL) == ((s)->free_count == 0),                  \
+                     "stream %d: %d cached descriptors, list %p", (s)->rank, (s)->free_count,  \
+                     (void *)(s)->free_units)
+
 static void unit_destroy(goabt_unit *u)
 {
     goabt_unit_unmap_stack(u);
@@ -53,6 +80,8 @@ static void list_destroy(goabt_unit *list)
 /* Gives the global cache a batch (a free_next list of len descriptors). */
 static void global_put_batch(goabt_unit *batch, int len)
 {
+    GOABT_ASSERT_MSG(len > 0 && len <= CACHE_BATCH && batch_ok(batch, len),
+                     "a batch of %d descriptors for the global cache", len);
     batch->batch_len = len;
     pthread_mutex_lock(&global_cache_lock);
     batch->batch_next = global_batches;
@@ -70,6 +99,7 @@ static goabt_unit *global_take_batch(void)
         global_batches = b->batch_next;
     }
     pthread_mutex_unlock(&global_cache_lock);
+    GOABT_ASSERT(b == NULL || batch_ok(b, b->batch_len));
     return b;
 }
 
@@ -89,6 +119,7 @@ static goabt_unit *go_take_batch(void)
     }
     goabt_unit *first = (goabt_unit *)fresh[0];
     first->batch_len = n;
+    GOABT_ASSERT_MSG(batch_ok(first, n), "fresh descriptors from the Go core are zeroed");
     return first;
 }
 
@@ -99,14 +130,18 @@ static goabt_unit *unit_alloc(goabt_stream *s)
         u = s->free_units;
         s->free_units = u->free_next;
         s->free_count--;
+        ASSERT_STREAM_CACHE(s);
+        GOABT_ASSERT_MSG(unit_cached_ok(u), "a cached descriptor is free (magic %#x)", u->magic);
         return u;
     }
     u = global_take_batch();
     if (u == NULL && s != NULL) u = go_take_batch(); /* the slow path: core.Runtime.Units */
     if (u == NULL) return goabt_unit_get();
     if (s != NULL) { /* the rest of the batch becomes the stream's cache, which is empty */
+        GOABT_ASSERT(s->free_units == NULL && s->free_count == 0);
         s->free_units = u->free_next;
         s->free_count = u->batch_len - 1;
+        ASSERT_STREAM_CACHE(s);
     } else if (u->free_next != NULL) { /* an external thread keeps one */
         global_put_batch(u->free_next, u->batch_len - 1);
     }
@@ -116,6 +151,8 @@ static goabt_unit *unit_alloc(goabt_stream *s)
 /* Takes up to CACHE_BATCH descriptors off the top of s's cache for the global one. */
 static void cache_to_global(goabt_stream *s)
 {
+    GOABT_ASSERT_MSG(batch_ok(s->free_units, s->free_count),
+                     "stream %d: its cache holds %d free descriptors", s->rank, s->free_count);
     goabt_unit *batch = s->free_units, *last = batch;
     int len = 1;
     while (len < CACHE_BATCH && last->free_next != NULL) last = last->free_next, len++;
@@ -127,7 +164,11 @@ static void cache_to_global(goabt_stream *s)
 
 static void unit_release(goabt_stream *s, goabt_unit *u)
 {
+    /* Nothing runs on it, nobody holds it queued, and it is cached once. */
+    GOABT_ASSERT_MSG(s == NULL || s->current != u, "the running unit is freed");
+    GOABT_ASSERT(s == NULL || s->free_units != u);
     u->magic = GOABT_MAGIC_FREED;
+    GOABT_ASSERT_MSG(unit_cached_ok(u), "a descriptor freed while queued, or holding a pool unit");
     goabt_unit_vg_deregister_user_stack(u);
     goabt_user_stack_unguard(u);
     if (s == NULL) {
@@ -139,6 +180,7 @@ static void unit_release(goabt_stream *s, goabt_unit *u)
     s->free_units = u;
     /* Overflow: the newest CACHE_BATCH go to the global cache (just freed, their links are hot). */
     if (++s->free_count > STREAM_CACHE_MAX) cache_to_global(s);
+    ASSERT_STREAM_CACHE(s);
 }
 
 void goabt_units_warm(goabt_stream *s)
@@ -164,6 +206,7 @@ void goabt_units_warm(goabt_stream *s)
             goabt_unit_give_stack(s, &probe);
         }
     }
+    GOABT_ASSERT(batch_ok(s->free_units, s->free_count));
 }
 
 void goabt_units_cache_drain(void)
@@ -177,6 +220,7 @@ void goabt_units_cache_release(goabt_stream *s)
 {
     /* The stream's caches go to the global ones, in batches. */
     while (s->free_units != NULL) cache_to_global(s);
+    GOABT_ASSERT(s->free_count == 0);
     goabt_unit_stacks_release(s);
 }
 
@@ -257,6 +301,12 @@ int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *ar
 
 int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *arg, int to)
 {
+    /* Only an ended unit is revived (thread.c checks TERMINATED): its joiners were woken, its
+     * stack went to other ULTs, it is in no queue. */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED &&
+                         __atomic_load_n(&u->joiners, __ATOMIC_ACQUIRE) == GOABT_JOIN_DONE,
+                     "revived unit in state %d", u->state);
+    GOABT_ASSERT(u->mapping == NULL && goabt_unit_out_of_queues(u) && goabt_unit_not_running(u));
     if (u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_USER_STACK)) {
         /* Its stack went to other ULTs when it ended: it gets one of the same size. */
         void *top = goabt_unit_map_stack(goabt_self_stream(), u, u->stacksize);
@@ -288,6 +338,11 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
 
 void goabt_unit_free(goabt_unit *u)
 {
+    /* Freed once joined (ABT_thread_free joins first): ended, its joiners woken. */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED &&
+                         __atomic_load_n(&u->joiners, __ATOMIC_ACQUIRE) == GOABT_JOIN_DONE &&
+                         u->magic != GOABT_MAGIC_FREED,
+                     "freed unit in state %d, magic %#x", u->state, u->magic);
     GOABT_LEAK_FORGET(u);
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_FREE, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     goabt_keys_destroy(u); /* may run user code: read the stream after it */
@@ -318,6 +373,16 @@ uint64_t goabt_unit_id(goabt_unit *u)
  * thread's stream, or NULL. */
 void goabt_unit_end(goabt_unit *u, goabt_stream *s)
 {
+    /* terminate -> TERMINATED: once, from RUNNING (it finished) or READY (cancelled, or no stack
+     * for its first run), never while it still runs on its stack. */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_RUNNING ||
+                         __atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY,
+                     "a unit ends in state %d", u->state);
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->joiners, __ATOMIC_ACQUIRE) != GOABT_JOIN_DONE,
+                     "a unit ends once");
+    GOABT_ASSERT_MSG((s == NULL || s->current != u) && goabt_unit_not_running(u),
+                     "a unit ends once its context is left");
+    GOABT_ASSERT(goabt_unit_out_of_queues(u) && u->magic != GOABT_MAGIC_FREED);
     if (!(u->flags & GOABT_UNIT_NAMED)) {
         /* Nobody may join or free an unnamed unit: it is freed now (a tool sees it freed, as
          * Argobots tells of every unit). */

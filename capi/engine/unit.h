@@ -158,6 +158,17 @@ static inline ABT_unit goabt_unit_pool_handle(goabt_unit *u)
     return u->pool_unit_of != NULL ? u->pool_unit : (ABT_unit)u;
 }
 
+/* For invariant checks (GOABT_ASSERT) only: u is running nowhere, its context saved or never
+ * made: the live stream it last ran on (if any) runs another unit, or none. Its stream clears
+ * current before it runs the after function that publishes u (unit.h, top: "Switching out"), so
+ * anyone who can see u as parked, ready or ended sees that. Read without a lock. */
+int goabt_unit_not_running(goabt_unit *u) GOABT_HIDDEN; /* unit_switch.c, checked build only */
+/* For checks only: u is in no pool's queue (pool_member.h: "out"). */
+static inline int goabt_unit_out_of_queues(goabt_unit *u)
+{
+    return u->next == NULL && u->prev == NULL && !__atomic_load_n(&u->user_queued, __ATOMIC_RELAXED);
+}
+
 /* Units (unit.c, unit_switch.c, unit_block.c, unit_join.c). */
 int goabt_unit_create(goabt_pool *pool, int kind, void (*func)(void *), void *arg,
                       goabt_attr *attr, int named, goabt_unit **out) GOABT_HIDDEN;
@@ -256,6 +267,13 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
         goabt_unit_take_request(u)) {
         return;
     }
+    /* run -> RUNNING: from READY, popped (in no queue), not the main ULT (goabt_unit_hand_main
+     * resumes that), and running nowhere else. */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY,
+                     "a unit is run from READY (state %d)", u->state);
+    GOABT_ASSERT(!(u->flags & GOABT_UNIT_MAIN) && goabt_unit_out_of_queues(u));
+    GOABT_ASSERT_MSG(goabt_unit_not_running(u), "unit %p run on stream %d while it runs on %d",
+                     (void *)u, s->rank, u->last_stream->rank);
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_RUN, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     u->last_stream = s;
     __atomic_store_n(&u->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);

@@ -30,6 +30,12 @@ static void park(goabt_stream *s, goabt_unit *self, goabt_unit *target, goabt_af
     /* Counted before it is visible to wakers: a scheduler or finalize looking for work sees
      * parked ULTs that will come back to the pool. What it waits for is worked out from fn and
      * arg only when a tool or the trace listens. */
+    /* park -> BLOCKED: the running ULT (the main ULT too), out of every queue. */
+    GOABT_ASSERT_MSG(self != NULL && self == s->current && self->kind == GOABT_ULT &&
+                         __atomic_load_n(&self->state, __ATOMIC_RELAXED) ==
+                             ABT_THREAD_STATE_RUNNING,
+                     "a park of a unit that is not the running ULT");
+    GOABT_ASSERT(goabt_unit_out_of_queues(self) && target != self && self->pool != NULL);
     GOABT_TOOL_EVENT_SYNC(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool,
                           park_sync_type(fn, arg), park_sync_object(fn, arg));
     self->parked_in = self->pool; /* uncounted there, whatever its pool is by then */
@@ -53,6 +59,13 @@ void goabt_unit_park(goabt_after_fn fn, void *arg)
 
 void goabt_unit_ready(goabt_unit *u)
 {
+    /* ready -> READY: only a parked unit, and only once its context is saved (its park's after
+     * function published it: docs/design.md rule 4), else two streams could run it. */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_BLOCKED,
+                     "readied a unit in state %d", u->state);
+    GOABT_ASSERT_MSG(goabt_unit_not_running(u), "readied unit %p still runs on stream %d",
+                     (void *)u, u->last_stream->rank);
+    GOABT_ASSERT(u->parked_in != NULL && goabt_unit_out_of_queues(u));
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_RESUME, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     if (__builtin_expect(__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) & GOABT_UNIT_REQ_MIGRATE, 0) &&
@@ -69,6 +82,8 @@ void goabt_unit_ready(goabt_unit *u)
  * carries out: u is readied that way instead. */
 static int ready_direct(goabt_unit *u)
 {
+    GOABT_ASSERT(__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_BLOCKED &&
+                 goabt_unit_not_running(u));
     if (__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) != 0) {
         goabt_unit_ready(u);
         return 0;
@@ -92,6 +107,10 @@ enum { SUSPEND_NONE = 0, SUSPENDING = 1, SUSPENDED = 2, RESUMED_EARLY = 3 };
 static void suspend_parked(goabt_unit *u, void *arg)
 {
     (void)arg;
+    GOABT_ASSERT(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_BLOCKED);
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->suspend, __ATOMIC_RELAXED) == SUSPENDING ||
+                         __atomic_load_n(&u->suspend, __ATOMIC_RELAXED) == RESUMED_EARLY,
+                     "a suspension parked in suspend state %d", u->suspend);
     int going = SUSPENDING;
     if (__atomic_compare_exchange_n(&u->suspend, &going, SUSPENDED, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
@@ -104,6 +123,8 @@ static void suspend_parked(goabt_unit *u, void *arg)
 /* self, running on s, suspends: parks until a resume, switching to target if not NULL. */
 static void suspend(goabt_stream *s, goabt_unit *self, goabt_unit *target)
 {
+    GOABT_ASSERT_MSG(__atomic_load_n(&self->suspend, __ATOMIC_RELAXED) == SUSPEND_NONE,
+                     "suspended while suspended (%d)", self->suspend);
     __atomic_store_n(&self->suspend, SUSPENDING, __ATOMIC_RELEASE);
     park(s, self, target, suspend_parked, NULL);
 }

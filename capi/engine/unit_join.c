@@ -21,6 +21,12 @@
 void goabt_unit_migrate_now(goabt_unit *u, goabt_pool *counted)
 {
     goabt_pool *to = __atomic_load_n(&u->migrate_to, __ATOMIC_RELAXED);
+    /* Carried out once, by whoever cleared the bit and holds u: ready, in no queue, running
+     * nowhere (a second carrier would find it queued in `to` already). */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY &&
+                         goabt_unit_out_of_queues(u) && goabt_unit_not_running(u),
+                     "a migration of a unit not held (state %d)", u->state);
+    GOABT_ASSERT(to != NULL && !(u->flags & GOABT_UNIT_MAIN));
     if (goabt_pool_member_set(to, u) != ABT_SUCCESS) {
         goabt_pool_push_from(u->pool, u, counted, ABT_POOL_CONTEXT_OP_POOL_OTHER);
         return;
@@ -31,6 +37,10 @@ void goabt_unit_migrate_now(goabt_unit *u, goabt_pool *counted)
 
 int goabt_unit_take_request(goabt_unit *u)
 {
+    /* At a scheduling point of u's (unit.h): ready, in no pool, its context saved. */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY &&
+                         goabt_unit_out_of_queues(u) && goabt_unit_not_running(u),
+                     "requests taken up from a unit in state %d", u->state);
     if (goabt_unit_claim_request(u, GOABT_UNIT_REQ_CANCEL)) {
         /* Cancelled: it ends here, its joiners wake; a migration asked too goes with it. */
         __atomic_and_fetch(&u->request, ~GOABT_UNIT_REQ_MIGRATE, __ATOMIC_ACQ_REL);
@@ -88,6 +98,8 @@ int goabt_unit_join(goabt_unit *t)
          __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED; spins++) {
         goabt_backoff(spins);
     }
+    /* Its end took the joiner stack, this waiter with it, and marked it done. */
+    GOABT_ASSERT(__atomic_load_n(&t->joiners, __ATOMIC_ACQUIRE) == GOABT_JOIN_DONE);
     GOABT_TOOL_EVENT(t, ABT_TOOL_EVENT_THREAD_JOIN, t->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     return (t->flags & GOABT_UNIT_NO_STACK) ? ABT_ERR_MEM : ABT_SUCCESS;
 }

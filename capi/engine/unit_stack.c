@@ -109,8 +109,22 @@ static void stacks_flush(goabt_stream *s)
 
 /* A free stack (a mapping of `size` bytes) for the next ULT; s: the calling thread's stream, or
  * NULL. */
+/* For checks: whether s's cache holds mapping. */
+static inline int stack_cached(goabt_stream *s, void *mapping)
+{
+    for (int i = 0; i < s->nstacks; i++) {
+        if (s->stacks[i] == mapping) return 1;
+    }
+    return 0;
+}
+
 static void stack_put(goabt_stream *s, void *mapping, size_t size)
 {
+    GOABT_ASSERT(mapping != NULL);
+    /* A stack is cached once, and never the running unit's (it runs on it). */
+    GOABT_ASSERT_MSG(s == NULL || s->current == NULL || s->current->mapping != mapping,
+                     "stream %d caches the stack its running unit is on", s->rank);
+    GOABT_ASSERT_MSG(s == NULL || !stack_cached(s, mapping), "a stack cached twice");
     if (s == NULL) {
         stack_batch *b = malloc(sizeof *b);
         if (b == NULL) {
@@ -125,6 +139,7 @@ static void stack_put(goabt_stream *s, void *mapping, size_t size)
     }
     if (s->nstacks > 0 && s->stacks_size != size) stacks_flush(s); /* one size at a time */
     if (s->nstacks == GOABT_STREAM_STACKS) stacks_spill(s, STACK_BATCH);
+    GOABT_ASSERT(s->nstacks >= 0 && s->nstacks < GOABT_STREAM_STACKS);
     s->stacks_size = size;
     s->stacks[s->nstacks++] = mapping;
 }
@@ -153,6 +168,9 @@ static void *stack_get(goabt_stream *s, size_t size)
 void goabt_unit_give_stack(goabt_stream *s, goabt_unit *u)
 {
     if (u->mapping == NULL) return;
+    /* Only a unit that no longer runs on its stack gives it up (it ended, or never ran). */
+    GOABT_ASSERT_MSG((s == NULL || s->current != u) && goabt_unit_not_running(u),
+                     "a running unit's stack cached");
     unit_vg_deregister_mapping(u);
     stack_put(s, u->mapping, u->mapping_size);
     u->mapping = NULL;
@@ -248,6 +266,9 @@ void *goabt_unit_map_stack(goabt_stream *s, goabt_unit *u, size_t size)
 
 int goabt_unit_take_stack(goabt_stream *s, goabt_unit *u)
 {
+    /* A ULT's first run (unit.h, goabt_unit_context): its own stack was never made. */
+    GOABT_ASSERT(u->kind == GOABT_ULT && u->ctx == NULL && u->top == NULL &&
+                 !(u->flags & GOABT_UNIT_USER_STACK));
     void *top = goabt_unit_map_stack(s, u, u->stacksize);
     if (top == NULL) return -1;
     u->top = top;

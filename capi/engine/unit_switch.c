@@ -3,6 +3,7 @@
  * main ULT, children run on top of a ULT, direct switches (the *_to calls), the hand-over from
  * ULT to ULT, yield and exit. */
 #include "context.h"
+#include "handles.h"
 #include "pool.h"
 #include "pool_member.h"
 #include "runtime.h"
@@ -12,6 +13,15 @@
 #include "unit.h"
 #include "unit_internal.h"
 #include "wait.h"
+
+#ifdef GOABT_CHECKED
+int goabt_unit_not_running(goabt_unit *u)
+{
+    goabt_stream *ls = __atomic_load_n(&u->last_stream, __ATOMIC_RELAXED);
+    return ls == NULL || __atomic_load_n(&ls->magic, __ATOMIC_RELAXED) != GOABT_MAGIC_STREAM ||
+           __atomic_load_n(&ls->current, __ATOMIC_RELAXED) != u;
+}
+#endif
 
 /* After a direct switch that went to the scheduler instead (goabt_unit_switch_to): what the
  * switch was to run, then the end of the target that got no stack. */
@@ -27,6 +37,10 @@ static void after_no_stack(goabt_unit *self, void *arg)
 /* A unit that yielded goes back to its pool; arg: why, for a user pool (ABT_POOL_CONTEXT_OP_*). */
 static void after_yield(goabt_unit *u, void *arg)
 {
+    /* yield -> READY: it ran, and its context is saved now (no stream runs it). */
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_RUNNING,
+                     "a yielder was running (state %d)", u->state);
+    GOABT_ASSERT(goabt_unit_not_running(u) && goabt_unit_out_of_queues(u));
     __atomic_store_n(&u->state, ABT_THREAD_STATE_READY, __ATOMIC_RELEASE);
     if (__builtin_expect(__atomic_load_n(&u->request, __ATOMIC_ACQUIRE) != 0, 0) &&
         goabt_unit_take_request(u)) {
@@ -43,6 +57,13 @@ static void after_requeue(goabt_unit *u, void *pool) { goabt_pool_requeued(pool,
 void goabt_unit_resume_main(goabt_stream *s)
 {
     goabt_unit *m = goabt_rt.main_unit;
+    /* From the primary's scheduler context; the main ULT is not parked (its waker readied it
+     * first), not ended, not queued (popped, or never pushed: it lent its stream). */
+    GOABT_ASSERT(s->is_primary && s == goabt_self_stream() && s->current == NULL && m != NULL);
+    GOABT_ASSERT_MSG(__atomic_load_n(&m->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY ||
+                         __atomic_load_n(&m->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_RUNNING,
+                     "the main ULT resumed in state %d", m->state);
+    GOABT_ASSERT(goabt_unit_out_of_queues(m));
     s->main_child = 0; /* whatever ran for it is over */
     /* The main ULT runs again after a yield or a wait: a tool sees it run, as any ULT popped
      * by a scheduler. One that lent its stream to a child (goabt_unit_run_child) or to the
@@ -83,6 +104,7 @@ void goabt_unit_run_child(goabt_unit *u)
 {
     goabt_stream *s = goabt_self_stream();
     goabt_unit *self = s->current;
+    GOABT_ASSERT(u != self && u->kind != 0);
     if (self == NULL) {
         goabt_unit_run(s, u);
         return;
@@ -137,6 +159,10 @@ static void after_resume(void)
 
 void goabt_unit_switch_out(goabt_stream *s, goabt_unit *self, goabt_after_fn fn, void *arg)
 {
+    /* One after function at a time: an earlier one not yet run would be lost, and its unit. */
+    GOABT_ASSERT_MSG(s == goabt_self_stream() && s->current == self && s->after_fn == NULL,
+                     "stream %d: %p switches out, %p current, after_fn %s", s->rank, (void *)self,
+                     (void *)s->current, s->after_fn != NULL ? "pending" : "none");
     s->after_fn = fn;
     s->after_unit = self;
     s->after_arg = arg;
@@ -164,6 +190,17 @@ void goabt_ult_after_resume(void)
 void goabt_unit_switch_to(goabt_stream *s, goabt_unit *self, goabt_unit *target,
                           goabt_after_fn fn, void *arg)
 {
+    /* A unit switched to runs nowhere else and is in no queue: taken out of its pool, or a
+     * parked one resumed straight (resume_*_to: still BLOCKED, uncounted by ready_direct). */
+    GOABT_ASSERT(s == goabt_self_stream() && s->current == self && s->after_fn == NULL);
+    GOABT_ASSERT(goabt_unit_direct(self, target) && target != self);
+    GOABT_ASSERT_MSG(__atomic_load_n(&target->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY ||
+                         __atomic_load_n(&target->state, __ATOMIC_RELAXED) ==
+                             ABT_THREAD_STATE_BLOCKED,
+                     "switched to a unit in state %d", target->state);
+    GOABT_ASSERT_MSG(goabt_unit_not_running(target) && goabt_unit_out_of_queues(target),
+                     "switched to unit %p, which runs on stream %d or is queued", (void *)target,
+                     target->last_stream != NULL ? target->last_stream->rank : -1);
     /* The trace's only site of its own: self stops and target runs (a tool sees a run). Not
      * with a pool locked for a requeue (a tool or trace that started listening since the
      * hand-over looked must not run its callback under that lock). */
@@ -207,6 +244,8 @@ int goabt_unit_take_target(goabt_unit *target)
     if (goabt_pool_is_queued(target->pool, target) || target->popped_by != goabt_self_unit()) {
         return 0;
     }
+    /* Claimed once: by this ULT's pop, taken by this call only (the claim goes). */
+    GOABT_ASSERT(target->popped_by != NULL && goabt_unit_out_of_queues(target));
     goabt_pool_member_unclaim(target);
     return 1;
 }
@@ -327,6 +366,11 @@ void goabt_unit_exit(void)
     goabt_stream *s = goabt_self_stream();
     /* No stream: the process was forked inside this ULT (runtime.h, goabt_forked). */
     if (__builtin_expect(s == NULL, 0)) goabt_forked_unit_returned();
+    GOABT_ASSERT_MSG(s->current != NULL && s->current->kind == GOABT_ULT &&
+                         !(s->current->flags & GOABT_UNIT_MAIN) && s->after_fn == NULL &&
+                         __atomic_load_n(&s->current->state, __ATOMIC_RELAXED) ==
+                             ABT_THREAD_STATE_RUNNING,
+                     "a running ULT exits");
     s->after_fn = goabt_unit_terminated;
     s->after_unit = s->current;
     s->after_arg = s;

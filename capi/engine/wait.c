@@ -34,8 +34,16 @@ void goabt_waiter_init(goabt_waiter *w, uintptr_t tag, uint64_t deadline)
     w->next = w->prev = NULL;
 }
 
+/* l's ends agree: both NULL (empty) or both set, the head first, the tail last. */
+#define ASSERT_LIST_ENDS(l)                                                                   \
+    GOABT_ASSERT(((l)->head == NULL) == ((l)->tail == NULL) &&                                \
+                 ((l)->head == NULL || ((l)->head->prev == NULL && (l)->tail->next == NULL)))
+
 void goabt_waitlist_push(goabt_waitlist *l, goabt_waiter *w)
 {
+    GOABT_ASSERT_MSG(!w->linked, "a waiter is on at most one wait list");
+    GOABT_ASSERT(w->status == GOABT_WAIT_WAITING);
+    ASSERT_LIST_ENDS(l);
     w->next = NULL;
     w->prev = l->tail;
     if (l->tail) {
@@ -50,6 +58,9 @@ void goabt_waitlist_push(goabt_waitlist *l, goabt_waiter *w)
 
 void goabt_waitlist_push_front(goabt_waitlist *l, goabt_waiter *w)
 {
+    GOABT_ASSERT_MSG(!w->linked, "a waiter is on at most one wait list");
+    GOABT_ASSERT(w->status == GOABT_WAIT_WAITING);
+    ASSERT_LIST_ENDS(l);
     w->prev = NULL;
     w->next = l->head;
     if (l->head) {
@@ -68,6 +79,8 @@ void goabt_waitlist_insert_after(goabt_waitlist *l, goabt_waiter *after, goabt_w
         goabt_waitlist_push_front(l, w);
         return;
     }
+    GOABT_ASSERT_MSG(!w->linked, "a waiter is on at most one wait list");
+    GOABT_ASSERT_MSG(after->linked && after->list == l, "inserted after a waiter of another list");
     w->prev = after;
     w->next = after->next;
     if (after->next) {
@@ -82,6 +95,9 @@ void goabt_waitlist_insert_after(goabt_waitlist *l, goabt_waiter *after, goabt_w
 
 void goabt_waitlist_remove(goabt_waitlist *l, goabt_waiter *w)
 {
+    GOABT_ASSERT_MSG(w->linked && w->list == l, "removing a waiter that is not on this list");
+    GOABT_ASSERT(w->prev != NULL ? w->prev->next == w : l->head == w);
+    GOABT_ASSERT(w->next != NULL ? w->next->prev == w : l->tail == w);
     if (w->prev) {
         w->prev->next = w->next;
     } else {
@@ -99,6 +115,7 @@ void goabt_waitlist_remove(goabt_waitlist *l, goabt_waiter *w)
 goabt_waiter *goabt_waitlist_pop(goabt_waitlist *l)
 {
     goabt_waiter *w = l->head;
+    ASSERT_LIST_ENDS(l);
     if (w != NULL) goabt_waitlist_remove(l, w);
     return w;
 }
@@ -121,12 +138,17 @@ static goabt_waiter *timers; /* sorted by deadline, earliest first */
  * either this sees the request or the trigger's store comes last. */
 static void timers_update_earliest(void)
 {
+    GOABT_ASSERT_LOCKED(&timers_lock);
+    GOABT_ASSERT(timers == NULL || timers->tprev == NULL);
     __atomic_store_n(&goabt_timers_earliest, timers ? timers->deadline : 0, __ATOMIC_SEQ_CST);
     if (goabt_info_stacks_pending()) __atomic_store_n(&goabt_timers_earliest, 1, __ATOMIC_SEQ_CST);
 }
 
 static void timer_arm(goabt_waiter *w)
 {
+    /* Only a parked ULT is timed: a sleeping thread watches its own deadline. */
+    GOABT_ASSERT(w->unit != NULL && w->deadline != 0);
+    GOABT_ASSERT_MSG(!w->timed, "a waiter is in the timer list at most once");
     goabt_spin_lock(&timers_lock);
     goabt_waiter **at = &timers, *prev = NULL;
     while (*at != NULL && (*at)->deadline <= w->deadline) {
@@ -144,6 +166,10 @@ static void timer_arm(goabt_waiter *w)
 
 static void timer_unlink(goabt_waiter *w)
 {
+    GOABT_ASSERT_LOCKED(&timers_lock);
+    GOABT_ASSERT_MSG(w->timed, "unlinking a waiter that is not in the timer list");
+    GOABT_ASSERT(w->tprev != NULL ? w->tprev->tnext == w : timers == w);
+    GOABT_ASSERT(w->tnext == NULL || (w->tnext->tprev == w && w->tnext->deadline >= w->deadline));
     if (w->tprev) {
         w->tprev->tnext = w->tnext;
     } else {
@@ -167,6 +193,7 @@ static void timer_disarm(goabt_waiter *w)
 /* A waiter that timed out leaves its object's list (if a waker has not taken it already). */
 static void waiter_leave_list(goabt_waiter *w)
 {
+    GOABT_ASSERT(__atomic_load_n(&w->status, __ATOMIC_RELAXED) == GOABT_WAIT_TIMEDOUT);
     goabt_spin_lock(w->lock);
     if (w->linked) goabt_waitlist_remove(w->list, w);
     goabt_spin_unlock(w->lock);
@@ -196,6 +223,7 @@ void goabt_timers_fire(void)
     while (expired != NULL) {
         goabt_waiter *w = expired;
         expired = w->tnext;
+        GOABT_ASSERT(!w->timed);
         waiter_leave_list(w);
         goabt_unit_ready(w->unit);
     }
@@ -208,6 +236,10 @@ static void wait_parked(goabt_unit *u, void *arg)
 {
     (void)u;
     goabt_waiter *w = arg;
+    GOABT_ASSERT(u == w->unit);
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_BLOCKED,
+                     "a parked unit is BLOCKED until its waker readies it");
+    GOABT_ASSERT_LOCKED(w->lock); /* its waker cannot see it yet */
     if (w->deadline != 0) timer_arm(w);
     goabt_spin_unlock(w->lock);
 }
@@ -226,6 +258,11 @@ static long long thread_sleep_ns(uint64_t deadline)
 
 int goabt_wait(goabt_waiter *w, int *lock)
 {
+    GOABT_ASSERT_LOCKED(lock);
+    GOABT_ASSERT_MSG(w->linked && w->list != NULL, "a waiter waits on the list it was pushed on");
+    GOABT_ASSERT(w->status == GOABT_WAIT_WAITING && !w->timed);
+    GOABT_ASSERT_MSG(w->unit == NULL || w->unit == goabt_self_unit(),
+                     "a waiter is the calling ULT's (goabt_waiter_init)");
     w->lock = lock;
     if (w->deadline != 0 && goabt_now_ns() >= w->deadline) {
         goabt_waitlist_remove(w->list, w);
@@ -237,6 +274,9 @@ int goabt_wait(goabt_waiter *w, int *lock)
         goabt_unit_park(wait_parked, w);
         w->unit->waiting = NULL;
         /* Woken (a waker readied it) or timed out (goabt_timers_fire did, after unlinking). */
+        GOABT_ASSERT_MSG(__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) != GOABT_WAIT_WAITING,
+                         "a parked waiter runs again only once woken or timed out");
+        GOABT_ASSERT_MSG(!w->linked, "a readied waiter is off its list");
         if (w->deadline != 0) timer_disarm(w);
         return __atomic_load_n(&w->status, __ATOMIC_ACQUIRE);
     }
@@ -271,8 +311,11 @@ void goabt_wait_cancelled(goabt_unit *u)
 
 int goabt_wake_claim(goabt_waiter *w)
 {
+    GOABT_ASSERT_MSG(!w->linked, "a waiter is taken off its list before it is woken");
     if (w->deadline == 0) {
         /* Nothing else can end this wait: a plain store, no compare-and-swap. */
+        GOABT_ASSERT_MSG(__atomic_load_n(&w->status, __ATOMIC_RELAXED) == GOABT_WAIT_WAITING,
+                         "a waiter without a deadline is woken once");
         __atomic_store_n(&w->status, GOABT_WAIT_WOKEN, __ATOMIC_RELEASE);
         return 1;
     }
@@ -284,6 +327,7 @@ int goabt_wake_claim(goabt_waiter *w)
 void goabt_wake_finish(goabt_waiter *w)
 {
     goabt_unit *u = w->unit;
+    GOABT_ASSERT(__atomic_load_n(&w->status, __ATOMIC_RELAXED) == GOABT_WAIT_WOKEN);
     if (u != NULL) {
         /* Out of the timer list before it runs again: a ULT cancelled once woken (it ends
          * without returning here, goabt_unit_take_request) must leave no entry on its stack. */
@@ -374,6 +418,9 @@ static void join_parked(goabt_unit *u, void *arg)
 {
     goabt_waiter *w = arg;
     goabt_waiter **joiners = (goabt_waiter **)w->tag;
+    GOABT_ASSERT(u == w->unit && !w->linked && w->status == GOABT_WAIT_WAITING);
+    GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_BLOCKED,
+                     "a parked joiner is BLOCKED until its target ends");
     goabt_waiter *head = __atomic_load_n(joiners, __ATOMIC_ACQUIRE);
     do {
         if (head == GOABT_JOIN_DONE) {
@@ -389,8 +436,11 @@ static void join_parked(goabt_unit *u, void *arg)
 void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
 {
     w->tag = (uintptr_t)joiners;
+    GOABT_ASSERT(w->status == GOABT_WAIT_WAITING && !w->linked && w->deadline == 0);
     if (w->unit != NULL) {
         goabt_unit_park(join_parked, w);
+        GOABT_ASSERT_MSG(__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) == GOABT_WAIT_WOKEN,
+                         "a joiner runs again only once its target ended");
         return;
     }
     goabt_waiter *head = __atomic_load_n(joiners, __ATOMIC_ACQUIRE);
@@ -409,6 +459,7 @@ void goabt_joiners_wake(goabt_waiter *list)
     while (list != NULL && list != GOABT_JOIN_DONE) {
         goabt_waiter *w = list;
         list = w->next; /* read before the wake: w may be gone after it */
+        GOABT_ASSERT(w->deadline == 0 && !w->linked);
         goabt_wake(w);
     }
 }

@@ -1,0 +1,30 @@
+package ctests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestAsserts runs every C test program against the checked build of the library (`make
+// lib-checked`, build/checked/): the C engine with its invariant checks compiled in
+// (GOABT_ASSERT, capi/engine/common.h), beside the plain Go core. A check that fails prints
+// "goabt: assertion failed: file:line: function: condition" and aborts the program, which fails
+// it. The programs are the plain ones, built again against this library (the same flags: the
+// checks are the library's, the programs change nothing), run the plain way: the same
+// environment, variants, leak check and skips (none).
+func TestAsserts(t *testing.T) {
+	cmd := exec.Command("make", "-s", "lib-checked")
+	cmd.Dir = repoRoot
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	require.NoError(t, cmd.Run(), "building the checked library")
+	checked := library{
+		name:   "checked",
+		dir:    filepath.Join("build", "checked"),
+		suffix: ".checked",
+	}
+	runAll(t, checked, nil)
+}
