@@ -48,7 +48,7 @@ static void unit_vg_deregister_mapping(goabt_unit *u)
  * the stream that runs it (goabt_unit_take_stack), and a named one gives it back as it ends
  * (goabt_unit_end), for the next ULT to start there. A stream then runs ULT after ULT on the few
  * stacks it has at hand, warm, however many ULTs wait or have finished without being freed:
- * 1,000,000 of them cost their descriptors only (262 MiB peak RSS in make bench's scale table,
+ * 1,000,000 of them cost their descriptors only (about 260 MiB peak RSS in make bench's scale table,
  * 4.2 GiB when each had its stack from creation to free, and 190 ns per create+join+free
  * instead of 260). Free stacks wait in a stream's cache (GOABT_STREAM_STACKS, all of one mapping
  * size), then, in batches of STACK_BATCH, in a global list, then in the Go core (core.Stacks).
