@@ -68,39 +68,13 @@ void goabt_info_write(FILE *fp, int what, const void *facts, int a, int b)
 
 /* ---- Facts ---------------------------------------------------------------------------------- */
 
-static int pool_kind(const goabt_pool *p)
-{
-    if (p->ops == &goabt_go_pool_ops) return GOABT_INFO_POOL_GO;
-    if (p->ops == &goabt_user_pool_ops) return GOABT_INFO_POOL_USER;
-    switch (p->kind) {
-    case ABT_POOL_FIFO: return GOABT_INFO_POOL_FIFO;
-    case ABT_POOL_FIFO_WAIT: return GOABT_INFO_POOL_FIFO_WAIT;
-    case ABT_POOL_RANDWS: return GOABT_INFO_POOL_RANDWS;
-    }
-    return GOABT_INFO_POOL_UNKNOWN;
-}
-
-static int sched_kind(const goabt_sched *sc)
-{
-    if (sc->ops == &goabt_sched_go_ops) return GOABT_INFO_SCHED_GO;
-    if (sc->ops == &goabt_sched_user_ops) return GOABT_INFO_SCHED_USER;
-    switch (sc->predef) {
-    case ABT_SCHED_DEFAULT: return GOABT_INFO_SCHED_DEFAULT;
-    case ABT_SCHED_BASIC: return GOABT_INFO_SCHED_BASIC;
-    case ABT_SCHED_PRIO: return GOABT_INFO_SCHED_PRIO;
-    case ABT_SCHED_RANDWS: return GOABT_INFO_SCHED_RANDWS;
-    case ABT_SCHED_BASIC_WAIT: return GOABT_INFO_SCHED_BASIC_WAIT;
-    }
-    return GOABT_INFO_SCHED_UNKNOWN;
-}
-
 static void pool_facts(goabt_pool *p, struct goabt_info_pool *f)
 {
     memset(f, 0, sizeof *f);
     f->addr = (uintptr_t)p;
     f->data = (uintptr_t)p->data;
     f->id = p->id;
-    f->kind = pool_kind(p);
+    f->kind = goabt_info_pool_kind(p);
     f->access = p->access;
     f->automatic = p->automatic != 0;
     f->has_size = goabt_pool_can(p, GOABT_POOL_CAN_SIZE);
@@ -140,7 +114,7 @@ static void stream_facts(goabt_stream *s, struct goabt_info_stream *f)
     f->finish_req = (__atomic_load_n(&s->request, __ATOMIC_RELAXED) & GOABT_REQ_FINISH) != 0;
     if (sc != NULL) {
         f->sched = (uintptr_t)sc;
-        f->sched_kind = sched_kind(sc);
+        f->sched_kind = goabt_info_sched_kind(sc);
         f->pool_ids = pool_ids(sc, &f->num_pools);
     }
 }
@@ -314,7 +288,7 @@ int ABT_info_print_sched(FILE *fp, ABT_sched sched)
     struct goabt_info_sched f = {
         .addr = (uintptr_t)sc,
         .data = (uintptr_t)sc->data,
-        .kind = sched_kind(sc),
+        .kind = goabt_info_sched_kind(sc),
         .used = sc->used,
         .automatic = sc->automatic != 0,
         .finish_req = __atomic_load_n(&sc->finish_req, __ATOMIC_RELAXED) != 0,

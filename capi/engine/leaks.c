@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include "gocalls.h"
 #include "handles.h"
+#include "info.h"
 #include "info_facts.h"
 #include "keys.h"
 #include "leaks.h"
@@ -203,31 +204,6 @@ static int object_kind(const void *obj)
     return -1; /* not ours any more: memory reused without a free, not reported */
 }
 
-static int pool_kind(const goabt_pool *p)
-{
-    if (p->ops == &goabt_go_pool_ops) return GOABT_INFO_POOL_GO;
-    if (p->ops == &goabt_user_pool_ops) return GOABT_INFO_POOL_USER;
-    switch (p->kind) {
-    case ABT_POOL_FIFO: return GOABT_INFO_POOL_FIFO;
-    case ABT_POOL_FIFO_WAIT: return GOABT_INFO_POOL_FIFO_WAIT;
-    case ABT_POOL_RANDWS: return GOABT_INFO_POOL_RANDWS;
-    }
-    return GOABT_INFO_POOL_UNKNOWN;
-}
-
-static int sched_kind(const goabt_sched *s)
-{
-    if (s->ops == &goabt_sched_go_ops) return GOABT_INFO_SCHED_GO;
-    if (s->ops == &goabt_sched_user_ops) return GOABT_INFO_SCHED_USER;
-    switch (s->predef) {
-    case ABT_SCHED_BASIC: return GOABT_INFO_SCHED_BASIC;
-    case ABT_SCHED_BASIC_WAIT: return GOABT_INFO_SCHED_BASIC_WAIT;
-    case ABT_SCHED_PRIO: return GOABT_INFO_SCHED_PRIO;
-    case ABT_SCHED_RANDWS: return GOABT_INFO_SCHED_RANDWS;
-    }
-    return GOABT_INFO_SCHED_UNKNOWN; /* "predefined" */
-}
-
 /* What the report says of f's object besides its kind, read from the object. */
 static void describe(struct goabt_leak_fact *f)
 {
@@ -250,13 +226,13 @@ static void describe(struct goabt_leak_fact *f)
     case GOABT_LEAK_POOL: {
         const goabt_pool *p = (const goabt_pool *)f->obj;
         f->id = (uint64_t)p->id;
-        f->pool_kind = pool_kind(p);
+        f->pool_kind = goabt_info_pool_kind(p);
         f->automatic = p->automatic != 0;
         return;
     }
     case GOABT_LEAK_SCHED: {
         const goabt_sched *s = (const goabt_sched *)f->obj;
-        f->sched_kind = sched_kind(s);
+        f->sched_kind = goabt_info_sched_kind(s);
         f->num_pools = s->num_pools;
         f->automatic = s->automatic != 0;
         return;
