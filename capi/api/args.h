@@ -89,8 +89,9 @@
     goabt_unit *u = goabt_self_or_sched(s);                                                   \
     if (u == NULL) return ABT_ERR_INV_XSTREAM
 
-/* The int a scheduler configuration stores at idx, or def (sched_config.c): the entries that
- * take a configuration read theirs with it. */
-int goabt_sched_config_int(ABT_sched_config config, int idx, int def) GOABT_HIDDEN;
+/* The int a configuration stores at key, or def (also for a NULL or invalid handle; config.c,
+ * over the Go core): the entries that make a scheduler or a pool read theirs with these. */
+int goabt_sched_config_int(ABT_sched_config config, int key, int def) GOABT_HIDDEN;
+int goabt_pool_config_int(ABT_pool_config config, int key, int def) GOABT_HIDDEN;
 
 #endif /* GOABT_ARGS_H */

@@ -1,10 +1,9 @@
 //go:build goabt_c_engine
 /* pool_user.c: the entry points of user-defined pools: their definitions
- * (ABT_pool_user_def_*), pool configurations (ABT_pool_config_*), ABT_pool_create, pool data,
- * and ABT_unit_set_associated_pool. How the engine runs such a pool (its copy of the
+ * (ABT_pool_user_def_*), ABT_pool_create, pool data, and ABT_unit_set_associated_pool. Pool
+ * configurations (ABT_pool_config_*): config.c. How the engine runs such a pool (its copy of the
  * definition, pool units): engine/pool_user.c. */
 #include <stdlib.h>
-#include <string.h>
 #include "args.h"
 #include "engine/handles.h"
 #include "engine/leaks.h"
@@ -86,97 +85,6 @@ int ABT_pool_user_def_set_print_all(ABT_pool_user_def def, ABT_pool_user_print_a
     SET_USER_FN(print_all, p_print_all);
 }
 
-/* ---- Pool configurations ---------------------------------------------------------------------- */
-
-#define POOL_CONFIG_MAX 64
-
-struct ABT_pool_config_opaque {
-    int n;
-    uint32_t magic; /* GOABT_MAGIC_POOL_CONFIG */
-    struct {
-        int key;
-        ABT_pool_config_type type;
-        union {
-            int i;
-            double d;
-            void *p;
-        } v;
-    } entries[POOL_CONFIG_MAX];
-};
-
-static size_t config_value_size(ABT_pool_config_type type)
-{
-    switch (type) {
-    case ABT_POOL_CONFIG_INT:
-        return sizeof(int);
-    case ABT_POOL_CONFIG_DOUBLE:
-        return sizeof(double);
-    case ABT_POOL_CONFIG_PTR:
-        return sizeof(void *);
-    }
-    return 0;
-}
-
-int ABT_pool_config_create(ABT_pool_config *config)
-{
-    if (config != NULL) *config = ABT_POOL_CONFIG_NULL;
-    GOABT_CHECK_NOT_FORKED();
-    GOABT_CHECK_OUT(config);
-    struct ABT_pool_config_opaque *c = goabt_mem_new(sizeof *c);
-    if (c == NULL) return ABT_ERR_MEM;
-    c->magic = GOABT_MAGIC_POOL_CONFIG;
-    GOABT_LEAK_NOTE(GOABT_LEAK_POOL_CONFIG, c);
-    *config = c;
-    return ABT_SUCCESS;
-}
-
-int ABT_pool_config_free(ABT_pool_config *config)
-{
-    if (config == NULL) return ABT_ERR_INV_ARG;
-    struct ABT_pool_config_opaque *c = goabt_pool_config_of(*config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
-    GOABT_LEAK_FORGET(c);
-    goabt_mem_delete(c, sizeof *c);
-    *config = ABT_POOL_CONFIG_NULL;
-    return ABT_SUCCESS;
-}
-
-int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type,
-                        const void *val)
-{
-    struct ABT_pool_config_opaque *c = goabt_pool_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
-    size_t size = config_value_size(type);
-    if (size == 0) return ABT_ERR_INV_ARG;
-    int i = 0;
-    while (i < c->n && c->entries[i].key != key) i++;
-    if (val == NULL) { /* removes the key */
-        if (i < c->n) c->entries[i] = c->entries[--c->n];
-        return ABT_SUCCESS;
-    }
-    if (i == c->n) {
-        if (c->n == POOL_CONFIG_MAX) return ABT_ERR_MEM;
-        c->n++;
-    }
-    c->entries[i].key = key;
-    c->entries[i].type = type;
-    memcpy(&c->entries[i].v, val, size);
-    return ABT_SUCCESS;
-}
-
-int ABT_pool_config_get(ABT_pool_config config, int key, ABT_pool_config_type *p_type, void *val)
-{
-    struct ABT_pool_config_opaque *c = goabt_pool_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
-    for (int i = 0; i < c->n; i++) {
-        if (c->entries[i].key != key) continue;
-        if (p_type != NULL) *p_type = c->entries[i].type;
-        if (val != NULL) memcpy(val, &c->entries[i].v, config_value_size(c->entries[i].type));
-        return ABT_SUCCESS;
-    }
-    return ABT_ERR_INV_ARG;
-}
-
 /* ---- Creating a user pool --------------------------------------------------------------------- */
 
 int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *newpool)
@@ -214,10 +122,7 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
         pu->old = *old;
         access = old->access;
     }
-    int automatic = 0;
-    for (int i = 0; c != NULL && i < c->n; i++) {
-        if (c->entries[i].key == ABT_pool_config_automatic.key) automatic = c->entries[i].v.i != 0;
-    }
+    int automatic = goabt_pool_config_int(c, ABT_pool_config_automatic.key, 0) != 0;
     goabt_asym_fence_decide(); /* before any push into a user C pool */
     goabt_pool *p = goabt_user_pool_new(pu, access, automatic);
     if (p == NULL) {

@@ -2,7 +2,7 @@
 /* sched.c: the scheduler entry points (ABT_sched_*, and what a user scheduler's run function
  * calls: ABT_xstream_run_unit, ABT_self_schedule, ABT_xstream_check_events); the loop and user
  * schedulers' runs are engine/sched.c and engine/sched_user.c, the predefined schedulers'
- * creation api/pool.c, configurations api/sched_config.c. */
+ * creation api/pool.c, configurations api/config.c. */
 #include "args.h"
 #include "engine/handles.h"
 #include "engine/leaks.h"

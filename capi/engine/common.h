@@ -27,9 +27,10 @@
  * switch, the scheduler loop, queues, wake-ups, blocking, the synchronization objects, and the
  * key and object fast paths (docs/design.md rule 9). The Go core (core/, reached from C through the
  * gate, gocalls.h) owns memory (unit descriptors, stacks, key tables: the C caches go to it when
- * they miss or overflow), registries (keys, OPAL classes, the leak check's live objects: leaks.h),
- * configuration, tracing, and the text of the leak report and of info printing. Cold paths still
- * in C: gathering the engine's facts those texts show, and pool and scheduler configurations.
+ * they miss or overflow), registries (keys, OPAL classes, the leak check's live objects: leaks.h,
+ * pool and scheduler configurations: configs.h), configuration, tracing, and the text of the leak
+ * report and of info printing. Cold path still in C: gathering the engine's facts those texts
+ * show.
  *
  * Where each kind lives (docs/design.md, "Where things live and why"): its entry points in
  * capi/api/<kind>.c, which check, resolve the handles (handles.h) and call the engine; its

@@ -20,6 +20,7 @@
 #define GOABT_HANDLES_H
 
 #include "common.h"
+#include "configs.h"
 #include "keys.h"
 #include "object.h"
 #include "pool.h"
@@ -52,6 +53,7 @@ enum {
     GOABT_MAGIC_FUTURE = 0x46555452,          /* "FUTR" */
     GOABT_MAGIC_TIMER = 0x54494d52,           /* "TIMR" */
     GOABT_MAGIC_POOL_CONFIG = 0x50434647,     /* "PCFG" */
+    GOABT_MAGIC_SCHED_CONFIG = 0x53434647,    /* "SCFG" */
     GOABT_MAGIC_POOL_USER_DEF = 0x50444546,   /* "PDEF" */
 };
 /* Keys: GOABT_MAGIC_KEY ("KEY "), core's, in keys.h. */
@@ -153,10 +155,14 @@ static inline goabt_pool_user_def *goabt_pool_user_def_of(ABT_pool_user_def h)
     return d->magic == GOABT_MAGIC_POOL_USER_DEF && !goabt_forked() ? d : NULL;
 }
 
-/* A pool configuration (api/pool_user.c). */
+/* A pool or scheduler configuration (configs.h, api/config.c). */
 static inline struct ABT_pool_config_opaque *goabt_pool_config_of(ABT_pool_config h)
 {
     return goabt_object_of(h, GOABT_MAGIC_POOL_CONFIG, 0);
+}
+static inline struct ABT_sched_config_opaque *goabt_sched_config_of(ABT_sched_config h)
+{
+    return goabt_object_of(h, GOABT_MAGIC_SCHED_CONFIG, 0);
 }
 
 #endif /* GOABT_HANDLES_H */
