@@ -5,7 +5,7 @@
 // and OBJ_NEW and OBJ_CONSTRUCT walk the class's constructor array. This package owns what is
 // rare and needs a lock: initializing a class (its depth and its constructor and destructor
 // arrays), the class epoch, finalizing every class, and the thread mode. (The debug-mode
-// quarantine of released objects is C, in capi/opal.c: it must run in forked children, where Go
+// quarantine of released objects is C, in capi/api/opal.c: it must run in forked children, where Go
 // cannot.) Everything the inline C reads lives in C memory; this package
 // defines its layout (Class) and gets the memory from a Memory that capi implements with malloc.
 package opal
