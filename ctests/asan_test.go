@@ -1,12 +1,8 @@
 package ctests
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // TestASan runs every C test program against an AddressSanitizer build of the library
@@ -21,10 +17,7 @@ import (
 // leave out what ASan makes meaningless (resident-memory bounds: its quarantine keeps freed
 // memory resident).
 func TestASan(t *testing.T) {
-	cmd := exec.Command("make", "-s", "lib-asan")
-	cmd.Dir = repoRoot
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	require.NoError(t, cmd.Run(), "building the ASan library")
+	makeLibrary(t, "lib-asan")
 	asan := library{
 		name:     "ASan",
 		dir:      filepath.Join("build", "asan"),

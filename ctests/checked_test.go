@@ -1,12 +1,8 @@
 package ctests
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // TestAsserts runs every C test program against the checked build of the library (`make
@@ -17,10 +13,7 @@ import (
 // checks are the library's, the programs change nothing), run the plain way: the same
 // environment, variants, leak check and skips (none).
 func TestAsserts(t *testing.T) {
-	cmd := exec.Command("make", "-s", "lib-checked")
-	cmd.Dir = repoRoot
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	require.NoError(t, cmd.Run(), "building the checked library")
+	makeLibrary(t, "lib-checked")
 	checked := library{
 		name:   "checked",
 		dir:    filepath.Join("build", "checked"),

@@ -45,6 +45,15 @@ var (
 	binDir   string
 )
 
+// makeLibrary builds one of the library's builds with make (lib-asan, lib-checked,
+// lib-valgrind), its output on stderr, or fails the test.
+func makeLibrary(t *testing.T, target string) {
+	cmd := exec.Command("make", "-s", target)
+	cmd.Dir = repoRoot
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	require.NoError(t, cmd.Run(), "make %s", target)
+}
+
 func TestMain(m *testing.M) {
 	code := runMain(m)
 	// One line that sums up each way of running. go test shows a package's output only when it

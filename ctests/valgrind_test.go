@@ -59,10 +59,7 @@ import (
 func TestValgrind(t *testing.T) {
 	valgrindPath, err := exec.LookPath("valgrind")
 	require.NoError(t, err, "valgrind is needed: `make test` installs it")
-	cmd := exec.Command("make", "-s", "lib-valgrind")
-	cmd.Dir = repoRoot
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	require.NoError(t, cmd.Run(), "building the valgrind library")
+	makeLibrary(t, "lib-valgrind")
 	suppressions := filepath.Join(repoRoot, "ctests", "valgrind.supp")
 	require.FileExists(t, suppressions)
 
