@@ -100,10 +100,8 @@ int goabt_keys_insert(goabt_unit *u, const goabt_key *k, void *value)
  * (PTHREAD_DESTRUCTOR_ITERATIONS): a destructor may set values on the unit being freed. */
 #define KEYS_DESTROY_ROUNDS 4
 
-void goabt_keys_destroy(goabt_unit *u)
+void goabt_keys_destroy_table(goabt_unit *u, goabt_keytable *t)
 {
-    goabt_keytable *t = __atomic_load_n(&u->keys, __ATOMIC_ACQUIRE);
-    if (t == NULL) return;
     /* Argobots order: the value is cleared, then the destructor runs. Keys freed meanwhile are
      * included, and so are the values they left behind (orphans). */
     for (int round = 0, more = 1; more && round < KEYS_DESTROY_ROUNDS; round++) {

@@ -82,8 +82,14 @@ static inline void *goabt_keys_get(goabt_unit *u, const goabt_key *k)
     return __atomic_load_n(&s->value, __ATOMIC_ACQUIRE);
 }
 
-/* Runs the destructors of u's values and empties its table (when u is freed). */
-void goabt_keys_destroy(goabt_unit *u) GOABT_HIDDEN;
+/* Runs the destructors of u's values and empties its table (when u is freed). Inline for the
+ * common unit that never had a value. */
+void goabt_keys_destroy_table(goabt_unit *u, goabt_keytable *t) GOABT_HIDDEN;
+static inline void goabt_keys_destroy(goabt_unit *u)
+{
+    goabt_keytable *t = __atomic_load_n(&u->keys, __ATOMIC_ACQUIRE);
+    if (t != NULL) goabt_keys_destroy_table(u, t);
+}
 /* Gives the table kept with a descriptor back to the Go core (when the descriptor goes). */
 void goabt_keys_release_spare(goabt_unit *u) GOABT_HIDDEN;
 

@@ -44,9 +44,10 @@ struct goabt_runtime goabt_rt = {
 /* Initial-exec: read at a fixed offset from the thread pointer, not through __tls_get_addr
  * (~2 ns on every self query, key get and yield). The Go runtime in this library already needs
  * static TLS, so this adds no new constraint on loading it. */
-static __thread goabt_stream *tls_stream __attribute__((tls_model("initial-exec")));
+__thread goabt_stream *goabt_tls_stream __attribute__((tls_model("initial-exec")));
+#define tls_stream goabt_tls_stream
 
-__attribute__((noinline, noipa)) goabt_stream *goabt_self_stream(void)
+__attribute__((noinline, noipa)) goabt_stream *goabt_self_stream_call(void)
 {
     return tls_stream;
 }

@@ -31,6 +31,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int is_primary;
     int state;         /* ABT_XSTREAM_STATE_*, atomic */
     int request;       /* GOABT_REQ_* bits, atomic */
+    /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended. A joiner's tag points here
+     * or at a unit's joiners: this offset puts the magic, read through the tag, on a unit's
+     * request word (wait.c). */
+    goabt_waiter *joiners;
     goabt_sched *sched;
     pthread_t thread;
     goabt_ctx sched_ctx;  /* the scheduler's context while a ULT runs */
@@ -49,7 +53,6 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     goabt_unit *free_units; /* cache of free unit descriptors, owned by this stream */
     int free_count;
     uint32_t rand_state;    /* ABT_SCHED_RANDWS's victim choice (sched.c), this stream's only */
-    goabt_waiter *joiners; /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended */
     /* Idle sleep: the stream sleeps on sleep_word, listed in each of its pools' sleepers. */
     int sleep_word;        /* futex word: set to 1 to wake it */
     int wakers;            /* atomic: wake-ups in flight; the stream is not freed before 0 */

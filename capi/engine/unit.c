@@ -169,8 +169,10 @@ static void unit_release(goabt_stream *s, goabt_unit *u)
     GOABT_ASSERT(s == NULL || s->free_units != u);
     u->magic = GOABT_MAGIC_FREED;
     GOABT_ASSERT_MSG(unit_cached_ok(u), "a descriptor freed while queued, or holding a pool unit");
-    goabt_unit_vg_deregister_user_stack(u);
-    goabt_user_stack_unguard(u);
+    if (u->flags & GOABT_UNIT_USER_STACK) { /* user_guard is read only then (line 3) */
+        goabt_unit_vg_deregister_user_stack(u);
+        goabt_user_stack_unguard(u);
+    }
     if (s == NULL) {
         u->free_next = NULL;
         global_put_batch(u, 1);
@@ -397,6 +399,13 @@ void goabt_unit_end(goabt_unit *u, goabt_stream *s)
      * It does not run again unless revived (which maps it a stack anew): its stack goes to the
      * next ULT. (u->stack and stacksize stay, for queries.) */
     goabt_unit_give_stack(s, u);
+    if (u->kind == GOABT_TASKLET) {
+        /* A tasklet's joiners look at its state (goabt_unit_join), as in Argobots: no joiner
+         * stack to take, so its end makes no locked instruction. */
+        __atomic_store_n(&u->joiners, GOABT_JOIN_DONE, __ATOMIC_RELAXED);
+        __atomic_store_n(&u->state, ABT_THREAD_STATE_TERMINATED, __ATOMIC_RELEASE);
+        return;
+    }
     /* Everything read from u is read before it becomes TERMINATED: from then on its owner may
      * free it. The joiners are on their own stacks, waiting: they stay valid until woken. */
     goabt_waiter *joiners = goabt_joiners_take(&u->joiners);

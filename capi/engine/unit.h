@@ -28,7 +28,8 @@
  *                              a migration asked meanwhile (a cancel is taken up where it is
  *                              next run).
  * Join, stream join, every synchronization object and ABT_pool_pop_wait* are built on these two
- * through wait lists (wait.h), which also block OS threads and handle deadlines.
+ * through wait lists (wait.h), which also block OS threads and handle deadlines; only a join of
+ * a tasklet polls instead, as in Argobots (unit_join.c), so that a tasklet's end is one store.
  * ABT_self_suspend (and suspend_to, resume_suspend_to) is the same park, whose after function
  * marks it suspended, and a resume its ready; a resume_*_to that switches straight to the
  * resumed ULT readies it in place (uncounted, heard), unless it has a request pending, which
@@ -84,8 +85,15 @@ struct ABT_thread_attr_opaque {
     void *callback_arg;
 };
 
-/* A work unit: what ABT_thread (and ABT_task) points to. */
+/* A work unit: what ABT_thread (and ABT_task) points to.
+ *
+ * Laid out by who touches what, in 64-byte lines (descriptors are 256-byte blocks, 64-aligned):
+ * a tasklet's create, run, join and free touch lines 0 and 1 only, a ULT's line 2 as well, and
+ * line 3 holds what only some units use. A stream cycles through hundreds of descriptors (256
+ * units forked, then joined): two lines each stay in L1 where four did not (tasklet
+ * create+join+free, 1 stream: ~100 -> ~80 ns). */
 struct ABT_thread_opaque {
+    /* ---- line 0: create, run, join, get_specific ---- */
     uint16_t kind;  /* GOABT_ULT or GOABT_TASKLET */
     uint16_t flags; /* GOABT_UNIT_* */
     uint32_t magic;
@@ -98,44 +106,49 @@ struct ABT_thread_opaque {
      * get_specific on another unit then reads one line of its descriptor, not two. */
     goabt_keytable *keys;
     void (*func)(void *);
+    /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended (a tasklet's joiners poll
+     * its state: it only ever holds DONE). At this offset so that a stream's magic, read
+     * through a joiner's tag, is this unit's request word (wait.c). */
+    goabt_waiter *joiners;
     void *arg;
+    goabt_pool *pool;        /* the pool it was pushed to last (its associated pool) */
+    goabt_unit *next;        /* links while queued in a pool */
+    /* ---- line 1: create, run and free ---- */
+    goabt_unit *prev;
+    /* The ULT that took it out of a pool through the pool API (ABT_pool_pop*, ABT_pool_remove),
+     * NULL once it is pushed again or run: whom the *_to calls let switch to it (unit_switch.c,
+     * goabt_unit_take_target). Every push clears it. */
+    goabt_unit *popped_by;
+    goabt_stream *last_stream;
+    goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c) or mutex.c's yields */
+    uint64_t id;            /* assigned on first query; 0 means not yet */
+    goabt_unit *free_next;  /* link in a cache of free descriptors */
+    void *mapping;          /* mmap'd stack region, guard page included, or NULL */
+    /* The pool unit a user-defined pool made for it (pool_user.c), or NULL: for which pool. */
+    goabt_pool *pool_unit_of;
+    /* ---- line 2: ULTs ---- */
     goabt_ctx ctx;          /* saved context while the ULT is not running; NULL before it first runs */
     void *top;              /* where its context starts, before it first runs */
     void *stack;            /* lowest usable stack address (ULT) */
     size_t stacksize;       /* usable bytes (0 for tasklets and the main ULT) */
-    void *mapping;          /* mmap'd region, guard page included, or NULL */
     size_t mapping_size;
-    goabt_pool *pool;       /* the pool it was pushed to last (its associated pool) */
-    goabt_stream *last_stream;
-    /* The ULT that took it out of a pool through the pool API (ABT_pool_pop*, ABT_pool_remove),
-     * NULL once it is pushed again or run: whom the *_to calls let switch to it (unit_switch.c,
-     * goabt_unit_take_target). Beside the links: every push clears it, and touches no other
-     * line for it. */
-    goabt_unit *popped_by;
-    goabt_unit *next, *prev; /* links while queued in a pool */
-    goabt_waiter *joiners;  /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended */
     goabt_keytable *keys_spare; /* an emptied table kept with the cached descriptor, or NULL */
-    goabt_unit *free_next;  /* link in a cache of free descriptors */
-    goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
-    int batch_len;          /* ... and how many descriptors its batch holds */
+    goabt_pool *parked_in;  /* the pool it was counted in when it last parked */
     /* Queued in a pool that keeps its queue itself (a user or Go pool: pushed, not yet popped or
      * removed). It, pool, popped_by and the links are written by pool_member.h only. */
     int user_queued;
     int suspend;            /* ABT_self_suspend's state (unit_block.c), atomic */
-    goabt_pool *parked_in;  /* the pool it was counted in when it last parked */
-    goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c) or mutex.c's yields */
-    uint64_t id;            /* assigned on first query; 0 means not yet */
-    /* The pool unit a user-defined pool made for it (pool_user.c), and for which pool; last,
-     * away from the lines every create, run and free touches. */
-    ABT_unit pool_unit;
-    goabt_pool *pool_unit_of;
+    /* ---- line 3: the rest ---- */
+    goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
+    int batch_len;          /* ... and how many descriptors its batch holds */
+    ABT_unit pool_unit;     /* the pool unit a user-defined pool made for it (pool_unit_of) */
     /* Migration (read only with GOABT_UNIT_REQ_MIGRATE, or GOABT_UNIT_MIGRATE_CB, set): where
      * to, and the callback run once it has moved. */
     goabt_pool *migrate_to;
     void (*migrate_cb)(ABT_thread, void *);
     void *migrate_cb_arg;
     /* The page of a program-given stack made read-only while the ULT has it (mprotect modes:
-     * goabt_user_stack_guard), or NULL. */
+     * goabt_user_stack_guard), or NULL; read only with GOABT_UNIT_USER_STACK. */
     void *user_guard;
 #ifdef GOABT_VALGRIND
     /* Valgrind's ids of its stacks (valgrind_stacks.h), 0 for none: the mapping's, and a user
@@ -144,6 +157,10 @@ struct ABT_thread_opaque {
     unsigned vg_user_stack;
 #endif
 };
+_Static_assert(__builtin_offsetof(struct ABT_thread_opaque, prev) == 64 &&
+                   __builtin_offsetof(struct ABT_thread_opaque, ctx) == 128 &&
+                   __builtin_offsetof(struct ABT_thread_opaque, batch_next) == 192,
+               "a unit's lines as laid out above");
 
 /* u leaves the user pool it had a pool unit for (it is freed, or moves to another pool). */
 void goabt_unit_drop_user_unit(goabt_unit *u) GOABT_HIDDEN;

@@ -17,7 +17,11 @@
  * the calling thread's stream, or NULL). Returns the stack's top, or NULL. */
 void *goabt_unit_map_stack(goabt_stream *s, goabt_unit *u, size_t size) GOABT_HIDDEN;
 /* Takes u's stack off it, into the caches (s: the calling thread's stream, or NULL). */
-void goabt_unit_give_stack(goabt_stream *s, goabt_unit *u) GOABT_HIDDEN;
+void goabt_unit_give_mapping(goabt_stream *s, goabt_unit *u) GOABT_HIDDEN;
+static inline void goabt_unit_give_stack(goabt_stream *s, goabt_unit *u)
+{
+    if (u->mapping != NULL) goabt_unit_give_mapping(s, u); /* tasklets and the main ULT: none */
+}
 /* Gives u's stack back to the Go core (core.Stacks), which keeps it for reuse or unmaps it. */
 void goabt_unit_unmap_stack(goabt_unit *u) GOABT_HIDDEN;
 /* The stack caches: s's go to the global batches (stream deletion); the global batches go to

@@ -86,7 +86,23 @@ int goabt_unit_join(goabt_unit *t)
         GOABT_TOOL_EVENT(t, ABT_TOOL_EVENT_THREAD_JOIN, t->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
         return (t->flags & GOABT_UNIT_NO_STACK) ? ABT_ERR_MEM : ABT_SUCCESS;
     }
-    if (goabt_self_unit() == t) return ABT_ERR_INV_THREAD;
+    goabt_unit *self = goabt_self_unit();
+    if (self == t) return ABT_ERR_INV_THREAD;
+    if (t->kind == GOABT_TASKLET) {
+        /* A tasklet's end only stores TERMINATED (goabt_unit_end): its joiners poll, a ULT
+         * yielding between looks, any other caller spinning, then sleeping a tick, as Argobots'
+         * joiners of a tasklet do. Tasklets are short: their joiners seldom wait long. */
+        for (unsigned spins = 0;
+             __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED; spins++) {
+            if (self != NULL && self->kind == GOABT_ULT) {
+                goabt_unit_yield();
+            } else {
+                goabt_backoff(spins);
+            }
+        }
+        GOABT_TOOL_EVENT(t, ABT_TOOL_EVENT_THREAD_JOIN, t->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
+        return ABT_SUCCESS;
+    }
     /* Any number of joiners, ULTs (parked) and threads (asleep) alike: the terminating unit
      * wakes them all once it is TERMINATED. */
     goabt_waiter w;

@@ -165,9 +165,8 @@ static void *stack_get(goabt_stream *s, size_t size)
     return m;
 }
 
-void goabt_unit_give_stack(goabt_stream *s, goabt_unit *u)
+void goabt_unit_give_mapping(goabt_stream *s, goabt_unit *u)
 {
-    if (u->mapping == NULL) return;
     /* Only a unit that no longer runs on its stack gives it up (it ended, or never ran). */
     GOABT_ASSERT_MSG((s == NULL || s->current != u) && goabt_unit_not_running(u),
                      "a running unit's stack cached");

@@ -8,7 +8,8 @@
  * a scheduler's own context: they have no ULT context of their own to save). ABT_self_suspend
  * is a park too, without a waiter: only a resume readies it (unit_block.c). What blocks
  * otherwise, and why: an idle stream (no unit is blocked: its scheduler found no work) sleeps
- * on its own futex word until a push or a request (sched.c); a user-defined pool's own
+ * on its own futex word until a push or a request (sched.c); a join of a tasklet polls its
+ * state, as Argobots' does (unit_join.c); a user-defined pool's own
  * pop_wait blocks as its author wrote it; and a few spin-waits for another thread a few
  * instructions from done (goabt_backoff), which are no blocks.
  * An object keeps its waiters in a goabt_waitlist under its own spinlock:
