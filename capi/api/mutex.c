@@ -122,10 +122,11 @@ static int caller_holds_stream(void) { return !goabt_caller_parks() && goabt_sel
 static inline int try_take(goabt_mutex *m, uintptr_t me)
 {
     int free_ = 0;
-    /* Looked at first: a held mutex costs its would-be locker no locked instruction here (the
-     * slow path makes its own). */
-    if (__atomic_load_n(&m->locked, __ATOMIC_RELAXED) == 0 &&
-        __atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    /* No look at the word first: a plain load of it just before the compare-and-swap costs
+     * the uncontended lock ~6 ns on x86-64 (a load and a locked instruction on the same word,
+     * back to back). Loops that look again and again (the slow path, ABT_mutex_spinlock) look
+     * first themselves. */
+    if (__atomic_compare_exchange_n(&m->locked, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         set_owner(m, me);
         return 1;
     }
@@ -386,13 +387,13 @@ static inline int mutex_unlock(goabt_mutex *m, int *woke)
 {
     *woke = 0;
     if (!(mutex_flags(m) & GOABT_MUTEX_RECURSIVE)) {
-        /* Owner cleared first: once the mutex is free, the next holder writes its own. */
-        int held = __atomic_load_n(&m->locked, __ATOMIC_RELAXED);
-        if (held == 0) return ABT_ERR_MUTEX;
+        /* Owner cleared first: once the mutex is free, the next holder writes its own. (An
+         * unlock of a free mutex clears an owner that is 0 already.) No look at the word
+         * before the compare-and-swap, as in try_take: it finds 0 (not held) or 2 itself. */
         set_owner(m, 0);
-        /* One marked 2 stays 2 until its holder's unlock: no compare-and-swap to find that. */
-        if (held == 1 && __atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE,
-                                                     __ATOMIC_RELAXED)) {
+        int held = 1;
+        if (__atomic_compare_exchange_n(&m->locked, &held, 0, 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
             return ABT_SUCCESS;
         }
         if (held == 0) return ABT_ERR_MUTEX;

@@ -490,8 +490,14 @@ int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 
 int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
 {
-    GOABT_CHECK_INIT();
-    GOABT_UNIT_OR_SCHED(u, thread);
+    /* The initialized check after the handle's: a unit of this runtime's generation exists
+     * only between ABT_init and ABT_finalize (handles.h), so only a refused handle asks. */
+    goabt_unit *u = goabt_unit_of(thread);
+    if (__builtin_expect(u == NULL, 0)) {
+        GOABT_CHECK_INIT();
+        u = goabt_unit_or_sched_of(thread);
+        if (u == NULL) return ABT_ERR_INV_THREAD;
+    }
     goabt_key *k = goabt_key_of(key);
     if (k == NULL) return ABT_ERR_INV_KEY;
     if (value == NULL) return ABT_ERR_INV_ARG;
