@@ -49,7 +49,7 @@ func TestTrace(t *testing.T) {
 		rank, _ := strconv.Atoi(m[3])
 		units[id] = unitInfo{m[2], rank}
 	}
-	require.Len(t, units, 7)
+	require.Len(t, units, 8)
 	mainID := regexp.MustCompile(`(?m)^trace-main id=(\d+)$`).FindStringSubmatch(string(out))
 	require.NotNil(t, mainID)
 	idOf := func(fn string, rank int) uint64 {
@@ -92,7 +92,7 @@ func TestTrace(t *testing.T) {
 		creates += len(evs)
 		require.Len(t, instants["finish "+rest], len(evs), "finish of %s", rest)
 	}
-	require.Equal(t, 7, creates)
+	require.Equal(t, 8, creates)
 	for id, u := range units {
 		name := fmt.Sprintf("%s #%d", u.fn, id)
 		require.Len(t, instants["create "+name], 1, name)

@@ -207,6 +207,8 @@ int goabt_unit_revive_api(ABT_pool pool, void (*func)(void *), void *arg, ABT_th
                           int kind, int to) GOABT_HIDDEN;
 int goabt_unit_join(goabt_unit *u) GOABT_HIDDEN;
 void goabt_unit_yield(void) GOABT_HIDDEN;
+/* The same, the tool's yield event saying what the caller waits for (a join's polling). */
+void goabt_unit_yield_sync(int sync_type, void *sync) GOABT_HIDDEN;
 void goabt_unit_yield_to(goabt_unit *target) GOABT_HIDDEN;
 /* Suspends the calling ULT until goabt_unit_resume; with a target (a ready ULT in a pool), it
  * switches straight to it. */

@@ -95,7 +95,10 @@ int goabt_unit_join(goabt_unit *t)
         for (unsigned spins = 0;
              __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED; spins++) {
             if (self != NULL && self->kind == GOABT_ULT) {
-                goabt_unit_yield();
+                goabt_unit_yield_sync(ABT_SYNC_EVENT_TYPE_THREAD_JOIN, t);
+                /* Still not run: its stream may need this CPU (streams often outnumber
+                 * cores, and a ULT alone in its pool yields without a switch). */
+                if (spins >= 64) sched_yield();
             } else {
                 goabt_backoff(spins);
             }

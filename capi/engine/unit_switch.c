@@ -377,11 +377,13 @@ void goabt_unit_exit(void)
     goabt_ctx_jump(s->sched_ctx);
 }
 
-void goabt_unit_yield(void)
+void goabt_unit_yield(void) { goabt_unit_yield_sync(ABT_SYNC_EVENT_TYPE_USER, NULL); }
+
+void goabt_unit_yield_sync(int sync_type, void *sync)
 {
     goabt_stream *s = goabt_self_stream();
     goabt_unit *self = s->current;
-    GOABT_TOOL_EVENT(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, ABT_SYNC_EVENT_TYPE_USER);
+    GOABT_TOOL_EVENT_SYNC(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, sync_type, sync);
     void *why = (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_YIELD;
     goabt_pool *back = self->pool;
     int requeued = 0;

@@ -6,7 +6,8 @@
  * limits what is reported; unregistering stops the callback; ABT_info_query_config reports the
  * tool interface. Every unit's events follow its life (created, run, yield or suspend, resume,
  * run again ... finish, join, free), the main ULT's too (running when the tool registers), and
- * unnamed units are reported freed when they end. Every wait is bounded. The interface is
+ * unnamed units are reported freed when they end; a ULT joining a tasklet yields, saying so.
+ * Every wait is bounded. The interface is
  * turned on by GOABT_TOOL (tool_switch checks it off). */
 // ctest-env: GOABT_TOOL=1
 #include <pthread.h>
@@ -45,6 +46,8 @@ static struct {
 } lives[NLIVES];
 static pthread_mutex_t lives_lock = PTHREAD_MUTEX_INITIALIZER;
 static int bad_life;
+static ABT_task join_target; /* the tasklet the main ULT joins, for its yields' sync object */
+static long join_yields;      /* yields that said THREAD_JOIN on join_target */
 
 static int *life_of(ABT_thread t)
 {
@@ -137,7 +140,17 @@ static void on_event(ABT_thread thread, ABT_xstream xstream, uint64_t event, ABT
     if (event == ABT_TOOL_EVENT_THREAD_YIELD) {
         ABT_sync_event_type type = ABT_SYNC_EVENT_TYPE_UNKNOWN;
         ABT_tool_query_thread(ctx, event, ABT_TOOL_QUERY_KIND_SYNC_OBJECT_TYPE, &type);
-        if (type != ABT_SYNC_EVENT_TYPE_USER) __atomic_add_fetch(&bad_context, 1, __ATOMIC_RELAXED);
+        if (type == ABT_SYNC_EVENT_TYPE_THREAD_JOIN) {
+            void *object = NULL;
+            ABT_tool_query_thread(ctx, event, ABT_TOOL_QUERY_KIND_SYNC_OBJECT_HANDLE, &object);
+            if (object == (void *)join_target) {
+                __atomic_add_fetch(&join_yields, 1, __ATOMIC_RELAXED);
+            } else {
+                __atomic_add_fetch(&bad_context, 1, __ATOMIC_RELAXED);
+            }
+        } else if (type != ABT_SYNC_EVENT_TYPE_USER) {
+            __atomic_add_fetch(&bad_context, 1, __ATOMIC_RELAXED);
+        }
     }
 }
 
@@ -249,6 +262,24 @@ int main(void)
         CHECK_INT(count(ABT_TOOL_EVENT_THREAD_YIELD), 2);
         CHECK(count(ABT_TOOL_EVENT_THREAD_RUN) >= 4);
         CHECK_INT(count(ABT_TOOL_EVENT_THREAD_FINISH), 2);
+        CHECK_INT(bad_life, 0);
+    }
+
+    /* A ULT joining a tasklet that has not run yields until it has, as Argobots 1.2 joins a
+     * tasklet: each yield says THREAD_JOIN and names the tasklet, and the joiner never
+     * suspends. On one stream the main ULT yields once: the tasklet runs meanwhile. */
+    reset();
+    {
+        ABT_task tk;
+        CHECK_INT(ABT_task_create(main_pool, nothing, NULL, &tk), ABT_SUCCESS);
+        join_target = tk;
+        CHECK_INT(ABT_task_join(tk), ABT_SUCCESS);
+        CHECK_INT(count(ABT_TOOL_EVENT_THREAD_YIELD), 1);
+        CHECK_INT(join_yields, 1);
+        CHECK_INT(count(ABT_TOOL_EVENT_THREAD_SUSPEND), 0);
+        CHECK_INT(count(ABT_TOOL_EVENT_THREAD_JOIN), 1);
+        CHECK_INT(ABT_task_free(&tk), ABT_SUCCESS);
+        CHECK_INT(bad_context, 0);
         CHECK_INT(bad_life, 0);
     }
 

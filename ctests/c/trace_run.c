@@ -11,7 +11,11 @@
  *             to waiter on stream 1;
  *   stream 2: trace_eventual_waiter waits on an eventual; trace_eventual_setter on stream 1
  *             sets it once the waiter is blocked: a wake from stream 1 to stream 2;
- *   stream 0: trace_tasklet, a tasklet; the main ULT joins everything (blocks on joins).
+ *   stream 0: trace_tasklet, a tasklet, and trace_joined, a ULT; the main ULT joins
+ *             trace_joined first, which cannot have run yet (only the main ULT's stream runs
+ *             it): a block on a join, for sure. Then it joins the rest: the tasklet's join
+ *             yields until it has run (Argobots joins a tasklet so), the others block if they
+ *             still run.
  */
 // ctest-variant: plain
 // ctest-variant: traced GOABT_TRACE=trace_run.traced.json
@@ -20,7 +24,7 @@
 #include <abt.h>
 #include "check.h"
 
-enum { NUNITS = 7 };
+enum { NUNITS = 8 };
 
 static ABT_mutex mutex;
 static ABT_eventual eventual;
@@ -90,6 +94,7 @@ static void trace_eventual_setter(void *arg)
 }
 
 static void trace_tasklet(void *arg) { note_rank((int)(intptr_t)arg); }
+static void trace_joined(void *arg) { note_rank((int)(intptr_t)arg); }
 
 /* The tool: counts yields and notes what blocked ULTs waited on. */
 static int tool_yields, blocked_on_mutex, blocked_on_eventual, blocked_on_join, tool_other;
@@ -135,8 +140,9 @@ int main(void)
 
     static const char *names[NUNITS] = {"trace_yielder", "trace_mutex_holder",
                                         "trace_mutex_waiter", "trace_eventual_waiter",
-                                        "trace_eventual_setter", "trace_tasklet", "trace_yielder"};
-    static const int want_rank[NUNITS] = {1, 1, 1, 2, 1, 0, 2};
+                                        "trace_eventual_setter", "trace_tasklet", "trace_yielder",
+                                        "trace_joined"};
+    static const int want_rank[NUNITS] = {1, 1, 1, 2, 1, 0, 2, 0};
     ABT_thread units[NUNITS];
     ABT_task task;
     /* The waiters first in their pools' order where it matters: the holder runs first. */
@@ -149,9 +155,11 @@ int main(void)
     CHECK(ABT_thread_create(pools[1], trace_eventual_setter, (void *)4, ABT_THREAD_ATTR_NULL, &units[4]) == ABT_SUCCESS);
     CHECK(ABT_task_create(pools[0], trace_tasklet, (void *)5, &task) == ABT_SUCCESS);
     CHECK(ABT_thread_create(pools[2], trace_yielder, (void *)6, ABT_THREAD_ATTR_NULL, &units[6]) == ABT_SUCCESS);
+    CHECK(ABT_thread_create(pools[0], trace_joined, (void *)7, ABT_THREAD_ATTR_NULL, &units[7]) == ABT_SUCCESS);
     units[5] = (ABT_thread)task;
 
-    for (int i = 0; i < NUNITS; i++) {
+    CHECK(ABT_thread_join(units[7]) == ABT_SUCCESS);
+    for (int i = 0; i < NUNITS - 1; i++) {
         if (i == 5) {
             CHECK(ABT_task_join(task) == ABT_SUCCESS);
         } else {
@@ -175,7 +183,7 @@ int main(void)
     CHECK(tool_yields >= 6); /* the yielders', and wait_blocked's */
     CHECK_INT(blocked_on_mutex, 1);
     CHECK_INT(blocked_on_eventual, 1);
-    CHECK(blocked_on_join >= 1); /* the main ULT joining units still running */
+    CHECK(blocked_on_join >= 1); /* the main ULT joining trace_joined, at least */
     CHECK_INT(tool_other, 0);
     for (int i = 0; i < NUNITS; i++) {
         if (i == 5) {
