@@ -89,9 +89,10 @@ int goabt_unit_join(goabt_unit *t)
     goabt_unit *self = goabt_self_unit();
     if (self == t) return ABT_ERR_INV_THREAD;
     if (t->kind == GOABT_TASKLET) {
-        /* A tasklet's end only stores TERMINATED (goabt_unit_end): its joiners poll, a ULT
-         * yielding between looks, any other caller spinning, then sleeping a tick, as Argobots'
-         * joiners of a tasklet do. Tasklets are short: their joiners seldom wait long. */
+        /* A tasklet's end only stores TERMINATED (goabt_unit_end): its joiners poll, as
+         * Argobots' joiners of a tasklet do, a ULT yielding between looks (the tool hears a
+         * yield on a join of t), any other caller spinning, then yielding its CPU. Tasklets
+         * are short: their joiners seldom wait long. */
         for (unsigned spins = 0;
              __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED; spins++) {
             if (self != NULL && self->kind == GOABT_ULT) {
