@@ -2236,8 +2236,10 @@ ABT_API_PUBLIC int ABT_tool_register_thread_callback(ABT_tool_thread_callback_fn
  * other ULTs on that stream, 0 from a stream's own scheduler), CALLER_TYPE (ABT_exec_entity_type:
  * THREAD when a work unit caused the event, EXT for an external thread or a stream's scheduler),
  * CALLER_HANDLE (that unit's ABT_thread, or NULL), SYNC_OBJECT_TYPE (ABT_sync_event_type: USER for
- * ABT_thread_yield and ABT_self_suspend, OTHER for a block in a synchronization object or join,
- * UNKNOWN otherwise), SYNC_OBJECT_HANDLE (goabt: always NULL). The context is valid only during
+ * ABT_thread_yield and ABT_self_suspend; for a block, the kind of what it waits on: MUTEX, COND,
+ * EVENTUAL, THREAD_JOIN ...; THREAD_JOIN for each yield of a ULT joining a tasklet, which polls
+ * as in Argobots; UNKNOWN otherwise), SYNC_OBJECT_HANDLE (that object: the mutex, the unit joined
+ * ..., or NULL). The context is valid only during
  * the callback. ABT_ERR_FEATURE_NA while the interface is off (GOABT_TOOL, above), then
  * ABT_ERR_INV_TOOL_CONTEXT for ABT_TOOL_CONTEXT_NULL and for anything that is not the context
  * of a callback running on the calling thread (a context kept past its callback, a handle of
