@@ -90,8 +90,8 @@ struct ABT_thread_attr_opaque {
  * Laid out by who touches what, in 64-byte lines (descriptors are 256-byte blocks, 64-aligned):
  * a tasklet's create, run, join and free touch lines 0 and 1 only, a ULT's line 2 as well, and
  * line 3 holds what only some units use. A stream cycles through hundreds of descriptors (256
- * units forked, then joined): two lines each stay in L1 where four did not (tasklet
- * create+join+free, 1 stream: ~100 -> ~80 ns). */
+ * units forked, then joined): two lines each stay in L1 where four did not (docs/design.md,
+ * "Choices since", has the figures). */
 struct ABT_thread_opaque {
     /* ---- line 0: create, run, join, get_specific ---- */
     uint16_t kind;  /* GOABT_ULT or GOABT_TASKLET */
@@ -206,9 +206,10 @@ int goabt_unit_revive(goabt_unit *u, goabt_pool *p, void (*func)(void *), void *
 int goabt_unit_revive_api(ABT_pool pool, void (*func)(void *), void *arg, ABT_thread *thread,
                           int kind, int to) GOABT_HIDDEN;
 int goabt_unit_join(goabt_unit *u) GOABT_HIDDEN;
-void goabt_unit_yield(void) GOABT_HIDDEN;
-/* The same, the tool's yield event saying what the caller waits for (a join's polling). */
+/* The calling ULT yields; the tool's yield event says what it waits for (USER for
+ * ABT_thread_yield, THREAD_JOIN on a tasklet for a join's polling). */
 void goabt_unit_yield_sync(int sync_type, void *sync) GOABT_HIDDEN;
+static inline void goabt_unit_yield(void) { goabt_unit_yield_sync(ABT_SYNC_EVENT_TYPE_USER, NULL); }
 void goabt_unit_yield_to(goabt_unit *target) GOABT_HIDDEN;
 /* Suspends the calling ULT until goabt_unit_resume; with a target (a ready ULT in a pool), it
  * switches straight to it. */

@@ -377,8 +377,6 @@ void goabt_unit_exit(void)
     goabt_ctx_jump(s->sched_ctx);
 }
 
-void goabt_unit_yield(void) { goabt_unit_yield_sync(ABT_SYNC_EVENT_TYPE_USER, NULL); }
-
 void goabt_unit_yield_sync(int sync_type, void *sync)
 {
     goabt_stream *s = goabt_self_stream();

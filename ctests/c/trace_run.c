@@ -13,9 +13,8 @@
  *             sets it once the waiter is blocked: a wake from stream 1 to stream 2;
  *   stream 0: trace_tasklet, a tasklet, and trace_joined, a ULT; the main ULT joins
  *             trace_joined first, which cannot have run yet (only the main ULT's stream runs
- *             it): a block on a join, for sure. Then it joins the rest: the tasklet's join
- *             yields until it has run (Argobots joins a tasklet so), the others block if they
- *             still run.
+ *             it): a block on a join, for sure, while the primary runs trace_joined and
+ *             the tasklet. Then it joins the rest, which block if they still run.
  */
 // ctest-variant: plain
 // ctest-variant: traced GOABT_TRACE=trace_run.traced.json
