@@ -91,8 +91,9 @@ type suite struct {
 	// table, when not nil, prints the suite's table and verdict instead of the comparison.
 	table func(w io.Writer, s suite, m measurement, rounds int) verdict
 	// rowNote, when not nil, may return a line to print under the table for a row, from the
-	// extra fields of goabt's lines for it, one map per round.
-	rowNote func(r row, rounds []map[string]string) string
+	// extra fields of goabt's lines and of the reference's for it, one map per round (ref is
+	// empty without a reference column).
+	rowNote func(r row, goabt, ref []map[string]string) string
 }
 
 // target is the ratio a judged row of op must not exceed.
@@ -500,7 +501,7 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 				info.label, missing))
 		}
 		if s.rowNote != nil {
-			if n := s.rowNote(r, gfields); n != "" {
+			if n := s.rowNote(r, gfields, m.fields[r][s.ref.name]); n != "" {
 				rowNotes = append(rowNotes, n)
 			}
 		}

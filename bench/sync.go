@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // syncOps are bench/c/abt_bench.c's synchronization operations, the labels of their rows, and
@@ -42,7 +43,15 @@ func syncSuite(root string, native impl) suite {
 	s := argobotsSuite(root, native, "Argobots synchronization",
 		func(op string) bool { _, ok := rows[op]; return ok })
 	s.rows = rows
-	s.rowNote = spreadNote
+	s.rowNote = func(r row, goabt, ref []map[string]string) string {
+		switch r.op {
+		case "sync_mutex_4x4":
+			return spreadNote(r, goabt)
+		case "sync_mutex_handoff":
+			return handoffNote(r, goabt, ref, s.ref.name)
+		}
+		return ""
+	}
 	s.notes = []string{
 		"Each run makes its objects, forks its ULTs into the streams' pools (1 stream: the primary's; the",
 		"  main ULT waits in ABT_thread_free) and frees them; the figure is the run's wall time over its",
@@ -53,7 +62,9 @@ func syncSuite(root string, native impl) suite {
 		"  unlocks; ns per lock of either ULT. goabt hands the mutex to a waiter that has lost it for",
 		"  1 ms (none starves), and a ULT finding the mutex held yields and looks again (16 times) before",
 		"  it parks; who takes the mutex after an unlock may differ between the two implementations, so",
-		"  this row compares the cost of the same program, not the same sequence of locks.",
+		"  this row compares the cost of the same program, not the same sequence of locks. The lines",
+		"  on it below say, for each, how often the mutex changed hands, when the first ULT ended, and",
+		"  ns per lock until then, while both ULTs wanted the mutex.",
 		"cond: a turn is lock, ABT_cond_wait while it is the other ULT's turn, pass the turn, signal,",
 		"  unlock; ns per turn. eventual: 8 bytes, set to the iteration and read back; the round trip:",
 		"  ULT 0 sets one eventual and waits on a second, ULT 1 waits on the first, resets it and sets",
@@ -81,6 +92,32 @@ func spreadNote(r row, rounds []map[string]string) string {
 	return fmt.Sprintf("%s, %s streams: one ULT's locks over an even\n"+
 		"  share (1.00), in each round's median run: fewest %.2f to %.2f, most %.2f to %.2f (%d rounds)",
 		syncRows()[r.op].label, r.threads, lo[0], lo[1], hi[0], hi[1], len(rounds))
+}
+
+// handoffNote says, for sync_mutex_handoff, how the locks went in each implementation: how
+// often the mutex went from one ULT to the other (per 1000 locks), when the first ULT to finish
+// did (a fraction of the run: 1.00, they took turns to the end; 0.50, one made all its locks
+// while the other waited, then the other made its own alone, without a rival), and ns per lock
+// until then, while both ULTs wanted the mutex.
+func handoffNote(r row, goabt, ref []map[string]string, refName string) string {
+	type side struct {
+		name   string
+		rounds []map[string]string
+	}
+	var parts []string
+	for _, sd := range []side{{"goabt", goabt}, {refName, ref}} {
+		h, e, b := spread(sd.rounds, "handovers"), spread(sd.rounds, "first_end"), spread(sd.rounds, "both_ns")
+		if math.IsNaN(h[0]) || math.IsNaN(e[0]) || math.IsNaN(b[0]) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("  %s: %.2f to %.2f handovers per 1000 locks; the first ULT done at %.2f to %.2f\n"+
+			"    of the run, %.1f to %.1f ns per lock until then", sd.name, h[0], h[1], e[0], e[1], b[0], b[1]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s, in each round's median run (%d rounds):\n%s", syncRows()[r.op].label,
+		len(goabt), strings.Join(parts, "\n"))
 }
 
 // spread returns the least and greatest value of key over the rounds, NaNs if none has it.

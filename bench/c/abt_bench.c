@@ -95,7 +95,10 @@
  *   sync_mutex_main     the same in the main ULT
  *   sync_mutex_handoff  two ULTs, n times each: lock, note itself as the holder, ABT_thread_yield
  *                       (the other ULT then waits for the mutex), check that it is still the
- *                       holder, counter++, unlock; ns per lock (2n)
+ *                       holder, counter++, unlock; ns per lock (2n). The line also gives
+ *                       handovers=: the times the mutex went from one ULT to the other, per
+ *                       1000 locks; first_end=: when the first ULT to finish did, as a
+ *                       fraction of the run; both_ns=: ns per lock until then
  *   sync_cond           two ULTs, n turns each: lock, ABT_cond_wait while it is the other's
  *                       turn, pass the turn, counter++, ABT_cond_signal, unlock; ns per turn (2n)
  *   sync_eventual       one ULT: n times ABT_eventual_create (8 bytes), set to the iteration,
@@ -759,6 +762,9 @@ static void key_teardown(void)
 typedef struct {
     _Alignas(64) uint64_t n; /* its operations: locks, turns, creates, passes */
     uint64_t bad;            /* what it found wrong: another holder, a wrong value, an early pass */
+    uint64_t takes;          /* sync_mutex_handoff: locks that took the mutex from the other ULT */
+    uint64_t end_ns;         /* sync_mutex_handoff: when it made its last unlock */
+    uint64_t both;           /* sync_mutex_handoff, the first to end: the locks made until then */
     int id;
 } sync_unit_t;
 
@@ -823,16 +829,22 @@ static void mutex_body(void *arg) { mutex_loop(arg); }
 static void mutex_handoff_body(void *arg)
 {
     sync_unit_t *u = arg;
+    sync_unit_t *other = &sync_units[1 - u->id];
     for (uint64_t i = 0; i < sync_n; i++) {
         CHECK(ABT_mutex_lock(sync_mutex));
         uint64_t v = sync_shared;
+        u->takes += sync_holder != u->id;
         sync_holder = u->id;
         CHECK(ABT_thread_yield());
         u->bad += sync_holder != u->id;
         sync_shared = v + 1;
         CHECK(ABT_mutex_unlock(sync_mutex));
+        __atomic_store_n(&u->n, i + 1, __ATOMIC_RELAXED); /* the other may read it at its end */
     }
-    u->n += sync_n;
+    u->end_ns = now_ns();
+    if (__atomic_load_n(&other->end_ns, __ATOMIC_RELAXED) == 0) {
+        u->both = sync_n + __atomic_load_n(&other->n, __ATOMIC_RELAXED);
+    }
 }
 
 /* sync_mutex_4x4: every unit takes the mutex until sync_n locks have been counted in all. */
@@ -1052,9 +1064,26 @@ static uint64_t run_mutex(uint64_t n) { return run_mutex_with(n, 1, mutex_body, 
 
 static uint64_t run_mutex_main(uint64_t n) { return run_mutex_with(n, 0, NULL, n); }
 
+/* Its note says how the locks went: handovers=, the times per 1000 locks that the mutex went
+ * from one ULT to the other; first_end=, when the first ULT to finish made its last unlock, as
+ * a fraction of the run (near 1: they took turns to the end; near 0.5: one made its n locks
+ * while the other waited, then the other made its n alone); both_ns=, ns per lock until then,
+ * while both ULTs wanted the mutex. */
 static uint64_t run_mutex_handoff(uint64_t n)
 {
-    return run_mutex_with(n, 2, mutex_handoff_body, 2 * n);
+    sync_holder = -1;
+    uint64_t t0 = now_ns();
+    run_mutex_with(n, 2, mutex_handoff_body, 2 * n);
+    uint64_t t1 = now_ns();
+    uint64_t takes = sync_units[0].takes + sync_units[1].takes;
+    uint64_t first = sync_units[0].end_ns < sync_units[1].end_ns ? sync_units[0].end_ns
+                                                                 : sync_units[1].end_ns;
+    /* The first lock of the run takes it from nobody: not a handover. */
+    uint64_t both = sync_units[0].both + sync_units[1].both; /* one of them is 0 */
+    snprintf(run_note, sizeof run_note, " handovers=%.3f first_end=%.3f both_ns=%.3f",
+             (double)(takes - 1) * 1000.0 / (double)(2 * n),
+             (double)(first - t0) / (double)(t1 - t0), (double)(first - t0) / (double)both);
+    return 2 * n;
 }
 
 static uint64_t run_mutex_4x4(uint64_t n)
