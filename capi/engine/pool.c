@@ -37,7 +37,13 @@ goabt_pool *goabt_pool_new(const struct goabt_pool_ops *ops, unsigned caps, int 
     p->access = access;
     p->automatic = automatic;
     p->id = __atomic_fetch_add(&goabt_rt.next_pool_id, 1, __ATOMIC_RELAXED);
-    p->magic = goabt_runtime_magic(GOABT_MAGIC_POOL);
+    static uint32_t last_serial; /* process-wide: pool ids start again at each ABT_init */
+    uint32_t serial;
+    do {
+        serial = __atomic_add_fetch(&last_serial, 1, __ATOMIC_RELAXED);
+    } while (serial == 0);
+    p->serial = serial;
+    __atomic_store_n(&p->magic, goabt_runtime_magic(GOABT_MAGIC_POOL), __ATOMIC_RELEASE);
     return p;
 }
 
@@ -69,11 +75,9 @@ void goabt_pool_delete(goabt_pool *p)
     GOABT_ASSERT_MSG(goabt_waitlist_empty(&p->pop_waiters),
                      "pool %d freed while callers wait in ABT_pool_pop_wait on it", p->id);
     if (p->ops->free != NULL) p->ops->free(p); /* still a pool: a user's free may get its data */
-    p->magic = GOABT_MAGIC_FREED;
-    /* Units that ended and are not freed yet keep their pool units until they are freed (as in
-     * Argobots, whose free_unit comes with ABT_thread_free): the record stays for them, and
-     * the last lets it go (goabt_unit_drop_user_unit). */
-    if (__atomic_fetch_or(&p->user_units, GOABT_POOL_UNITS_GONE, __ATOMIC_ACQ_REL) != 0) return;
+    /* Units that ended and are not freed yet may still name it as the pool of their pool units
+     * (Argobots' free_unit comes with ABT_thread_free): they read its memory, which stays
+     * readable, and find it freed or another object (goabt_unit_drop_user_unit). */
     goabt_mem_delete(p, sizeof *p);
 }
 

@@ -124,12 +124,11 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
      * Go. 0 and 0 for every other pool. */
     int go_id;
     long go_size;
-    /* Work units holding a pool unit of this user pool (atomic), and POOL_UNITS_GONE once the
-     * pool is freed: a freed pool that finished, not yet freed units still name stays as a
-     * record until the last of them lets go (pool_user.c). */
-    unsigned long user_units;
+    /* This pool among all the pools the process ever made (never 0; set before the magic): a
+     * unit holding a pool unit of a user pool notes it, and when it lets the unit go finds out
+     * whether the pool is still the one it was made for (pool_user.c). */
+    uint32_t serial;
 };
-#define GOABT_POOL_UNITS_GONE (1ul << 62)
 
 static inline int goabt_pool_can(goabt_pool *p, unsigned cap) { return (p->caps & cap) != 0; }
 

@@ -141,6 +141,7 @@ struct ABT_thread_opaque {
     /* ---- line 3: the rest ---- */
     goabt_unit *batch_next; /* first unit of a batch in the global cache: the next batch */
     int batch_len;          /* ... and how many descriptors its batch holds */
+    uint32_t pool_unit_serial; /* pool_unit_of's serial when it made pool_unit */
     ABT_unit pool_unit;     /* the pool unit a user-defined pool made for it (pool_unit_of) */
     /* Migration (read only with GOABT_UNIT_REQ_MIGRATE, or GOABT_UNIT_MIGRATE_CB, set): where
      * to, and the callback run once it has moved. */

@@ -30,6 +30,8 @@
  *    finished unit's pool unit goes back when the unit is freed; ABT_self_get_unit gives a
  *    ULT's pool unit, as ABT_thread_get_unit; the pop, called by a scheduler, gets answers
  *    from the self queries (the scheduler as a ULT);
+ *  - a unit freed after its pool gives its pool unit to nobody, also once a new pool sits in
+ *    the freed pool's memory;
  *  - bad input: NULL or invalid definitions and configs, a definition missing a function,
  *    init failing, the optional functions a pool lacks (ABT_ERR_POOL), freed handles.
  * Every wait is bounded. */
@@ -62,6 +64,9 @@ typedef struct {
 } list_pool_t;
 
 static int n_create, n_free_unit, n_init, n_free_pool, n_push_many, n_pop_many;
+/* Pools made where a freed pool was, until one got its memory (main). */
+static ABT_pool reused[4];
+static int reused_pools;
 
 static unit_t *new_unit(ABT_thread thread, ABT_unit_type type)
 {
@@ -975,9 +980,22 @@ int main(void)
         ABT_unit t_unit = ABT_UNIT_NULL;
         CHECK_INT(ABT_thread_get_unit(t, &t_unit), ABT_SUCCESS);
         CHECK_INT(ABT_xstream_free(&x2), ABT_SUCCESS);
+        ABT_pool p2_was = p2;
+        ABT_pool_user_def d3 = make_new_def(); /* made first: the pools below get p2's memory */
         CHECK_INT(ABT_pool_free(&p2), ABT_SUCCESS);
+        /* p2's memory goes to the next object of its size: a pool made now sits where p2 was,
+         * and must not be given t's unit either. */
+        for (reused_pools = 0; reused_pools < 4; reused_pools++) {
+            CHECK_INT(ABT_pool_create(d3, ABT_POOL_CONFIG_NULL, &reused[reused_pools]),
+                      ABT_SUCCESS);
+            if (reused[reused_pools] == p2_was) break;
+        }
+        CHECK(reused_pools < 4 && reused[reused_pools] == p2_was);
+        reused_pools++;
         CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
         CHECK_INT(n_free_unit - freed, 1); /* t's pool unit went with its pool */
+        for (int i = 0; i < reused_pools; i++) CHECK_INT(ABT_pool_free(&reused[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_pool_user_def_free(&d3), ABT_SUCCESS);
         /* This pool has no free function to take back the units it made: t's is ours now. */
         if (t_unit != ABT_UNIT_NULL) delete_unit((unit_t *)t_unit);
     }
@@ -989,7 +1007,8 @@ int main(void)
     CHECK_INT(ABT_pool_free(&fifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&lifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&old), ABT_SUCCESS);
-    CHECK_INT(n_free_pool, 8); /* the one freed before its unit, contexts_seen's, wake_list,
+    CHECK_INT(n_free_pool, 8 + reused_pools); /* the one freed before its unit, the ones made
+                                               * after it, contexts_seen's, wake_list,
                                 * bad_input's second and calls_as_given's */
     CHECK_INT(n_create, n_free_unit); /* the one whose pool went first freed by hand above */
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
