@@ -154,7 +154,7 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 // their target.
 func printUserPools(w io.Writer, byOp map[string]row, s suite, m measurement, v *verdict) {
 	fmt.Fprintf(w, "\nUser-defined C pools (FIFOs written against ABT_pool_user_def) against goabt's C FIFO:\n"+
-		"ring: a ring of thread handles under a spinlock, its units the threads' handles; target ≤ %.1f×;\n"+
+		"ring: a ring of 1024 thread handles under a spinlock, its units the threads' handles; target ≤ %.1f×;\n"+
 		"list: a list under a spinlock of units create_unit mallocs (shown, not judged: the allocation is the pool's)\n\n",
 		userPoolTarget)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
