@@ -17,6 +17,7 @@ import (
 // leave out what ASan makes meaningless (resident-memory bounds: its quarantine keeps freed
 // memory resident).
 func TestASan(t *testing.T) {
+	t.Parallel()
 	makeLibrary(t, "lib-asan")
 	asan := library{
 		name:     "ASan",

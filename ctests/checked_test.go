@@ -13,6 +13,7 @@ import (
 // checks are the library's, the programs change nothing), run the plain way: the same
 // environment, variants, leak check and skips (none).
 func TestAsserts(t *testing.T) {
+	t.Parallel()
 	makeLibrary(t, "lib-checked")
 	checked := library{
 		name:   "checked",

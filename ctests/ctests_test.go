@@ -225,9 +225,10 @@ type library struct {
 	// skip lists the programs (base names) or variants (base/variant) this build does not run,
 	// with the reason.
 	skip map[string]string
-	// serial, if set, is held while a program runs: its programs run one at a time (under a
-	// checker that slows them 20-50x, two at once starved each other's bounded waits).
-	serial *sync.Mutex
+	// serial: its programs run one at a time, in one test's turn (under a checker that slows
+	// them 20-50x, two at once starved each other's bounded waits). Its whole run is then one
+	// of the parallel tests, beside one program of the other builds at a time.
+	serial bool
 }
 
 var plainLibrary = library{name: "plain", dir: filepath.Join("build", "lib")}
@@ -255,10 +256,6 @@ var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
 func run(t *testing.T, lib library, exe string, env []string, leaks bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
 	defer cancel()
-	if lib.serial != nil {
-		lib.serial.Lock()
-		defer lib.serial.Unlock()
-	}
 	argv, findings := []string{exe}, func() string { return "" }
 	if lib.checker != nil {
 		argv, findings = lib.checker(exe, leaks)
@@ -318,7 +315,15 @@ func failedLines(out []byte) string {
 }
 
 // TestC compiles and runs every ctests/c/*.c program, one subtest per program and variant.
-func TestC(t *testing.T) { runAll(t, plainLibrary, nil) }
+// TestC and the other builds' runs (TestASan, TestAsserts, TestValgrind) are parallel tests:
+// they start together, once the sequential tests are done, and share go test's -parallel
+// slots (the CPUs). The valgrind run, its programs one after another, takes one slot for its
+// whole length, the longest of all; the others' programs take the rest, so that it is not left
+// to run alone at the end.
+func TestC(t *testing.T) {
+	t.Parallel()
+	runAll(t, plainLibrary, nil)
+}
 
 // runAll runs every C test program against lib, with env added to each program's own, one
 // subtest per program and variant.
@@ -338,7 +343,9 @@ func runAll(t *testing.T, lib library, env []string) {
 				if why, ok := lib.skip[base+"/"+v.name]; ok {
 					t.Skip(why)
 				}
-				t.Parallel()
+				if !lib.serial {
+					t.Parallel()
+				}
 				leaks := []string{"GOABT_CHECK_LEAKS=fatal"}
 				all := append(append([]string{}, env...), p.env...)
 				if p.keeps != "" {

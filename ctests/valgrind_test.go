@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -52,11 +51,13 @@ import (
 // in go_api) and sched_predef (240 streams made and joined).
 // Everything else runs: ULT stacks (goabt's and user stacks), context switches (directed ones
 // too), the gate into Go, streams, tasklets, user pools and schedulers, Go pools through their
-// C entry points, keys and OPAL objects. They run one at a time (lib.serial). The
-// synchronization objects' programs and the engine's multi-stream stress programs (listed
-// below) are left out: their bounded waits expired under valgrind in runs of make test on 2
-// cores, even one program at a time; they run plain and under ASan.
+// C entry points, keys and OPAL objects. They run one at a time (lib.serial), beside the other
+// builds' programs (TestC). The synchronization objects' programs and the engine's
+// multi-stream stress programs (listed below) are left out: their bounded waits expired under
+// valgrind in runs of make test on 2 cores, even one program at a time; they run plain and
+// under ASan.
 func TestValgrind(t *testing.T) {
+	t.Parallel()
 	valgrindPath, err := exec.LookPath("valgrind")
 	require.NoError(t, err, "valgrind is needed: `make test` installs it")
 	makeLibrary(t, "lib-valgrind")
@@ -97,7 +98,7 @@ func TestValgrind(t *testing.T) {
 		suffix: ".vg",
 		flags:  []string{"-DGOABT_CTEST_VALGRIND=1"},
 		skip:   skip,
-		serial: &sync.Mutex{},
+		serial: true,
 		checker: func(exe string, leaks bool) ([]string, func() string) {
 			log := exe + ".valgrind.log"
 			_ = os.Remove(log)
