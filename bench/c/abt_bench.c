@@ -1075,13 +1075,13 @@ static uint64_t run_mutex_handoff(uint64_t n)
     uint64_t t0 = now_ns();
     run_mutex_with(n, 2, mutex_handoff_body, 2 * n);
     uint64_t t1 = now_ns();
-    uint64_t takes = sync_units[0].takes + sync_units[1].takes;
+    /* The first lock of the run takes it from nobody: not a handover. */
+    uint64_t handovers = sync_units[0].takes + sync_units[1].takes - 1;
     uint64_t first = sync_units[0].end_ns < sync_units[1].end_ns ? sync_units[0].end_ns
                                                                  : sync_units[1].end_ns;
-    /* The first lock of the run takes it from nobody: not a handover. */
     uint64_t both = sync_units[0].both + sync_units[1].both; /* one of them is 0 */
     snprintf(run_note, sizeof run_note, " handovers=%.3f first_end=%.3f both_ns=%.3f",
-             (double)(takes - 1) * 1000.0 / (double)(2 * n),
+             (double)handovers * 1000.0 / (double)(2 * n),
              (double)(first - t0) / (double)(t1 - t0), (double)(first - t0) / (double)both);
     return 2 * n;
 }
