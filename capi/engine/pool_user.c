@@ -230,7 +230,9 @@ static int user_associate(goabt_pool *p, goabt_unit *u)
     }
     u->pool_unit = unit;
     u->pool_unit_of = p;
-    GOABT_ASSERT_MSG(pool_is(p, p->serial), "a unit associated with a freed pool");
+    GOABT_ASSERT_MSG(__atomic_load_n(&p->magic, __ATOMIC_RELAXED) ==
+                         goabt_runtime_magic(GOABT_MAGIC_POOL),
+                     "a unit associated with a freed pool");
     u->pool_unit_serial = p->serial;
     return ABT_SUCCESS;
 }

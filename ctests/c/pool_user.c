@@ -1007,9 +1007,9 @@ int main(void)
     CHECK_INT(ABT_pool_free(&fifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&lifo), ABT_SUCCESS);
     CHECK_INT(ABT_pool_free(&old), ABT_SUCCESS);
-    CHECK_INT(n_free_pool, 8 + reused_pools); /* the one freed before its unit, the ones made
-                                               * after it, contexts_seen's, wake_list,
-                                * bad_input's second and calls_as_given's */
+    /* The one freed before its unit, the ones made after it, contexts_seen's, wake_list,
+     * bad_input's second and calls_as_given's. */
+    CHECK_INT(n_free_pool, 8 + reused_pools);
     CHECK_INT(n_create, n_free_unit); /* the one whose pool went first freed by hand above */
     CHECK_INT(ABT_finalize(), ABT_SUCCESS);
     return check_summary();
