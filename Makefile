@@ -107,7 +107,7 @@ VALGRIND_DIR := $(BUILD)/valgrind
 # libgoabt-go.so, linked beside it (golib.c loads it from libgoabt.so's directory).
 CHECKED_DIR := $(BUILD)/checked
 
-.PHONY: all lib lib-asan lib-valgrind lib-checked demo test test-deps bench bench-deps install uninstall clean
+.PHONY: all lib lib-asan lib-valgrind lib-checked demo test test-deps check check-deps go-checks bench bench-deps install uninstall clean
 
 all: lib
 
@@ -172,27 +172,53 @@ demo: lib
 	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(BUILD)/demo/demo
 	$(BUILD)/demo/demo
 
-# Tools the tests call: cmake for the find_package(goabt) tests, pkg-config for the argobots.pc
-# ones, valgrind (and its headers, for lib-valgrind) for ctests/valgrind_test.go, jemalloc for
-# the programs run under another allocator (freed_handles), Open MPI's compiler wrapper and
-# launcher (mpicc from libopenmpi-dev, mpirun from openmpi-bin) for ctests/mpi_test.go.
+# The two tiers of tests (README, "The two commands"). make test: the Go core's tests (race
+# detector) and every C test program against the library and the checked build, less what
+# make check alone runs (go test -short: ctests/leftout.go). make check: everything, as CI runs
+# it: the C programs also under ASan and valgrind, the install and its pkg-config and CMake
+# consumers, the MPI example under mpirun, the fork and scale programs. Each ends on the
+# summary of ctests/testrun: each way's counts, the failed tests with their first lines, and
+# "N passed, N failed, N skipped". Every C program has its own time limit (ctests_test.go), so
+# go test's -timeout is only a backstop far beyond a normal run.
+TESTLOG := $(BUILD)/testlog
+TESTRUN := $(BUILD)/bin/testrun
+
+# What make test's programs need besides gcc: jemalloc (freed_handles runs under it too).
 test-deps:
+	@ls /usr/lib/*/libjemalloc.so.2 >/dev/null 2>&1 || { $(call apt_install,libjemalloc2); }
+
+# And make check's: cmake for the find_package(goabt) tests, pkg-config for the .pc ones,
+# valgrind (and its headers, for lib-valgrind), Open MPI's compiler wrapper and launcher (mpicc
+# from libopenmpi-dev, mpirun from openmpi-bin) for ctests/mpi_test.go.
+check-deps: test-deps
 	@command -v cmake >/dev/null 2>&1 || { $(call apt_install,cmake); }
 	@command -v pkg-config >/dev/null 2>&1 || { $(call apt_install,pkg-config); }
 	@{ command -v valgrind >/dev/null 2>&1 && test -f /usr/include/valgrind/valgrind.h; } \
 	  || { $(call apt_install,valgrind); }
-	@ls /usr/lib/*/libjemalloc.so.2 >/dev/null 2>&1 || { $(call apt_install,libjemalloc2); }
 	@{ command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } \
 	  || { $(call apt_install,libopenmpi-dev openmpi-bin); }
 
-test: lib lib-checked test-deps
-	@unformatted="$$(gofmt -l core capi ctests bench abi)"; \
+$(TESTRUN): $(wildcard ctests/testrun/*.go) go.mod
+	$(GO) build -o $@ ./ctests/testrun
+
+# gofmt and vet, before any test.
+go-checks:
+	@unformatted="$$(gofmt -l core capi ctests bench abi cmd)"; \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt'ed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./core/... ./capi/gocalls/...
-	@echo "$(GO) test -count=1 -timeout 14m ./ctests/..."; \
-	  $(GO) test -count=1 -timeout 14m ./ctests/...; status=$$?; \
-	  cat $(BUILD)/ctests/summary.txt 2>/dev/null; exit $$status
+
+# $(call run_tests,GO TEST FLAGS FOR ctests): the Go core's tests, then ctests', then the
+# summary, whose exit status is make's.
+run_tests = rm -rf $(TESTLOG); \
+  GO=$(GO) $(TESTRUN) -log $(TESTLOG) -name 1-core -- -race -count=1 ./core/... ./capi/gocalls/... ./ctests/testrun/ && \
+  GO=$(GO) $(TESTRUN) -log $(TESTLOG) -name 2-ctests -- -count=1 $(1) ./ctests/ && \
+  $(TESTRUN) -summary $(TESTLOG)
+
+test: lib lib-checked test-deps go-checks $(TESTRUN)
+	@$(call run_tests,-short -timeout 30m)
+
+check: lib lib-checked check-deps go-checks $(TESTRUN)
+	@$(call run_tests,-timeout 80m)
 
 # Debian's Open MPI, to measure our OPAL object system against its own.
 bench-deps:

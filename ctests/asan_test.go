@@ -17,6 +17,7 @@ import (
 // leave out what ASan makes meaningless (resident-memory bounds: its quarantine keeps freed
 // memory resident).
 func TestASan(t *testing.T) {
+	checkOnly(t, "the C programs against the AddressSanitizer build")
 	t.Parallel()
 	makeLibrary(t, "lib-asan")
 	asan := library{
@@ -25,9 +26,8 @@ func TestASan(t *testing.T) {
 		suffix:   ".asan",
 		flags:    []string{"-fsanitize=address", "-fno-omit-frame-pointer", "-DGOABT_CTEST_ASAN=1"},
 		keepsEnv: []string{"ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1"},
-		skip: map[string]string{
-			"freed_handles/jemalloc": "ASan and a preloaded jemalloc both replace malloc: the program dies before main",
-		},
+		// Programs run 2-3x slower instrumented.
+		timeoutFactor: 3,
 	}
 	runAll(t, asan, []string{"ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1"})
 }

@@ -11,7 +11,7 @@ import (
 // "goabt: assertion failed: file:line: function: condition" and aborts the program, which fails
 // it. The programs are the plain ones, built again against this library (the same flags: the
 // checks are the library's, the programs change nothing), run the plain way: the same
-// environment, variants, leak check and skips (none).
+// environment, variants and leak check, and what make test leaves out (leftout.go).
 func TestAsserts(t *testing.T) {
 	t.Parallel()
 	makeLibrary(t, "lib-checked")
@@ -19,6 +19,8 @@ func TestAsserts(t *testing.T) {
 		name:   "checked",
 		dir:    filepath.Join("build", "checked"),
 		suffix: ".checked",
+		// Its checks cost little; the margin is for a busy machine.
+		timeoutFactor: 1.5,
 	}
 	runAll(t, checked, nil)
 }

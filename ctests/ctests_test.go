@@ -12,6 +12,20 @@
 // Extra linker inputs go on a line "// ctest-libs: -lm", and environment variables the program
 // runs with on a line "// ctest-env: GOGC=1".
 //
+// Each run of a program has a time limit: its own "// ctest-timeout: SECONDS" line, or
+// defaultTimeout, times the factor of the way it runs (library.timeoutFactor: plain 1, checked
+// 1.5, ASan 3, valgrind 20), times GOABT_TEST_TIMEOUT_SCALE (a number, 1 when unset) for slow
+// machines. A program still running then is killed with its whole process group, named, and
+// fails, while the others go on: no limit spans the whole run.
+//
+// A program is compiled once per build of the library and kept in build/ctests: a later run
+// compiles it again only when its source, a header it includes (gcc -MMD) or its command line
+// changed.
+//
+// go test -short (make test) leaves out what make check alone runs: the ways ASan and
+// valgrind, the install and consumer tests, the MPI run, and the fork and scale programs
+// (leftout.go lists every program a way of running leaves out, with the reason).
+//
 // Every program runs with GOABT_CHECK_LEAKS=fatal: one that does not free what it made (an ABT
 // object at the last ABT_finalize, an OPAL object at opal_class_finalize) exits with status 23
 // and fails, its leaks listed. A program that keeps objects on purpose says why on a line
@@ -23,22 +37,39 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// programTimeout bounds one C test run; a hung program fails instead of stalling the suite.
-const programTimeout = 3 * time.Minute
+// defaultTimeout is a program's time limit, run plainly, when it names none (ctest-timeout):
+// the longest take a few seconds on 2 idle cores.
+const defaultTimeout = 60 * time.Second
+
+// timeoutScale multiplies every program's limit: GOABT_TEST_TIMEOUT_SCALE, for slow machines.
+var timeoutScale = 1.0
+
+// timeoutScaleFromEnv reads GOABT_TEST_TIMEOUT_SCALE: a positive number; 1 when unset.
+func timeoutScaleFromEnv() (float64, error) {
+	v := os.Getenv("GOABT_TEST_TIMEOUT_SCALE")
+	if v == "" {
+		return 1, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, fmt.Errorf("GOABT_TEST_TIMEOUT_SCALE=%q: want a positive number (2 doubles every program's time limit)", v)
+	}
+	return f, nil
+}
 
 var (
 	repoRoot string
@@ -54,17 +85,10 @@ func makeLibrary(t *testing.T, target string) {
 	require.NoError(t, cmd.Run(), "make %s", target)
 }
 
+// TestMain builds the library first: every test needs it. (make test and make check sum up
+// the run with ctests/testrun, which counts each way's programs from go test's events.)
 func TestMain(m *testing.M) {
-	code := runMain(m)
-	// One line that sums up each way of running. go test shows a package's output only when it
-	// fails or with -v, so the line goes to a file, which make test prints after go test's lines.
-	if line := tally.summary(); line != "" {
-		if testing.Verbose() {
-			fmt.Println(line)
-		}
-		_ = os.WriteFile(filepath.Join(binDir, "summary.txt"), []byte(line+"\n"), 0o644)
-	}
-	os.Exit(code)
+	os.Exit(runMain(m))
 }
 
 func runMain(m *testing.M) int {
@@ -75,7 +99,12 @@ func runMain(m *testing.M) int {
 	}
 	repoRoot = root
 	binDir = filepath.Join(repoRoot, "build", "ctests")
-	_ = os.Remove(filepath.Join(binDir, "summary.txt"))
+	scale, err := timeoutScaleFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	timeoutScale = scale
 	// make decides what is stale; go build's cache makes an up-to-date library quick.
 	cmd := exec.Command("make", "-s", "lib")
 	cmd.Dir = repoRoot
@@ -89,69 +118,6 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-// counts are the programs of one way of running (plain, checked, ASan, valgrind) that passed, failed
-// and were skipped, with the failed ones' names.
-type counts struct {
-	passed, failed, skipped int
-	failedNames             []string
-}
-
-// programTally counts each way of running's programs, for the summary line.
-type programTally struct {
-	mu    sync.Mutex
-	order []string
-	ways  map[string]*counts
-}
-
-var tally = &programTally{order: []string{"plain", "checked", "ASan", "valgrind"}, ways: map[string]*counts{}}
-
-// record counts t, a program's subtest under the way `way`, once it has ended.
-func (p *programTally) record(way string, t *testing.T) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	c := p.ways[way]
-	if c == nil {
-		c = &counts{}
-		p.ways[way] = c
-		if !slices.Contains(p.order, way) {
-			p.order = append(p.order, way)
-		}
-	}
-	switch {
-	case t.Failed():
-		c.failed++
-		c.failedNames = append(c.failedNames, t.Name())
-	case t.Skipped():
-		c.skipped++
-	default:
-		c.passed++
-	}
-}
-
-// summary is one line: each way's counts, then the failed programs by name; "" if no program
-// ran.
-func (p *programTally) summary() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.ways) == 0 {
-		return ""
-	}
-	var parts, failed []string
-	for _, way := range p.order {
-		c := p.ways[way]
-		if c == nil {
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s %d passed, %d failed, %d skipped", way, c.passed, c.failed, c.skipped))
-		failed = append(failed, c.failedNames...)
-	}
-	line := "C test programs: " + strings.Join(parts, "; ")
-	if len(failed) > 0 {
-		line += "; failed: " + strings.Join(failed, " ")
-	}
-	return line
 }
 
 // variant is one way of building (and running) a C test program.
@@ -170,12 +136,14 @@ type program struct {
 	// keeps says why the program keeps objects past the last ABT_finalize on purpose ("": it
 	// frees what it makes, and runs with the leak check fatal).
 	keeps string
+	// timeout is the program's time limit run plainly (ctest-timeout; defaultTimeout).
+	timeout time.Duration
 }
 
 func readProgram(t *testing.T, path string) program {
 	src, err := os.ReadFile(path)
 	require.NoError(t, err)
-	p := program{path: path}
+	p := program{path: path, timeout: defaultTimeout}
 	for _, line := range strings.Split(string(src), "\n") {
 		if rest, ok := strings.CutPrefix(line, "// ctest-variant:"); ok {
 			fields := strings.Fields(rest)
@@ -196,6 +164,12 @@ func readProgram(t *testing.T, path string) program {
 		}
 		if rest, ok := strings.CutPrefix(line, "// ctest-env:"); ok {
 			p.env = append(p.env, strings.Fields(rest)...)
+		}
+		if rest, ok := strings.CutPrefix(line, "// ctest-timeout:"); ok {
+			secs, err := strconv.Atoi(strings.TrimSpace(rest))
+			require.NoError(t, err, "%s: ctest-timeout takes whole seconds", path)
+			require.Positive(t, secs, "%s: ctest-timeout takes whole seconds", path)
+			p.timeout = time.Duration(secs) * time.Second
 		}
 		if rest, ok := strings.CutPrefix(line, "// ctest-leaks:"); ok {
 			p.keeps = strings.TrimSpace(rest)
@@ -222,18 +196,20 @@ type library struct {
 	// keepsEnv is what a program that keeps objects on purpose runs with besides, to turn the
 	// tool's own leak check off.
 	keepsEnv []string
-	// skip lists the programs (base names) or variants (base/variant) this build does not run,
-	// with the reason.
-	skip map[string]string
+	// timeoutFactor multiplies a program's time limit in this way of running: how much slower
+	// it runs there.
+	timeoutFactor float64
 	// serial: its programs run one at a time, in one test's turn (under a checker that slows
 	// them 20-50x, two at once starved each other's bounded waits). Its whole run is then one
 	// of the parallel tests, beside one program of the other builds at a time.
 	serial bool
 }
 
-var plainLibrary = library{name: "plain", dir: filepath.Join("build", "lib")}
+var plainLibrary = library{name: "plain", dir: filepath.Join("build", "lib"), timeoutFactor: 1}
 
-// compile builds one variant of a C test against lib and returns the executable's path.
+// compile builds one variant of a C test against lib and returns the executable's path. An
+// executable built before by the same command line, newer than every file it was made from (its
+// source and the headers gcc's -MMD listed), is kept.
 func compile(t *testing.T, p program, v variant, lib library) string {
 	base := strings.TrimSuffix(filepath.Base(p.path), ".c")
 	exe := filepath.Join(binDir, base+"."+v.name+lib.suffix)
@@ -244,44 +220,95 @@ func compile(t *testing.T, p program, v variant, lib library) string {
 	args = append(args, v.flags...)
 	args = append(args, p.path, "-o", exe, "-L"+libDir, "-lgoabt", "-Wl,-rpath,"+libDir, "-lpthread")
 	args = append(args, p.libs...)
+	command := "gcc " + strings.Join(args, " ") + "\n"
+	if upToDate(exe, command) {
+		return exe
+	}
+	_ = os.Remove(exe + ".cmd")
+	args = append(args, "-MMD", "-MF", exe+".d")
 	out, err := exec.Command("gcc", args...).CombinedOutput()
 	require.NoError(t, err, "gcc %s\n%s", strings.Join(args, " "), out)
+	require.NoError(t, os.WriteFile(exe+".cmd", []byte(command), 0o644))
 	return exe
+}
+
+// upToDate says whether exe was built by command (kept in exe.cmd) after the last change of
+// every file its dependency list (exe.d, from gcc -MMD) names.
+func upToDate(exe, command string) bool {
+	built, err := os.Stat(exe)
+	if err != nil {
+		return false
+	}
+	if prev, err := os.ReadFile(exe + ".cmd"); err != nil || string(prev) != command {
+		return false
+	}
+	deps, err := os.ReadFile(exe + ".d")
+	if err != nil {
+		return false
+	}
+	// "exe: a.c b.h \\\n c.h": the target, then the files; no path here has a space.
+	_, files, ok := strings.Cut(strings.ReplaceAll(string(deps), "\\\n", " "), ":")
+	if !ok {
+		return false
+	}
+	for _, f := range strings.Fields(files) {
+		st, err := os.Stat(f)
+		if err != nil || !st.ModTime().Before(built.ModTime()) {
+			return false
+		}
+	}
+	return true
 }
 
 var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
 
-// run executes a C test (under lib's checker, if it has one) and checks that it ended with a
-// clean summary and exit status 0, and that the checker found nothing.
-func run(t *testing.T, lib library, exe string, env []string, leaks bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
+// run executes a C test (under lib's checker, if it has one) within its time limit and checks
+// that it ended with a clean summary and exit status 0, and that the checker found nothing.
+func run(t *testing.T, lib library, exe string, env []string, leaks bool, timeout time.Duration, where surroundings) {
+	passed, problem := runProgram(lib, exe, env, leaks, timeout, where)
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	t.Logf("%d passed", passed)
+}
+
+// runProgram is run's work: the program's passed checks, or what is wrong.
+func runProgram(lib library, exe string, env []string, leaks bool, timeout time.Duration, where surroundings) (int, string) {
+	limit := time.Duration(float64(timeout) * lib.timeoutFactor * timeoutScale)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	argv, findings := []string{exe}, func() string { return "" }
 	if lib.checker != nil {
 		argv, findings = lib.checker(exe, leaks)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = binDir
+	cmd.Dir = where.dir
 	// The safety timeout off: a lost wake-up must hang (and fail) here, not cost 50 ms.
-	cmd.Env = append(append(os.Environ(), "GOABT_SAFETY_WAKEUP_MS=off"), env...)
+	cmd.Env = append(append(append([]string{}, where.environ...), "GOABT_SAFETY_WAKEUP_MS=off"), env...)
+	// At the limit the whole process group goes: the children a program forks, valgrind's.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	started := time.Now()
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		t.Fatalf("%s timed out after %v\n%s", exe, programTimeout, failedLines(out))
+		return 0, fmt.Sprintf("%s killed after %v: its time limit is %v (%v, times %g for the way %s, times GOABT_TEST_TIMEOUT_SCALE %g)\n%s",
+			exe, time.Since(started).Round(time.Second), limit, timeout, lib.timeoutFactor, lib.name, timeoutScale, failedLines(out))
 	}
 	if found := findings(); found != "" {
-		t.Fatalf("%s: %s\n%s", exe, failedLines(out), found)
+		return 0, fmt.Sprintf("%s: %s\n%s", exe, failedLines(out), found)
 	}
 	all := summaryLine.FindAllStringSubmatch(string(out), -1)
 	if len(all) == 0 {
-		t.Fatalf("%s printed no \"N passed, N failed\" line (%v)\n%s", exe, err, failedLines(out))
+		return 0, fmt.Sprintf("%s printed no \"N passed, N failed\" line (%v)\n%s", exe, err, failedLines(out))
 	}
 	last := all[len(all)-1]
 	passed, _ := strconv.Atoi(last[1])
 	failed, _ := strconv.Atoi(last[2])
 	if err != nil || failed != 0 || passed == 0 {
-		t.Fatalf("%s: %d passed, %d failed, exit: %v\n%s", exe, passed, failed, err, failedLines(out))
+		return passed, fmt.Sprintf("%s: %d passed, %d failed, exit: %v\n%s", exe, passed, failed, err, failedLines(out))
 	}
-	t.Logf("%d passed", passed)
+	return passed, ""
 }
 
 // failedLines is what a reader of a failed program needs first: its FAIL lines, then its other
@@ -326,7 +353,7 @@ func TestC(t *testing.T) {
 }
 
 // runAll runs every C test program against lib, with env added to each program's own, one
-// subtest per program and variant.
+// subtest per program and variant. What this way leaves out (leftOut) is skipped, with the reason.
 func runAll(t *testing.T, lib library, env []string) {
 	sources, err := filepath.Glob(filepath.Join(repoRoot, "ctests", "c", "*.c"))
 	require.NoError(t, err)
@@ -336,24 +363,34 @@ func runAll(t *testing.T, lib library, env []string) {
 		base := strings.TrimSuffix(filepath.Base(src), ".c")
 		for _, v := range p.variants {
 			t.Run(base+"/"+v.name, func(t *testing.T) {
-				t.Cleanup(func() { tally.record(lib.name, t) })
-				if why, ok := lib.skip[base]; ok {
-					t.Skip(why)
-				}
-				if why, ok := lib.skip[base+"/"+v.name]; ok {
+				if why := leftOutOf(lib.name, base, v.name); why != "" {
 					t.Skip(why)
 				}
 				if !lib.serial {
 					t.Parallel()
 				}
-				leaks := []string{"GOABT_CHECK_LEAKS=fatal"}
-				all := append(append([]string{}, env...), p.env...)
-				if p.keeps != "" {
-					leaks = []string{"GOABT_CHECK_LEAKS=0"}
-					all = append(all, lib.keepsEnv...)
-				}
-				run(t, lib, compile(t, p, v, lib), append(append(leaks, all...), v.env...), p.keeps == "")
+				runVariant(t, lib, p, v, env, surroundings{environ: os.Environ(), dir: binDir})
 			})
 		}
 	}
+}
+
+// surroundings are what a program starts in besides its own variables: the environment and
+// the working directory.
+type surroundings struct {
+	environ []string
+	dir     string
+}
+
+// runVariant builds p's variant v against lib and runs it in where, with env and the variant's
+// and program's own variables added, and the leak check fatal unless the program keeps objects
+// on purpose.
+func runVariant(t *testing.T, lib library, p program, v variant, env []string, where surroundings) {
+	leaks := []string{"GOABT_CHECK_LEAKS=fatal"}
+	all := append(append([]string{}, env...), p.env...)
+	if p.keeps != "" {
+		leaks = []string{"GOABT_CHECK_LEAKS=0"}
+		all = append(all, lib.keepsEnv...)
+	}
+	run(t, lib, compile(t, p, v, lib), append(append(leaks, all...), v.env...), p.keeps == "", p.timeout, where)
 }

@@ -286,3 +286,12 @@ func ABT_e() C.int { return 0 }
 	require.True(t, strings.HasPrefix(res.problems[0], "ABT_b: implemented, but"), res.problems[0])
 	require.True(t, strings.HasPrefix(res.problems[1], "ABT_d: declared in"), res.problems[1])
 }
+
+// TestLeftOutListInReadme keeps README's list of what each way of running leaves out equal to
+// the harness's (leftout.go), which is the one the runs obey.
+func TestLeftOutListInReadme(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(readme), leftOutTable(),
+		"README.md's table of what the tests leave out differs from ctests/leftout.go; the table should read:\n%s", leftOutTable())
+}

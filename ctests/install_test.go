@@ -178,6 +178,7 @@ func nativeArgobots(t *testing.T) string {
 }
 
 func TestInstallTree(t *testing.T) {
+	checkOnly(t, "an install")
 	prefix := installTree(t)
 	for _, f := range []string{
 		"lib/libgoabt.so", "lib/libgoabt-go.so", "lib/libabt.so", "lib/libabt.so.1", "include/abt.h",
@@ -365,8 +366,9 @@ func TestGoCoreFoundFromRelativeLibraryPath(t *testing.T) {
 
 // TestCMakePackage configures, builds and runs a CMake project that uses find_package(goabt).
 func TestCMakePackage(t *testing.T) {
+	checkOnly(t, "an install's CMake consumers")
 	cmake, err := exec.LookPath("cmake")
-	require.NoError(t, err, "cmake is needed: `make test` installs it")
+	require.NoError(t, err, "cmake is needed: `make check` installs it")
 	prefix := installTree(t)
 	proj := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "app.c"), []byte(consumer), 0o644))
@@ -400,7 +402,7 @@ func headerVersion(t *testing.T, header, name string) string {
 // pkgConfig runs pkg-config with env added to the test's environment and returns its output.
 func pkgConfig(t *testing.T, env []string, args ...string) string {
 	pc, err := exec.LookPath("pkg-config")
-	require.NoError(t, err, "pkg-config is needed: `make test` installs it")
+	require.NoError(t, err, "pkg-config is needed: `make check` installs it")
 	cmd := exec.Command(pc, args...)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
@@ -468,7 +470,7 @@ var pkgCheckModulesProject = strings.Join([]string{
 // added to cmake's environment and the given cache definitions, and returns the executable.
 func buildWithCMake(t *testing.T, lists, source string, env []string, defs ...string) string {
 	cmake, err := exec.LookPath("cmake")
-	require.NoError(t, err, "cmake is needed: `make test` installs it")
+	require.NoError(t, err, "cmake is needed: `make check` installs it")
 	proj := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "app.c"), []byte(source), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "CMakeLists.txt"), []byte(lists), 0o644))
@@ -496,6 +498,7 @@ func buildWithPkgCheckModules(t *testing.T, env []string, libDir string) {
 // (NATIVE_ARGOBOTS); through goabt.pc, and through both, a program that uses goabt's own API
 // (goabt.h, OPAL) records libgoabt.so and runs.
 func TestPkgConfig(t *testing.T) {
+	checkOnly(t, "an install's pkg-config consumers")
 	prefix := installTree(t)
 	lib := filepath.Join(prefix, "lib")
 	env := []string{"PKG_CONFIG_PATH=" + filepath.Join(lib, "pkgconfig")}
@@ -521,6 +524,7 @@ func TestPkgConfig(t *testing.T) {
 // pkg_check_modules the same way and find_package(goabt) (relocatable); then uninstalls with the
 // same DESTDIR, which leaves the staged prefix empty.
 func TestInstallDestdir(t *testing.T) {
+	checkOnly(t, "an install")
 	destdir := t.TempDir()
 	const prefix = "/opt/goabt-staged"
 	runMake(t, "install", "DESTDIR="+destdir, "PREFIX="+prefix)
@@ -570,6 +574,7 @@ func treeOf(t *testing.T, root string) []string {
 // directory it made there, so that the prefix is empty again; so too from an older install,
 // whose libabt.so.1 was a link to libgoabt.so.
 func TestUninstall(t *testing.T) {
+	checkOnly(t, "an install")
 	prefix := installTree(t)
 	require.Contains(t, treeOf(t, prefix), "lib/libgoabt.so")
 	runMake(t, "uninstall", "PREFIX="+prefix)
@@ -587,6 +592,7 @@ func TestUninstall(t *testing.T) {
 // Argobots (its libraries and argobots.pc): install leaves them alone, uninstall too, and the
 // prefix ends as it was. (abt.h is the one name both install: goabt's replaces Argobots'.)
 func TestInstallWithoutAliases(t *testing.T) {
+	checkOnly(t, "an install")
 	// In a fresh prefix: no libabt.* and no argobots.pc.
 	fresh := t.TempDir()
 	runMake(t, "install", "PREFIX="+fresh, "ABT_ALIASES=no")
@@ -636,8 +642,9 @@ func TestInstallWithoutAliases(t *testing.T) {
 // up to 1.2 are accepted, later or other majors refused; a request below 1.0 is compared with
 // goabt's own version. One configure asks for each.
 func TestCMakePackageVersions(t *testing.T) {
+	checkOnly(t, "an install's CMake consumers")
 	cmake, err := exec.LookPath("cmake")
-	require.NoError(t, err, "cmake is needed: `make test` installs it")
+	require.NoError(t, err, "cmake is needed: `make check` installs it")
 	prefix := installTree(t)
 	own := headerVersion(t, "goabt.h", "GOABT_VERSION")
 	require.True(t, strings.HasPrefix(own, "0."), "the cases below assume goabt's own version is 0.x, not %s", own)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goabt/goabt/core"
 	"github.com/stretchr/testify/require"
@@ -30,7 +31,7 @@ func TestTrace(t *testing.T) {
 	exe := compile(t, p, variant{name: "tracetest"}, plainLibrary)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "trace.json")
-	ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(float64(p.timeout)*timeoutScale))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Dir = dir

@@ -43,66 +43,36 @@ import (
 //     runs; with valgrind's default lock a thread that yields often takes the lock back at
 //     once, the fair scheduler hands it over in turn (keys_api: 12 s without it, 2 s with it).
 //
-// Left out (lib.skip): the scale tests, whose tens of thousands of ULT stacks, each a mapping
-// with a guard page, overflow valgrind's table of memory segments ("VG_N_SEGMENTS is too
-// low", a limit valgrind is compiled with), and fork, whose 200 children each start a Go
-// runtime under valgrind: 100 s on 2 cores, and most children run into their 60 s alarm; for
-// time, go_env (the same program four ways, through Go pools: the C side of Go pools runs here
-// in go_api) and sched_predef (240 streams made and joined).
-// Everything else runs: ULT stacks (goabt's and user stacks), context switches (directed ones
-// too), the gate into Go, streams, tasklets, user pools and schedulers, Go pools through their
-// C entry points, keys and OPAL objects. They run one at a time (lib.serial), beside the other
-// builds' programs (TestC). The synchronization objects' programs and the engine's
-// multi-stream stress programs (listed below) are left out: their bounded waits expired under
-// valgrind in runs of make test on 2 cores, even one program at a time; they run plain and
-// under ASan.
+// Left out (leftout.go, with the reasons): the scale tests, whose tens of thousands of ULT
+// stacks overflow valgrind's table of memory segments, and programs that take too long under
+// it or whose bounded waits expire there. Everything else runs: ULT stacks (goabt's and user
+// stacks), context switches (directed ones too), the gate into Go, streams, tasklets, user pools
+// and schedulers, Go pools through their C entry points, keys and OPAL objects. They run one at a
+// time (lib.serial), beside the other builds' programs (TestC).
 func TestValgrind(t *testing.T) {
+	checkOnly(t, "the C programs under valgrind")
 	t.Parallel()
+	vg, env := valgrindLibrary(t)
+	runAll(t, vg, env)
+}
+
+// valgrindLibrary builds the valgrind build of the libraries and returns the way to run programs
+// under memcheck against it, and the variables every program runs with there.
+func valgrindLibrary(t *testing.T) (library, []string) {
 	valgrindPath, err := exec.LookPath("valgrind")
-	require.NoError(t, err, "valgrind is needed: `make test` installs it")
+	require.NoError(t, err, "valgrind is needed: `make check` installs it")
 	makeLibrary(t, "lib-valgrind")
 	suppressions := filepath.Join(repoRoot, "ctests", "valgrind.supp")
 	require.FileExists(t, suppressions)
-
-	skip := map[string]string{
-		"scale_gc":      "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
-		"scale_live":    "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks",
-		"scale_million": "time: a million ULTs made, run and freed, each a valgrind stack registration",
-		"fork":          "200 children each starting a Go runtime under valgrind: ~100 s, and their 60 s alarms fire",
-		"go_env": "time: the whole Argobots program four ways, through Go pools (memory-safe Go; " +
-			"their C side runs here in go_api)",
-		"sched_predef": "time: 240 execution streams made and joined, one per trial",
-		// Its hand-over rounds need the main ULT to take the mutex back before a woken ULT on
-		// another stream runs; under valgrind beside another program the woken ULT won all 30
-		// rounds (a fresh-clone make test). It runs plain, checked and under ASan.
-		"sync_mutex_mixed": "timing: its hand-over rounds lose their race under valgrind beside another program",
-		// Its other variants run: this one lifts the guard page with mprotect from a SIGSEGV
-		// handler and returns into the faulting write, which valgrind reports as invalid
-		// accesses of the handler's frames on the signal stack.
-		"stack_guard_place/strict": "a guard lifted from inside a SIGSEGV handler",
-	}
-	for name := range skip {
-		base, _, _ := strings.Cut(name, "/")
-		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", base+".c"), "a program left out must exist")
-	}
-	// Programs whose bounded waits (multi-stream rounds, watchdogs) expired under valgrind in
-	// runs of make test on 2 cores even one program at a time: they stay in the plain and ASan
-	// runs. Left out until their waits scale with valgrind's slowdown.
-	for _, name := range []string{"engine_blocking", "engine_stress", "engine_wakeup",
-		"engine_timer_handover", "robust_handles", "sync_barrier", "sync_eventual", "sync_rwlock",
-		"sync_stress", "sync_mutex_order", "keys_race", "sync_mutex", "sync_cond", "sync_future",
-		"sched_mixed"} {
-		require.FileExists(t, filepath.Join(repoRoot, "ctests", "c", name+".c"), "a program left out must exist")
-		skip[name] = "time: its bounded waits expired under valgrind on 2 cores"
-	}
 
 	vg := library{
 		name:   "valgrind",
 		dir:    filepath.Join("build", "valgrind"),
 		suffix: ".vg",
 		flags:  []string{"-DGOABT_CTEST_VALGRIND=1"},
-		skip:   skip,
 		serial: true,
+		// Programs run 20-50x slower under memcheck.
+		timeoutFactor: 20,
 		checker: func(exe string, leaks bool) ([]string, func() string) {
 			log := exe + ".valgrind.log"
 			_ = os.Remove(log)
@@ -121,7 +91,7 @@ func TestValgrind(t *testing.T) {
 	// blocks its collector frees, so a block reused after a collection is described again over
 	// the old one, and valgrind's leak search stops there ("the 'impossible' happened": blocks
 	// overlap). Without collections no block is reused; the runs are short enough for that.
-	runAll(t, vg, []string{"GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1", "GOGC=off"})
+	return vg, []string{"GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1", "GOGC=off"}
 }
 
 var valgrindBanner = regexp.MustCompile(`^==\d+== (Memcheck, |Copyright |Using Valgrind|Command: |Parent PID: )`)

@@ -9,6 +9,7 @@
  * Counts are exact. Stacks come from slabs, with lightweight guard pages that cost no memory
  * region (on kernels before 6.13, past core.GuardedStacks live stacks, without a guard page:
  * core/stacks.go); make bench's scale table measures the cost and RSS. */
+// ctest-timeout: 120
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <abt.h>

@@ -1,0 +1,82 @@
+package ctests
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// leftOutEntry is a C program, or one variant of it (program/variant), that a way of running
+// does not run, and why.
+type leftOutEntry struct {
+	// way is "plain", "checked", "ASan" or "valgrind" (library.name), or "make test": the plain
+	// and checked ways under go test -short, which make test runs (make check runs them).
+	way, program, why string
+}
+
+// leftOut is the one list of what each way of running leaves out. README's "What the tests
+// leave out" shows the same rows (TestLeftOutListInReadme keeps the two equal), and no other
+// document restates them.
+var leftOut = []leftOutEntry{
+	{"make test", "fork", "make check runs it: 200 children, each starting a Go runtime"},
+	{"make test", "scale_gc", "make check runs it: a scale program"},
+	{"make test", "scale_live", "make check runs it: a scale program"},
+	{"make test", "scale_million", "make check runs it: a scale program"},
+
+	{"ASan", "freed_handles/jemalloc", "ASan and a preloaded jemalloc both replace malloc: the program dies before main"},
+
+	{"valgrind", "scale_gc", "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks"},
+	{"valgrind", "scale_live", "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks"},
+	{"valgrind", "scale_million", "time: a million ULTs made, run and freed, each a valgrind stack registration"},
+	{"valgrind", "fork", "time: 200 children each starting a Go runtime under valgrind (~100 s), and their 60 s alarms fire"},
+	{"valgrind", "go_env", "time: the whole Argobots program four ways through Go pools, whose C side runs in go_api"},
+	{"valgrind", "sched_predef", "time: 240 execution streams made and joined, one per trial"},
+	{"valgrind", "sync_mutex_mixed", "timing: its hand-over rounds need the main ULT to win a race, which it lost all 30 times under valgrind beside another program"},
+	{"valgrind", "stack_guard_place/strict", "it lifts the guard page from inside a SIGSEGV handler and returns into the faulting write, which valgrind reports as invalid accesses of the handler's frames"},
+	{"valgrind", "engine_blocking", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "engine_stress", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "engine_wakeup", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "engine_timer_handover", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "robust_handles", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "keys_race", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sched_mixed", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sync_barrier", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sync_cond", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sync_eventual", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sync_future", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sync_mutex", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sync_mutex_order", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sync_rwlock", "time: its bounded waits expired under valgrind on 2 cores"},
+	{"valgrind", "sync_stress", "time: its bounded waits expired under valgrind on 2 cores"},
+}
+
+// leftOutOf is why the way `way` does not run program base's variant ("" when it runs it).
+func leftOutOf(way, base, variant string) string {
+	for _, e := range leftOut {
+		if e.program != base && e.program != base+"/"+variant {
+			continue
+		}
+		if e.way == way || (e.way == "make test" && testing.Short() && slices.Contains([]string{"plain", "checked"}, way)) {
+			return e.why
+		}
+	}
+	return ""
+}
+
+// checkOnly skips the test under go test -short (make test): make check runs it.
+func checkOnly(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("make check runs it: " + what)
+	}
+}
+
+// leftOutTable is leftOut as README's table rows.
+func leftOutTable() string {
+	var b strings.Builder
+	b.WriteString("| way | program | why |\n|---|---|---|\n")
+	for _, e := range leftOut {
+		b.WriteString("| " + e.way + " | `" + e.program + "` | " + e.why + " |\n")
+	}
+	return b.String()
+}
