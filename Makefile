@@ -37,14 +37,36 @@ LDFLAGS_GOLIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt-go.so"
 # boundary with the Go core (capi/golib.c), every C and assembly file there (marked
 # goabt_c_engine, so that go build leaves them out of the Go core). Sources name the headers of
 # capi/engine as "engine/x.h", found through -Icapi.
-ENGINE_SRC := $(wildcard capi/api/*.c capi/engine/*.c capi/*.c) capi/engine/context_$(ARCH).S
+ENGINE_C := $(wildcard capi/api/*.c capi/engine/*.c capi/*.c)
+ENGINE_S := capi/engine/context_$(ARCH).S
 # What the engine reaches the Go core through, generated from capi/gocalls.list (capi/gocalls
 # says how; capi/gocalls.h, capi/golib.c): the table and the gated wrappers, and the names the
 # loader looks up. One copy, in $(GEN_DIR), serves every build of the engine.
 GEN_DIR := $(BUILD)/gen
 GOCALLS_GEN := $(GEN_DIR)/gocalls_gen.h $(GEN_DIR)/gocalls_symbols.h
-ENGINE_DEPS := $(ENGINE_SRC) $(wildcard capi/api/*.h capi/engine/*.h capi/*.h) $(wildcard include/*.h) $(GOCALLS_GEN)
-ENGINE_CFLAGS := -shared -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi -I$(GEN_DIR)
+ENGINE_CFLAGS := -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi -I$(GEN_DIR)
+# Each build of the engine (plain, checked, ASan, valgrind: the flags below) compiles every
+# source to an object of its own under $(BUILD)/obj/<build>/, with the headers it includes
+# listed by gcc (-MMD), so that a change recompiles only the objects it touches; the objects'
+# command line is kept beside them, so that another CC or other flags compile all of them again.
+# $(call engine_build,NAME,LIBRARY,FLAGS) writes the rules of one build.
+define engine_build
+$(1)_OBJ := $$(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$$(ENGINE_C)) $$(patsubst %.S,$(BUILD)/obj/$(1)/%.o,$$(ENGINE_S))
+$(1)_CMD := $$(CC) $$(ENGINE_CFLAGS) $(3)
+$(BUILD)/obj/$(1)/flags: FORCE
+	@mkdir -p $$(@D)
+	@if [ "$$$$(cat $$@ 2>/dev/null)" != '$$($(1)_CMD)' ]; then echo '$$($(1)_CMD)' > $$@; fi
+$(BUILD)/obj/$(1)/%.o: %.c $(BUILD)/obj/$(1)/flags | $$(GOCALLS_GEN)
+	@mkdir -p $$(@D)
+	$$($(1)_CMD) -MMD -MP -c $$< -o $$@
+$(BUILD)/obj/$(1)/%.o: %.S $(BUILD)/obj/$(1)/flags
+	@mkdir -p $$(@D)
+	$$($(1)_CMD) -MMD -MP -c $$< -o $$@
+$(2): $$($(1)_OBJ)
+	@mkdir -p $$(@D)
+	$$(CC) -shared $(3) $$($(1)_OBJ) -o $$@ $$(LDFLAGS_LIB) -lpthread -ldl
+-include $$(patsubst %.o,%.d,$$($(1)_OBJ))
+endef
 # libabt.so.1, Argobots' soname served by goabt (README, "Installing"): not a link to
 # libgoabt.so (a program linked through it would record libgoabt.so and run on goabt only) but a
 # filter library. It defines the functions and variables of the Argobots 1.2 manifest, as stubs
@@ -107,7 +129,7 @@ VALGRIND_DIR := $(BUILD)/valgrind
 # libgoabt-go.so, linked beside it (golib.c loads it from libgoabt.so's directory).
 CHECKED_DIR := $(BUILD)/checked
 
-.PHONY: all lib lib-asan lib-valgrind lib-checked demo test test-deps check check-deps go-checks bench bench-deps install uninstall clean
+.PHONY: FORCE all lib lib-asan lib-valgrind lib-checked demo test test-deps check check-deps go-checks bench bench-deps install uninstall clean
 
 all: lib
 
@@ -127,9 +149,9 @@ lib: $(LIB) $(FILTER)
 	@cp include/*.h $(INCDIR)/
 	@cp include/opal/class/*.h $(INCDIR)/opal/class/
 
-$(LIB): $(ENGINE_DEPS)
-	@mkdir -p $(LIBDIR)
-	$(CC) $(ENGINE_CFLAGS) $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+$(eval $(call engine_build,plain,$(LIB),))
+
+FORCE:
 
 $(GOCALLS_GEN) &: capi/gocalls.list $(filter-out %_test.go,$(wildcard capi/gocalls/*.go capi/gocalls/gengocalls/*.go))
 	$(GO) run ./capi/gocalls/gengocalls capi/gocalls.list $(GEN_DIR)
@@ -147,25 +169,19 @@ lib-asan: $(ASAN_DIR)/libgoabt.so
 	$(GOLIB_ENV) $(GO) build $(GOLIB_FLAGS) -asan -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(ASAN_DIR)/libgoabt-go.so ./capi
 	@rm -f $(ASAN_DIR)/libgoabt-go.h
 
-$(ASAN_DIR)/libgoabt.so: $(ENGINE_DEPS)
-	@mkdir -p $(ASAN_DIR)
-	$(CC) $(ENGINE_CFLAGS) -fsanitize=address -fno-omit-frame-pointer $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+$(eval $(call engine_build,asan,$(ASAN_DIR)/libgoabt.so,-fsanitize=address -fno-omit-frame-pointer))
 
 lib-valgrind: $(VALGRIND_DIR)/libgoabt.so
 	$(gopools_setup)
 	$(GOLIB_ENV) $(GO) build $(GOLIB_FLAGS) -tags valgrind -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(VALGRIND_DIR)/libgoabt-go.so ./capi
 	@rm -f $(VALGRIND_DIR)/libgoabt-go.h
 
-$(VALGRIND_DIR)/libgoabt.so: $(ENGINE_DEPS)
-	@mkdir -p $(VALGRIND_DIR)
-	$(CC) $(ENGINE_CFLAGS) -DGOABT_VALGRIND=1 $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+$(eval $(call engine_build,valgrind,$(VALGRIND_DIR)/libgoabt.so,-DGOABT_VALGRIND=1))
 
 lib-checked: lib $(CHECKED_DIR)/libgoabt.so
 	@ln -sf ../lib/libgoabt-go.so $(CHECKED_DIR)/libgoabt-go.so
 
-$(CHECKED_DIR)/libgoabt.so: $(ENGINE_DEPS)
-	@mkdir -p $(CHECKED_DIR)
-	$(CC) $(ENGINE_CFLAGS) -DGOABT_CHECKED=1 $(ENGINE_SRC) -o $@ $(LDFLAGS_LIB) -lpthread -ldl
+$(eval $(call engine_build,checked,$(CHECKED_DIR)/libgoabt.so,-DGOABT_CHECKED=1))
 
 demo: lib
 	@mkdir -p $(BUILD)/demo
