@@ -49,6 +49,7 @@ ENGINE_CFLAGS := -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi -I$(GEN_DIR)
 # source to an object of its own under $(BUILD)/obj/<build>/, with the headers it includes
 # listed by gcc (-MMD), so that a change recompiles only the objects it touches; the objects'
 # command line is kept beside them, so that another CC or other flags compile all of them again.
+# Each object's line says which build and source it is; the command is in the flags file.
 # $(call engine_build,NAME,LIBRARY,FLAGS) writes the rules of one build.
 define engine_build
 $(1)_OBJ := $$(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$$(ENGINE_C)) $$(patsubst %.S,$(BUILD)/obj/$(1)/%.o,$$(ENGINE_S))
@@ -58,15 +59,19 @@ $(BUILD)/obj/$(1)/flags: FORCE
 	@if [ "$$$$(cat $$@ 2>/dev/null)" != '$$($(1)_CMD)' ]; then echo '$$($(1)_CMD)' > $$@; fi
 $(BUILD)/obj/$(1)/%.o: %.c $(BUILD)/obj/$(1)/flags | $$(GOCALLS_GEN)
 	@mkdir -p $$(@D)
-	$$($(1)_CMD) -MMD -MP -c $$< -o $$@
+	@echo "cc [$(1)] $$<"
+	@$$($(1)_CMD) -MMD -MP -c $$< -o $$@
 $(BUILD)/obj/$(1)/%.o: %.S $(BUILD)/obj/$(1)/flags
 	@mkdir -p $$(@D)
-	$$($(1)_CMD) -MMD -MP -c $$< -o $$@
+	@echo "cc [$(1)] $$<"
+	@$$($(1)_CMD) -MMD -MP -c $$< -o $$@
 $(2): $$($(1)_OBJ)
 	@mkdir -p $$(@D)
-	$$(CC) -shared $(3) $$($(1)_OBJ) -o $$@ $$(LDFLAGS_LIB) -lpthread -ldl
+	@echo "$$(CC) -shared $(3) <the $(1) objects> -o $$@"
+	@$$(CC) -shared $(3) $$($(1)_OBJ) -o $$@ $$(LDFLAGS_LIB) -lpthread -ldl
 -include $$(patsubst %.o,%.d,$$($(1)_OBJ))
 endef
+
 # libabt.so.1, Argobots' soname served by goabt (README, "Installing"): not a link to
 # libgoabt.so (a program linked through it would record libgoabt.so and run on goabt only) but a
 # filter library. It defines the functions and variables of the Argobots 1.2 manifest, as stubs
