@@ -2,8 +2,6 @@
 # `make demo` and `make test` do all the set-up a fresh Debian machine with Go and gcc needs.
 
 GO      ?= go
-# make -C <dir> test still ends on the summary line, not on "Leaving directory".
-MAKEFLAGS += --no-print-directory
 # CC from the command line or the environment wins; GNU make's built-in default (cc) does not.
 ifeq ($(origin CC),default)
 CC      := gcc
