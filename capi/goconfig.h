@@ -16,6 +16,8 @@ struct goabt_go_config {
     int go_sched;            /* 1: a Go policy replaces the predefined schedulers' (GOABT_SCHED) */
     int stack_check;         /* ABT_STACK_OVERFLOW_CHECK's mode (core.StackCheck) */
     int tool;                /* 1: the tool interface is on (GOABT_TOOL) */
+    int dump_signal;         /* the signal that prints the hang report, or 0 (GOABT_DUMP_SIGNAL) */
+    long long watchdog_ns;   /* the hang report's watchdog period, or 0: off (GOABT_WATCHDOG) */
 };
 
 #endif

@@ -157,6 +157,15 @@ static void load(void)
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 
+int goabt_go_owns_code(const void *addr)
+{
+    Dl_info at, go;
+    void *any = NULL;
+    memcpy(&any, &goabt_go, sizeof any); /* the table's first entry: an address in the Go core */
+    if (!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE) || any == NULL) return 0;
+    return dladdr(addr, &at) != 0 && dladdr(any, &go) != 0 && at.dli_fbase == go.dli_fbase;
+}
+
 int goabt_go_forked(void)
 {
     if (!goabt_forked()) return 0;

@@ -115,4 +115,27 @@ struct goabt_info_config {
     const uint64_t (*affinity_sets)[16]; /* cpu_set_t bits, num_affinity_sets of them */
 };
 
+/* The hang report (api/info_hang.c, core/hang.go): every unit not finished, what each waits
+ * on (wait: an ABT_sync_event_type, GOABT_INFO_WAIT_SUSPENDED, or GOABT_INFO_WAIT_NONE; object:
+ * the object's handle, or the unit or stream joined; timed: it has a deadline), what each
+ * stream runs. watchdog_ns is GOABT_WATCHDOG's period when the watchdog found the hang (then
+ * quiet_ns: how long no unit ran), 0 when signal asked for it. */
+#define GOABT_INFO_WAIT_NONE (-1)
+#define GOABT_INFO_WAIT_SUSPENDED 100
+struct goabt_info_hang_unit {
+    struct goabt_info_unit unit;
+    int wait, timed;
+    uintptr_t object;
+};
+struct goabt_info_hang_stream {
+    uint64_t running; /* the id of the unit it runs, if has_unit */
+    int rank, primary, has_unit, tasklet;
+};
+struct goabt_info_hang {
+    long long watchdog_ns, quiet_ns;
+    int signal, num_streams, num_units;
+    const struct goabt_info_hang_stream *streams;
+    const struct goabt_info_hang_unit *units;
+};
+
 #endif /* GOABT_INFO_FACTS_H */

@@ -40,6 +40,10 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.stack_check)-unsafe.Sizeof(core.EngineConfig{}.StackCheck)]
 	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.tool)-unsafe.Offsetof(core.EngineConfig{}.Tool)]
 	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.tool)-unsafe.Sizeof(core.EngineConfig{}.Tool)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.dump_signal)-unsafe.Offsetof(core.EngineConfig{}.DumpSignal)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.dump_signal)-unsafe.Sizeof(core.EngineConfig{}.DumpSignal)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_goabt_go_config{}.watchdog_ns)-unsafe.Offsetof(core.EngineConfig{}.WatchdogNs)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_goabt_go_config{}.watchdog_ns)-unsafe.Sizeof(core.EngineConfig{}.WatchdogNs)]
 )
 
 // goabt_go_runtime_init reads the configuration at every outermost ABT_init and writes what

@@ -138,3 +138,17 @@ func (b *Blocks) Drain() {
 	// Keep the slices' arrays: a program cycling ABT_init/ABT_finalize makes no Go garbage here.
 	b.slabs, b.free, b.out, b.fresh = b.slabs[:0], b.free[:0], 0, nil
 }
+
+// Slabs returns every slab's address and length: where each block handed out lies (the hang
+// report walks the unit descriptors). The slabs stay mapped until Drain.
+func (b *Blocks) Slabs() [][2]uintptr {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([][2]uintptr, 0, len(b.slabs))
+	for _, s := range b.slabs {
+		if len(s) > 0 {
+			out = append(out, [2]uintptr{uintptr(AddrOf(unsafe.Pointer(&s[0]))), uintptr(len(s))})
+		}
+	}
+	return out
+}

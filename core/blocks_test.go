@@ -142,3 +142,26 @@ func TestObjectMemorySizeClasses(t *testing.T) {
 	}
 	require.Zero(t, m.Get(4097, out[:]), "no class that large")
 }
+
+func TestBlocksSlabsHoldEveryBlock(t *testing.T) {
+	var b Blocks
+	require.NoError(t, b.SetSize(256))
+	defer b.Drain()
+	var got []Addr
+	for i := 0; i < 600; i++ { // more than one 64 KiB slab
+		a, err := b.Get()
+		require.NoError(t, err)
+		got = append(got, a)
+	}
+	slabs := b.Slabs()
+	require.GreaterOrEqual(t, len(slabs), 2)
+	for _, a := range got {
+		in := false
+		for _, s := range slabs {
+			in = in || (uintptr(a) >= s[0] && uintptr(a)+256 <= s[0]+s[1])
+		}
+		require.True(t, in, "block %#x in no slab", uintptr(a))
+	}
+	b.Drain()
+	require.Empty(t, b.Slabs())
+}

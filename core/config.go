@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -67,6 +68,13 @@ type Config struct {
 	// ENABLED_TOOL is false and ABT_tool_* return ABT_ERR_FEATURE_NA: clients such as Margo
 	// start a profiler when they see a tool interface.
 	Tool bool
+	// Watchdog, when not 0, is how long no unit may run while a unit waits, with nothing due
+	// to wake it, before goabt prints every unit that is not finished on stderr, once
+	// (GOABT_WATCHDOG, in seconds; off by default).
+	Watchdog time.Duration
+	// DumpSignal, when not 0, is the signal on which goabt prints the same report
+	// (GOABT_DUMP_SIGNAL: a name such as SIGUSR2 or USR2, or a number; off by default).
+	DumpSignal int
 	// Trace, when not empty, is the file the last ABT_finalize writes a timeline trace of the
 	// run to (GOABT_TRACE=path): the Chrome JSON trace event format that Perfetto and
 	// chrome://tracing open (trace.go). Empty: no trace, and the engine's event sites cost what
@@ -269,6 +277,26 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 		// The guard page is the stack's lowest page in these modes (capi/engine/unit_stack.c), and the
 		// default stack two pages larger, as in Argobots: the room a ULT has stays.
 		c.ThreadStackSize = DefaultThreadStackSize + 2*pageSize()
+	}
+	if v := strings.TrimSpace(getenv("GOABT_WATCHDOG")); v != "" {
+		secs, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err == nil && secs > 0 && secs <= maxWatchdogSeconds:
+			c.Watchdog = time.Duration(secs * float64(time.Second))
+		case strings.EqualFold(v, "off") || v == "0":
+		default:
+			warn("GOABT_WATCHDOG=%s is not a number of seconds from 0 to %d; the watchdog is off",
+				getenv("GOABT_WATCHDOG"), maxWatchdogSeconds)
+		}
+	}
+	if v := strings.TrimSpace(getenv("GOABT_DUMP_SIGNAL")); v != "" {
+		if n, ok := parseSignal(v); ok {
+			c.DumpSignal = n
+		} else if !strings.EqualFold(v, "off") && v != "0" {
+			warn("GOABT_DUMP_SIGNAL=%s names no signal goabt can take (SIGUSR1, SIGUSR2, SIGQUIT, "+
+				"SIGPWR, SIGWINCH, SIGRTMIN+n, or their numbers); no signal prints the units",
+				getenv("GOABT_DUMP_SIGNAL"))
+		}
 	}
 	c.Pool = strings.TrimSpace(getenv("GOABT_POOL"))
 	c.Sched = strings.TrimSpace(getenv("GOABT_SCHED"))
@@ -551,6 +579,8 @@ type EngineConfig struct {
 	GoSched         int32 // Sched names a Go policy
 	StackCheck      int32
 	Tool            int32
+	DumpSignal      int32
+	WatchdogNs      int64
 }
 
 // Engine is c as the C engine reads it.
@@ -570,5 +600,55 @@ func (c *Config) Engine() EngineConfig {
 		GoSched:         flag(c.Sched != ""),
 		StackCheck:      int32(c.StackCheck),
 		Tool:            flag(c.Tool),
+		DumpSignal:      int32(c.DumpSignal),
+		WatchdogNs:      c.Watchdog.Nanoseconds(),
 	}
+}
+
+// maxWatchdogSeconds bounds GOABT_WATCHDOG: a day.
+const maxWatchdogSeconds = 86400
+
+// dumpSignals are the signals GOABT_DUMP_SIGNAL may name: those a program may spare for a
+// report. Not those that stop or kill it, nor the faults goabt and the Go runtime handle, nor
+// SIGURG, the Go runtime's preemption signal.
+var dumpSignals = map[string]int{
+	"USR1": int(syscall.SIGUSR1), "USR2": int(syscall.SIGUSR2), "QUIT": int(syscall.SIGQUIT),
+	"PWR": int(syscall.SIGPWR), "WINCH": int(syscall.SIGWINCH),
+}
+
+// sigRTMin and sigRTMax are glibc's SIGRTMIN and SIGRTMAX (the kernel's 32 and 33 are the C
+// library's own).
+const sigRTMin, sigRTMax = 34, 64
+
+// parseSignal reads a signal as GOABT_DUMP_SIGNAL names it: SIGUSR2, USR2, SIGRTMIN+2, or a
+// number; ok is false for anything else, or a signal not in dumpSignals or the real-time range.
+func parseSignal(v string) (int, bool) {
+	name := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(v)), "SIG")
+	if n, ok := dumpSignals[name]; ok {
+		return n, true
+	}
+	if rest, ok := strings.CutPrefix(name, "RTMIN"); ok {
+		off := 0
+		if rest != "" {
+			k, err := strconv.Atoi(strings.TrimPrefix(rest, "+"))
+			if err != nil || !strings.HasPrefix(rest, "+") {
+				return 0, false
+			}
+			off = k
+		}
+		if off >= 0 && sigRTMin+off <= sigRTMax {
+			return sigRTMin + off, true
+		}
+		return 0, false
+	}
+	n, err := strconv.Atoi(name)
+	if err != nil {
+		return 0, false
+	}
+	for _, s := range dumpSignals {
+		if s == n {
+			return n, true
+		}
+	}
+	return n, n >= sigRTMin && n <= sigRTMax
 }

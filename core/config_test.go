@@ -3,6 +3,7 @@ package core
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -300,4 +301,39 @@ func TestConfigEngine(t *testing.T) {
 	}, 3)
 	require.Equal(t, EngineConfig{ThreadStackSize: DefaultThreadStackSize, MaxXstreams: 3,
 		GoSched: 1, StackCheck: int32(StackCheckNone)}, c.Engine())
+}
+
+// TestConfigWatchdog checks GOABT_WATCHDOG: off unless a number of seconds, a bad value warned.
+func TestConfigWatchdog(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 0, "5": 5 * time.Second, " 0.5 ": 500 * time.Millisecond,
+		"off": 0, "0": 0, "-1": 0, "soon": 0, "86401": 0} {
+		env := map[string]string{"GOABT_WATCHDOG": v}
+		c := ConfigFromEnv(func(k string) string { return env[k] }, 1)
+		require.Equal(t, want, c.Watchdog, v)
+		bad := v == "-1" || v == "soon" || v == "86401"
+		if bad {
+			require.Len(t, c.Warnings, 1, v)
+			require.Contains(t, c.Warnings[0], "GOABT_WATCHDOG="+v)
+		} else {
+			require.Empty(t, c.Warnings, v)
+		}
+	}
+}
+
+// TestConfigDumpSignal checks GOABT_DUMP_SIGNAL: the names and numbers of the signals a
+// program may spare, nothing else.
+func TestConfigDumpSignal(t *testing.T) {
+	for v, want := range map[string]int{"": 0, "SIGUSR2": 12, "usr1": 10, "QUIT": 3, "SIGRTMIN": 34,
+		"SIGRTMIN+3": 37, "40": 40, "12": 12, "off": 0,
+		"SIGSEGV": 0, "SIGKILL": 0, "9": 0, "SIGURG": 0, "SIGRTMIN+31": 0, "SIGRTMIN3": 0, "nope": 0} {
+		env := map[string]string{"GOABT_DUMP_SIGNAL": v}
+		c := ConfigFromEnv(func(k string) string { return env[k] }, 1)
+		require.Equal(t, want, c.DumpSignal, v)
+		if want == 0 && v != "" && v != "off" {
+			require.Len(t, c.Warnings, 1, v)
+			require.Contains(t, c.Warnings[0], "GOABT_DUMP_SIGNAL="+v)
+		} else {
+			require.Empty(t, c.Warnings, v)
+		}
+	}
 }

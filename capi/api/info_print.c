@@ -177,6 +177,8 @@ static void unit_facts(goabt_unit *u, struct goabt_info_unit *f, int with_stack)
     f->words = words;
 }
 
+void goabt_info_unit_facts(goabt_unit *u, struct goabt_info_unit *f) { unit_facts(u, f, 0); }
+
 /* The units queued in a pool, gathered for a stack print. */
 struct queued {
     struct goabt_info_unit *units;

@@ -72,4 +72,13 @@ static inline int goabt_info_stacks_pending(void)
 }
 void goabt_info_stacks_at_sched_point(void) GOABT_HIDDEN;
 
+/* u's facts as the info prints show them, without its stack (info_print.c). */
+void goabt_info_unit_facts(goabt_unit *u, struct goabt_info_unit *f) GOABT_HIDDEN;
+
+/* The hang report (info_hang.c): GOABT_WATCHDOG's watchdog and GOABT_DUMP_SIGNAL's handler,
+ * started at the end of ABT_init when either is set, stopped in ABT_finalize once the secondary
+ * streams are joined (its thread reads unit descriptors, which finalize then gives back). */
+void goabt_hang_start(void) GOABT_HIDDEN;
+void goabt_hang_stop(void) GOABT_HIDDEN;
+
 #endif /* GOABT_INFO_H */

@@ -238,6 +238,8 @@ int goabt_engine_init(void)
     goabt_rt.go_sched = config.go_sched;
     goabt_rt.stack_check = config.stack_check;
     goabt_rt.tool = config.tool;
+    goabt_rt.watchdog_ns = config.watchdog_ns;
+    goabt_rt.dump_signal = config.dump_signal;
     goabt_info_at_init();
     goabt_leaks_at_init();
     goabt_rt.asym_fence = 0; /* decided at the first user C pool: goabt_asym_fence_decide */
@@ -271,6 +273,7 @@ int goabt_engine_init(void)
     goabt_stackcheck_init(); /* the Go runtime's signal handlers are in place: runtime_init ran */
     run_warm_ult(s);
     goabt_trace_init(); /* GOABT_TRACE: the main ULT runs, the trace starts */
+    goabt_hang_start(); /* GOABT_WATCHDOG, GOABT_DUMP_SIGNAL */
     return ABT_SUCCESS;
 }
 
@@ -309,6 +312,7 @@ void goabt_engine_finalize(void)
     }
     GOABT_ASSERT_MSG(__atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED) == 1,
                      "%d streams left after every secondary was freed", goabt_rt.num_streams);
+    goabt_hang_stop(); /* before the unit descriptors it walks go back to the Go core */
     goabt_trace_finalize_end(); /* every stream's records are in: the file is written */
     goabt_stackcheck_finalize(); /* no ULT runs any more */
     goabt_unit *m = goabt_rt.main_unit;

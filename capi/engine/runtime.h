@@ -62,6 +62,10 @@ struct goabt_runtime {
     /* The tool interface is on (GOABT_TOOL at ABT_init; tool.c): off, ABT_tool_* answer
      * ABT_ERR_FEATURE_NA, as a default native build does. */
     int tool;
+    /* The hang report (api/info_hang.c): its watchdog's period (GOABT_WATCHDOG; 0: off) and
+     * the signal that asks for it (GOABT_DUMP_SIGNAL; 0: none). */
+    long long watchdog_ns;
+    int dump_signal;
 };
 
 extern struct goabt_runtime goabt_rt GOABT_HIDDEN;

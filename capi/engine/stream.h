@@ -76,6 +76,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     void *stacks[GOABT_STREAM_STACKS];
     /* Hand-overs from ULT to ULT without a scheduler round since the last round (unit_switch.c). */
     unsigned direct_run;
+    /* Units run or switched to on this stream, ever (goabt_stream_count_run): written by the
+     * stream alone, read without a lock by the watchdog (api/info_hang.c), which only asks
+     * whether it moved. */
+    unsigned long runs;
     /* A unit runs for the main ULT (goabt_unit_run_child): when it yields or blocks, the main
      * ULT goes on, so no hand-over to another ULT, and no yield without a switch. */
     int main_child;
@@ -179,5 +183,12 @@ int goabt_stream_cpus(goabt_stream *s, cpu_set_t *set) GOABT_HIDDEN;
 int goabt_stream_bind(goabt_stream *s, const cpu_set_t *want) GOABT_HIDDEN;
 /* s has a new rank: with ABT_SET_AFFINITY on it moves to that rank's set, as in Argobots. */
 void goabt_stream_bind_rank(goabt_stream *s) GOABT_HIDDEN;
+
+/* s runs a unit, or switches to one: the watchdog's sign of progress. A plain store, no locked
+ * instruction: only s writes it. */
+static inline void goabt_stream_count_run(goabt_stream *s)
+{
+    __atomic_store_n(&s->runs, s->runs + 1, __ATOMIC_RELAXED);
+}
 
 #endif /* GOABT_STREAM_H */

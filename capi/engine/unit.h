@@ -151,6 +151,9 @@ struct ABT_thread_opaque {
     /* The page of a program-given stack made read-only while the ULT has it (mprotect modes:
      * goabt_user_stack_guard), or NULL; read only with GOABT_UNIT_USER_STACK. */
     void *user_guard;
+    /* The waiter of the wait it is in (goabt_wait, a join), ULT or tasklet, or NULL: what
+     * the hang report (api/info_hang.c) says it waits on. Written by the unit itself only. */
+    goabt_waiter *blocked_on;
 #ifdef GOABT_VALGRIND
     /* Valgrind's ids of its stacks (valgrind_stacks.h), 0 for none: the mapping's, and a user
      * stack's while the unit has one. Only in the valgrind build of the library. */
@@ -297,6 +300,7 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
                      (void *)u, s->rank, u->last_stream->rank);
     GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_RUN, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
     u->last_stream = s;
+    goabt_stream_count_run(s);
     __atomic_store_n(&u->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
     if (u->kind == GOABT_TASKLET) {
         s->current = u;

@@ -73,6 +73,7 @@ void goabt_unit_resume_main(goabt_stream *s)
     }
     m->last_stream = s;
     __atomic_store_n(&m->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
+    goabt_stream_count_run(s);
     s->current = m;
     if (s->run_live) {
         /* From a user scheduler's run on its own stack: the run waits there, and goes on from
@@ -220,6 +221,7 @@ void goabt_unit_switch_to(goabt_stream *s, goabt_unit *self, goabt_unit *target,
     s->after_arg = arg;
     target->last_stream = s;
     __atomic_store_n(&target->state, ABT_THREAD_STATE_RUNNING, __ATOMIC_RELAXED);
+    goabt_stream_count_run(s);
     s->current = target;
     goabt_ctx_switch(&self->ctx, target_ctx);
     after_resume();

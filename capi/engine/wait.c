@@ -256,6 +256,9 @@ static long long thread_sleep_ns(uint64_t deadline)
     return limit == 0 || left < limit ? left : limit;
 }
 
+/* goabt_wait for an OS thread: below. */
+static int thread_wait(goabt_waiter *w);
+
 int goabt_wait(goabt_waiter *w, int *lock)
 {
     GOABT_ASSERT_LOCKED(lock);
@@ -269,10 +272,13 @@ int goabt_wait(goabt_waiter *w, int *lock)
         goabt_spin_unlock(lock);
         return GOABT_WAIT_TIMEDOUT;
     }
+    goabt_unit *self = goabt_self_unit(); /* a ULT, a tasklet, or none: an external thread */
+    if (self != NULL) self->blocked_on = w;
     if (w->unit != NULL) {
         w->unit->waiting = w;
         goabt_unit_park(wait_parked, w);
         w->unit->waiting = NULL;
+        w->unit->blocked_on = NULL;
         /* Woken (a waker readied it) or timed out (goabt_timers_fire did, after unlinking). */
         GOABT_ASSERT_MSG(__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) != GOABT_WAIT_WAITING,
                          "a parked waiter runs again only once woken or timed out");
@@ -281,6 +287,15 @@ int goabt_wait(goabt_waiter *w, int *lock)
         return __atomic_load_n(&w->status, __ATOMIC_ACQUIRE);
     }
     goabt_spin_unlock(lock);
+    int status = thread_wait(w);
+    if (self != NULL) self->blocked_on = NULL;
+    return status;
+}
+
+/* goabt_wait for an OS thread (w->unit NULL): sleeps on w's futex word until woken or its
+ * deadline passes. */
+static int thread_wait(goabt_waiter *w)
+{
     for (;;) {
         if (__atomic_load_n(&w->word, __ATOMIC_ACQUIRE)) return GOABT_WAIT_WOKEN;
         long long ns = thread_sleep_ns(w->deadline);
@@ -305,6 +320,7 @@ void goabt_wait_cancelled(goabt_unit *u)
 {
     goabt_waiter *w = u->waiting;
     u->waiting = NULL;
+    u->blocked_on = NULL;
     /* Its waker or the timer took it out of the timer list before readying it. */
     if (w->cancelled != NULL) w->cancelled(w);
 }
@@ -373,6 +389,7 @@ int goabt_wake(goabt_waiter *w)
 /* ---- Joiner stacks ------------------------------------------------------------------------ */
 
 static void join_parked(goabt_unit *u, void *arg);
+static void joiners_wait(goabt_waiter **joiners, goabt_waiter *w);
 
 /* A joiner's tag is &t->joiners of the unit or stream it joins. A stream is told from a unit by
  * its magic, read at the stream's offset: in a unit that word lies inside the unit too, and is
@@ -437,6 +454,18 @@ void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
 {
     w->tag = (uintptr_t)joiners;
     GOABT_ASSERT(w->status == GOABT_WAIT_WAITING && !w->linked && w->deadline == 0);
+    /* What the hang report names (goabt_waiter_on's fields, which a join uses for nothing
+     * else). */
+    w->sync_type = goabt_wait_sync_type(join_parked, w);
+    w->sync = goabt_wait_sync_object(join_parked, w);
+    goabt_unit *self = goabt_self_unit();
+    if (self != NULL) self->blocked_on = w;
+    joiners_wait(joiners, w);
+    if (self != NULL) self->blocked_on = NULL;
+}
+
+static void joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
+{
     if (w->unit != NULL) {
         goabt_unit_park(join_parked, w);
         GOABT_ASSERT_MSG(__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) == GOABT_WAIT_WOKEN,
