@@ -152,6 +152,7 @@ lib: $(LIB) $(FILTER)
 	@install -m 755 $(FILTER) $(LIBDIR)/libabt.so.1
 	@ln -sf libabt.so.1 $(LIBDIR)/libabt.so
 	@cp include/*.h $(INCDIR)/
+	@cp gdb/goabt-gdb.py $(LIBDIR)/libgoabt.so-gdb.py
 	@cp include/opal/class/*.h $(INCDIR)/opal/class/
 
 $(eval $(call engine_build,plain,$(LIB),))
@@ -210,7 +211,8 @@ test-deps:
 
 # And make check's: cmake for the find_package(goabt) tests, pkg-config for the .pc ones,
 # valgrind (and its headers, for lib-valgrind), Open MPI's compiler wrapper and launcher (mpicc
-# from libopenmpi-dev, mpirun from openmpi-bin) for ctests/mpi_test.go.
+# from libopenmpi-dev, mpirun from openmpi-bin) for ctests/mpi_test.go, gdb for
+# ctests/gdb_test.go.
 check-deps: test-deps
 	@command -v cmake >/dev/null 2>&1 || { $(call apt_install,cmake); }
 	@command -v pkg-config >/dev/null 2>&1 || { $(call apt_install,pkg-config); }
@@ -218,6 +220,7 @@ check-deps: test-deps
 	  || { $(call apt_install,valgrind); }
 	@{ command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } \
 	  || { $(call apt_install,libopenmpi-dev openmpi-bin); }
+	@command -v gdb >/dev/null 2>&1 || { $(call apt_install,gdb); }
 
 $(TESTRUN): $(wildcard ctests/testrun/*.go) go.mod
 	$(GO) build -o $@ ./ctests/testrun
@@ -263,8 +266,14 @@ CMAKE_FILES := $(notdir $(wildcard cmake/*.cmake))
 # What install may create under the prefix, deepest first: uninstall removes each when empty.
 INSTALL_DIRS := lib/cmake/goabt lib/cmake lib/pkgconfig include/opal/class include/opal lib include
 
+# gdb's commands for goabt (gdb/goabt-gdb.py: README, "When it hangs") go where gdb's auto-load
+# looks for libgoabt.so's script: <datadir>/auto-load/<the library's absolute path>-gdb.py.
+GDB_SCRIPT_DIR := $(INSTDIR)/share/gdb/auto-load$(abspath $(PREFIX))/lib
+
 install: lib
 	install -d $(INSTDIR)/lib $(INSTDIR)/lib/pkgconfig $(INSTDIR)/include/opal/class $(INSTDIR)/lib/cmake/goabt
+	install -d $(GDB_SCRIPT_DIR)
+	install -m 644 gdb/goabt-gdb.py $(GDB_SCRIPT_DIR)/libgoabt.so-gdb.py
 	install -m 755 $(LIB) $(GOLIB) $(INSTDIR)/lib/
 	install -m 644 include/*.h $(INSTDIR)/include/
 	install -m 644 include/opal/class/*.h $(INSTDIR)/include/opal/class/
@@ -298,6 +307,9 @@ uninstall:
 	@for d in $(INSTALL_DIRS); do \
 	  if [ -d $(INSTDIR)/$$d ]; then rmdir $(INSTDIR)/$$d 2>/dev/null || true; fi; \
 	done
+	@if [ -e $(GDB_SCRIPT_DIR)/libgoabt.so-gdb.py ]; then \
+	  echo "rm $(GDB_SCRIPT_DIR)/libgoabt.so-gdb.py"; rm -f $(GDB_SCRIPT_DIR)/libgoabt.so-gdb.py; fi
+	@d=$(GDB_SCRIPT_DIR); while [ "$$d" != "$(INSTDIR)" ] && [ "$$d" != / ] && rmdir "$$d" 2>/dev/null; do d=$$(dirname "$$d"); done
 
 clean:
 	rm -rf $(BUILD)

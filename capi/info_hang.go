@@ -47,7 +47,30 @@ func goabt_go_info_hang(h *C.struct_goabt_info_hang) *C.char {
 		r.Units = append(r.Units, core.HangUnit{InfoUnit: infoUnit(&u.unit), Wait: core.HangWait(u.wait),
 			Object: core.Addr(u.object), Deadline: u.timed != 0})
 	}
-	return cText(core.HangText(r, codeLookup()))
+	code := codeLookup()
+	code.Dladdr = dladdrWithSymtab
+	return cText(core.HangText(r, code))
+}
+
+// dladdrWithSymtab is dladdrInfo, with the function from the file's symbol table when dladdr
+// names none: goabt's own internal functions (hidden from the dynamic symbols), a program's
+// static ones. The hang report's stacks are mostly those.
+func dladdrWithSymtab(addr core.Addr) core.DlInfo {
+	d := dladdrInfo(addr)
+	if !d.OK || d.Sym != "" {
+		return d
+	}
+	file := d.File
+	if file == "" {
+		file = "/proc/self/exe"
+	}
+	symbols.mu.Lock()
+	name, start := symbols.files.LookupStart(file, uint64(d.Base), uint64(addr))
+	symbols.mu.Unlock()
+	if name != "" {
+		d.Sym, d.SymAddr = name, core.Addr(start)
+	}
+	return d
 }
 
 // goabt_go_unit_slabs writes the first max (address, length) pairs of the unit descriptors'

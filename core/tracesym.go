@@ -20,6 +20,12 @@ type elfFuncs struct {
 // Lookup names the function containing addr in file, loaded at base (dladdr's dli_fbase): ""
 // if the file has no such symbol (stripped) or cannot be read.
 func (s *ELFSymbols) Lookup(file string, base, addr uint64) string {
+	name, _ := s.LookupStart(file, base, addr)
+	return name
+}
+
+// LookupStart is Lookup with the function's start address (in the process), 0 with no name.
+func (s *ELFSymbols) LookupStart(file string, base, addr uint64) (string, uint64) {
 	if s.files == nil {
 		s.files = map[string]*elfFuncs{}
 	}
@@ -29,7 +35,7 @@ func (s *ELFSymbols) Lookup(file string, base, addr uint64) string {
 		s.files[file] = f
 	}
 	if f == nil {
-		return ""
+		return "", 0
 	}
 	off := addr
 	if f.pie {
@@ -37,13 +43,16 @@ func (s *ELFSymbols) Lookup(file string, base, addr uint64) string {
 	}
 	i := sort.Search(len(f.funcs), func(i int) bool { return f.funcs[i].Value > off }) - 1
 	if i < 0 {
-		return ""
+		return "", 0
 	}
 	sym := f.funcs[i]
 	if off >= sym.Value+max(sym.Size, 1) {
-		return ""
+		return "", 0
 	}
-	return sym.Name
+	if f.pie {
+		return sym.Name, sym.Value + base
+	}
+	return sym.Name, sym.Value
 }
 
 func readELFFuncs(file string) *elfFuncs {

@@ -186,6 +186,7 @@ func TestInstallTree(t *testing.T) {
 		"include/opal_object.h", "include/opal/class/opal_object.h",
 		"lib/cmake/goabt/goabtConfig.cmake", "lib/cmake/goabt/goabtConfigVersion.cmake",
 		"lib/pkgconfig/argobots.pc", "lib/pkgconfig/goabt.pc",
+		"share/gdb/auto-load" + prefix + "/lib/libgoabt.so-gdb.py",
 	} {
 		_, err := os.Stat(filepath.Join(prefix, f))
 		require.NoError(t, err, "installed %s", f)
