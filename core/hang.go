@@ -76,7 +76,8 @@ type HangStream struct {
 }
 
 // HangReport is what the report shows. Watchdog is GOABT_WATCHDOG's period when the watchdog
-// found the hang, 0 when a signal asked (Signal).
+// found the hang; else Signal is the signal that asked for it, or 0 for a call
+// (goabt_info_print_units).
 type HangReport struct {
 	Watchdog time.Duration
 	Quiet    time.Duration // how long no unit had run
@@ -106,11 +107,14 @@ func HangText(r HangReport, code CodeLookup) string {
 		fmt.Fprintf(&b, format, args...)
 		b.WriteString("\n")
 	}
-	if r.Watchdog > 0 {
+	switch {
+	case r.Watchdog > 0:
 		line("watchdog (GOABT_WATCHDOG=%v): no work unit has run for %.1f s while %d wait with nothing due to wake them",
 			r.Watchdog.Seconds(), r.Quiet.Seconds(), r.Waiting())
-	} else {
+	case r.Signal != 0:
 		line("signal %d (GOABT_DUMP_SIGNAL): the work units", r.Signal)
+	default:
+		line("goabt_info_print_units: the work units")
 	}
 	line("%d work units not finished, %d execution streams", len(r.Units), len(r.Streams))
 	for _, s := range r.Streams {

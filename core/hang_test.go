@@ -63,4 +63,6 @@ func TestHangText(t *testing.T) {
 
 	sig := HangText(HangReport{Signal: 12}, code)
 	require.True(t, strings.HasPrefix(sig, "goabt: signal 12 (GOABT_DUMP_SIGNAL): the work units\n"), sig)
+	call := HangText(HangReport{}, code)
+	require.True(t, strings.HasPrefix(call, "goabt: goabt_info_print_units: the work units\n"), call)
 }

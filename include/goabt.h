@@ -43,6 +43,7 @@
 #ifndef GOABT_H
 #define GOABT_H
 
+#include <stdio.h>
 #include <abt.h>
 
 /* goabt's own version: of the runtime and of the entry points below. The Argobots API it
@@ -99,6 +100,14 @@ int goabt_mutex_get_num_waiters(ABT_mutex mutex, int *num);
  * on eventual (ULTs parked, external threads asleep). Static memory works before ABT_init, as the
  * eventual does. ABT_ERR_INV_EVENTUAL for an invalid handle, ABT_ERR_INV_ARG when num is NULL. */
 int goabt_eventual_get_num_waiters(ABT_eventual eventual, int *num);
+
+/* Print to fp every work unit that is not finished, as GOABT_WATCHDOG and GOABT_DUMP_SIGNAL
+ * print it on stderr (README, "When it hangs"): what each waits on, with the object's address,
+ * the function it was created with, its pool and stream, and for a parked ULT the code addresses
+ * on its stack; each line starts with "goabt: ". Callable from any ULT, tasklet or external
+ * thread. ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize, ABT_ERR_INV_ARG when fp is
+ * NULL, ABT_ERR_MEM when out of memory. */
+int goabt_info_print_units(FILE *fp);
 
 #ifdef __cplusplus
 }

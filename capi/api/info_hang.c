@@ -6,7 +6,8 @@
  *     unit waits with nothing due to wake it (a wait without deadline, or a suspension) and
  *     none waits on a timer (which will run it); once per such stretch: a unit that runs again
  *     re-arms it;
- *   - on GOABT_DUMP_SIGNAL, unless the program handled that signal when ABT_init started it.
+ *   - on GOABT_DUMP_SIGNAL, unless the program handled that signal when ABT_init started it;
+ *   - by goabt_info_print_units (goabt.h), on the program's FILE*, from the caller.
  * Both are served by one thread of goabt's (a plain pthread, no stream's: it calls the Go core
  * directly), started at the end of ABT_init when either is set and stopped by ABT_finalize. The
  * signal handler only posts a semaphore.
@@ -29,6 +30,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include "args.h"
 #include "engine/info.h"
 #include "engine/runtime.h"
 #include "engine/stream.h"
@@ -36,6 +38,7 @@
 #include "engine/wait.h"
 #include "gocalls.h"
 #include "info_facts.h"
+#include "goabt.h"
 #ifdef GOABT_VALGRIND
 #include <valgrind/memcheck.h>
 #endif
@@ -188,19 +191,26 @@ static int looks_hung(const struct gathered *g)
     return untimed > 0;
 }
 
-/* Prints the report: the text from the Go core, on stderr in one write where it can. */
-static void report(struct gathered *g, long long quiet_ns, int sig)
+/* The report's text from the Go core (malloc'd), or NULL. why: 1 the watchdog, 0 a call,
+ * else the signal. */
+static char *report_text(struct gathered *g, long long quiet_ns, int why)
 {
     struct goabt_info_hang h = {
-        .watchdog_ns = sig ? 0 : goabt_rt.watchdog_ns,
+        .watchdog_ns = why == 1 ? goabt_rt.watchdog_ns : 0,
         .quiet_ns = quiet_ns,
-        .signal = sig,
+        .signal = why > 1 ? why : 0,
         .num_streams = g->num_streams,
         .num_units = g->num_units,
         .streams = g->streams,
         .units = g->units,
     };
-    char *text = goabt_go.info_hang(&h);
+    return goabt_go.info_hang(&h);
+}
+
+/* Prints the report on stderr, in one write where it can. */
+static void report(struct gathered *g, long long quiet_ns, int why)
+{
+    char *text = report_text(g, quiet_ns, why);
     if (text == NULL) return;
     size_t len = strlen(text), done = 0;
     while (done < len) {
@@ -264,7 +274,7 @@ static void *hang_main(void *arg)
         } else if (!looked && now - quiet_since >= period) {
             looked = 1;
             gather_units(&g, 1);
-            if (looks_hung(&g)) report(&g, now - quiet_since, 0);
+            if (looks_hung(&g)) report(&g, now - quiet_since, 1);
         }
         gathered_free(&g);
     }
@@ -333,4 +343,35 @@ void goabt_hang_stop(void)
     pthread_join(hang_thread, NULL);
     sem_destroy(&hang_sem);
     hang_running = 0;
+}
+
+/* ---- goabt_info_print_units ------------------------------------------------------------- */
+
+struct print_call {
+    char *text;
+};
+
+/* On the system stack (the gate): the units' facts and their text. */
+static void print_gated(void *arg)
+{
+    struct print_call *c = arg;
+    if (!goabt_go_available()) return;
+    struct gathered g = {0};
+    goabt_streams_each(stream_cb, &g);
+    gather_units(&g, 1);
+    c->text = report_text(&g, 0, 0);
+    gathered_free(&g);
+}
+
+int goabt_info_print_units(FILE *fp)
+{
+    GOABT_CHECK_INIT();
+    if (fp == NULL) return ABT_ERR_INV_ARG;
+    struct print_call c = {NULL};
+    goabt_gate(print_gated, &c);
+    if (c.text == NULL) return ABT_ERR_MEM;
+    fputs(c.text, fp);
+    fflush(fp);
+    free(c.text);
+    return ABT_SUCCESS;
 }

@@ -15,7 +15,9 @@
  *   external  the main ULT waits on an eventual that a thread of the program's sets within
  *             the watchdog's period;
  *   handled   the program handles SIGUSR2 before ABT_init: goabt says it leaves it alone, and
- *             the program's handler runs. */
+ *             the program's handler runs.
+ * Last, in this process, goabt_info_print_units from a ULT while another waits on an eventual:
+ * the same report, on the FILE* it is given. */
 // ctest-libs: -rdynamic
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <abt.h>
+#include <goabt.h>
 #include "check.h"
 
 /* The watchdog's period in the children, in seconds. */
@@ -52,6 +55,9 @@ void waits_for_a(void *arg)
     ABT_eventual_wait(ev_a, NULL);
     ABT_eventual_set(ev_b, NULL, 0);
 }
+
+static int printed_rc = -1;
+void prints_units(void *arg) { printed_rc = goabt_info_print_units(arg); }
 
 static ABT_mutex mx_a, mx_b;
 static int has_a, has_b;
@@ -325,5 +331,36 @@ int main(int argc, char **argv)
     expect_no_report(argv[0], "timer", "timedwait timed out");
     expect_no_report(argv[0], "external", "finished");
     expect_no_report(argv[0], "handled", "the program's handler ran");
+
+    CHECK_INT(goabt_info_print_units(stdout), ABT_ERR_UNINITIALIZED);
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    CHECK_INT(goabt_info_print_units(NULL), ABT_ERR_INV_ARG);
+    ABT_pool pool;
+    ABT_xstream self;
+    ABT_xstream_self(&self);
+    ABT_xstream_get_main_pools(self, 1, &pool);
+    ABT_eventual_create(0, &ev_b);
+    ABT_eventual_create(0, &ev_a);
+    ABT_thread waiter, printer;
+    ABT_thread_create(pool, waits_for_b, NULL, ABT_THREAD_ATTR_NULL, &waiter);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    /* The waiter runs first (FIFO) and parks; then the printer prints. */
+    ABT_thread_create(pool, prints_units, mem, ABT_THREAD_ATTR_NULL, &printer);
+    ABT_thread_free(&printer);
+    fclose(mem);
+    printf("-- goabt_info_print_units printed:\n%s\n", text);
+    CHECK(strncmp(text, "goabt: goabt_info_print_units: the work units\n", 46) == 0);
+    CHECK(strstr(text, "[BLOCKED, waiting on eventual") != NULL);
+    CHECK(strstr(text, "waits_for_b") != NULL);
+    CHECK(strstr(text, "[RUNNING]") != NULL && strstr(text, "prints_units") != NULL);
+    CHECK_INT(printed_rc, ABT_SUCCESS);
+    free(text);
+    ABT_eventual_set(ev_b, NULL, 0);
+    ABT_thread_free(&waiter);
+    ABT_eventual_free(&ev_a);
+    ABT_eventual_free(&ev_b);
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
     return check_summary();
 }
