@@ -120,7 +120,7 @@ static void wait_facts(goabt_unit *u, struct goabt_info_hang_unit *f)
     }
     f->wait = w.sync_type;
     f->object = (uintptr_t)w.sync;
-    f->timed = w.deadline != 0;
+    f->timed = w.deadline != 0 && w.deadline != GOABT_DEADLINE_NEVER; /* NEVER: it waits for good */
 }
 
 /* The words of u's stack in use, from its saved stack pointer up (a parked ULT's). */

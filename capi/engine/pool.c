@@ -560,7 +560,7 @@ static goabt_unit *fifo_pop_wait(goabt_pool *p, double secs, double abstime, ABT
     (void)rc;
     if (secs < 0) secs = abstime - goabt_wtime();
     uint64_t now = goabt_now_ns();
-    return goabt_pool_pop_wait(p, secs > 0 ? now + (uint64_t)(secs * 1e9) : now);
+    return goabt_pool_pop_wait(p, goabt_deadline_after(now, secs));
 }
 
 goabt_unit *goabt_pool_pop_wait_for(goabt_pool *p, double secs, double abstime,

@@ -175,7 +175,7 @@ static goabt_unit *go_pop_wait(goabt_pool *p, double secs, double abstime, ABT_p
         double now = goabt_wtime();
         secs = abstime > now ? abstime - now : 0.0;
     }
-    uint64_t deadline = goabt_now_ns() + (secs > 0 ? (uint64_t)(secs * 1e9) : 0);
+    uint64_t deadline = goabt_deadline_after(goabt_now_ns(), secs);
     for (;;) {
         goabt_unit *u = go_pop(p, ctx);
         if (u != NULL) return u;

@@ -164,7 +164,7 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
         uint64_t deadline = __atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE);
         if (deadline != 0) {
             uint64_t now = goabt_now_ns();
-            long long left = deadline > now ? (long long)(deadline - now) : 1;
+            long long left = deadline > now ? goabt_ns_until(deadline, now) : 1;
             if (ns == 0 || left < ns) ns = left;
         }
         goabt_futex_wait(&s->sleep_word, 0, ns);

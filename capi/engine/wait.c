@@ -252,7 +252,7 @@ static long long thread_sleep_ns(uint64_t deadline)
     if (deadline == 0) return limit;
     uint64_t now = goabt_now_ns();
     if (now >= deadline) return -1;
-    long long left = (long long)(deadline - now);
+    long long left = goabt_ns_until(deadline, now);
     return limit == 0 || left < limit ? left : limit;
 }
 

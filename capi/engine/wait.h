@@ -35,6 +35,7 @@
 #ifndef GOABT_WAIT_H
 #define GOABT_WAIT_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <time.h>
 #include "common.h"
@@ -162,12 +163,32 @@ static inline double goabt_wtime(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1.0e-9;
 }
+/* Deadlines saturate: one past what 64 bits of nanoseconds hold (the year 2554) is
+ * GOABT_DEADLINE_NEVER, a deadline that never comes, never a wrapped one in the past. */
+#define GOABT_DEADLINE_NEVER UINT64_MAX
 static inline uint64_t goabt_timespec_ns(const struct timespec *t)
 {
     /* Never 0, which means "no deadline": the epoch itself, or before it, is long past. */
     if (t->tv_sec < 0) return 1;
-    uint64_t ns = (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+    uint64_t nsec = t->tv_nsec > 0 ? (uint64_t)t->tv_nsec : 0;
+    if ((uint64_t)t->tv_sec >= (GOABT_DEADLINE_NEVER - nsec) / 1000000000ull) return GOABT_DEADLINE_NEVER;
+    uint64_t ns = (uint64_t)t->tv_sec * 1000000000ull + nsec;
     return ns != 0 ? ns : 1;
+}
+/* The CLOCK_REALTIME deadline secs seconds after now (ns), saturated; now itself for secs <= 0
+ * or NaN. INFINITY and anything past 2554 are GOABT_DEADLINE_NEVER. */
+static inline uint64_t goabt_deadline_after(uint64_t now, double secs)
+{
+    if (!(secs > 0)) return now;
+    double ns = secs * 1e9;
+    if (ns >= (double)(GOABT_DEADLINE_NEVER - now)) return GOABT_DEADLINE_NEVER;
+    return now + (uint64_t)ns;
+}
+/* Nanoseconds from now to deadline (after now), as a long long that does not overflow. */
+static inline long long goabt_ns_until(uint64_t deadline, uint64_t now)
+{
+    uint64_t left = deadline - now;
+    return left > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)left;
 }
 
 /* The timer list (parked ULTs with a deadline). */
