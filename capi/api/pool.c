@@ -375,7 +375,8 @@ int ABT_sched_get_pools(ABT_sched sched, int max_pools, int idx, ABT_pool *pools
     goabt_sched *s = goabt_sched_of(sched);
     if (s == NULL) return ABT_ERR_INV_SCHED;
     if (max_pools < 0 || idx < 0 || (max_pools > 0 && pools == NULL)) return ABT_ERR_INV_ARG;
-    if (idx + max_pools > s->num_pools) return ABT_ERR_SCHED;
+    /* idx + max_pools could overflow an int: compare what is left after idx instead. */
+    if (idx > s->num_pools || max_pools > s->num_pools - idx) return ABT_ERR_SCHED;
     for (int i = 0; i < max_pools; i++) pools[i] = s->pools[idx + i];
     return ABT_SUCCESS;
 }

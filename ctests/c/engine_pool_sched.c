@@ -10,6 +10,7 @@
  * stream uses (ABT_ERR_SCHED); streams running several pools in priority order (BASIC and PRIO),
  * a BASIC_WAIT stream woken by new work, and a RANDWS pool. */
 #include <unistd.h>
+#include <limits.h>
 #include <abt.h>
 #include "check.h"
 #include "abt_wait.h"
@@ -264,6 +265,11 @@ int main(void)
     CHECK_INT(ABT_sched_get_pools(s, 1, -1, got), ABT_ERR_INV_ARG);
     CHECK_INT(ABT_sched_get_pools(s, -1, 0, got), ABT_ERR_INV_ARG);
     CHECK_INT(ABT_sched_get_pools(s, 0, 3, got), ABT_SUCCESS);
+    /* Ranges whose end overflows an int are refused, as native Argobots refuses them. */
+    CHECK_INT(ABT_sched_get_pools(s, 1, INT_MAX, got), ABT_ERR_SCHED);
+    CHECK_INT(ABT_sched_get_pools(s, INT_MAX, 1, got), ABT_ERR_SCHED);
+    CHECK_INT(ABT_sched_get_pools(s, INT_MAX, INT_MAX, got), ABT_ERR_SCHED);
+    CHECK_INT(ABT_sched_get_pools(s, 0, 4, got), ABT_ERR_SCHED);
 
     /* A scheduler a stream uses cannot be freed, nor given to another stream. */
     CHECK_INT(ABT_xstream_create(s, &xs), ABT_SUCCESS);
