@@ -637,7 +637,9 @@ ABT_API_PUBLIC int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool 
  * pools, at most 64; pools NULL gives new pools (three for ABT_SCHED_PRIO, else one) and
  * ABT_POOL_NULL entries new ones (GOABT_POOL's Go pool when set). With GOABT_SCHED set, the Go
  * policy it names picks the pool to pop instead of the first non-empty one (goabt.h). config is ignored: every kind takes from its first non-empty pool
- * in order, and the scheduler is always freed with the stream that uses it. */
+ * in order, and the scheduler is always freed with the stream that uses it. ABT_ERR_INV_ARG when
+ * num_pools is 0 with pools not NULL (a scheduler with no pool could never run a unit; native
+ * Argobots accepts it and its stream dies at the first push), or out of range. */
 ABT_API_PUBLIC int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *pools,
                                           ABT_sched_config config, ABT_sched *newsched);
 

@@ -317,6 +317,10 @@ int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *poo
         return ABT_ERR_INV_SCHED_PREDEF;
     }
     if (num_pools < 0 || num_pools > GOABT_SCHED_MAX_POOLS) return ABT_ERR_INV_ARG;
+    /* A predefined scheduler given no pool (an array of none) could never run a unit, and its
+     * stream would die at the first push or yield: refused here, the first call that knows.
+     * (Native Argobots accepts it and dies there.) pools NULL still means Argobots' default. */
+    if (num_pools == 0 && pools != NULL) return ABT_ERR_INV_ARG;
     goabt_pool *list[GOABT_SCHED_MAX_POOLS];
     int n = num_pools;
     int kind = predef == ABT_SCHED_BASIC_WAIT ? ABT_POOL_FIFO_WAIT : ABT_POOL_FIFO;

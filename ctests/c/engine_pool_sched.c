@@ -265,6 +265,16 @@ int main(void)
     CHECK_INT(ABT_sched_get_pools(s, 1, -1, got), ABT_ERR_INV_ARG);
     CHECK_INT(ABT_sched_get_pools(s, -1, 0, got), ABT_ERR_INV_ARG);
     CHECK_INT(ABT_sched_get_pools(s, 0, 3, got), ABT_SUCCESS);
+    /* A predefined scheduler with no pool (an empty array, not NULL) is refused where it is made,
+     * for a stream or by itself: it could never run a unit. */
+    {
+        ABT_sched none = ABT_SCHED_NULL;
+        ABT_xstream xnone = ABT_XSTREAM_NULL;
+        CHECK_INT(ABT_sched_create_basic(ABT_SCHED_BASIC, 0, got, ABT_SCHED_CONFIG_NULL, &none), ABT_ERR_INV_ARG);
+        CHECK(none == ABT_SCHED_NULL);
+        CHECK_INT(ABT_xstream_create_basic(ABT_SCHED_DEFAULT, 0, got, ABT_SCHED_CONFIG_NULL, &xnone), ABT_ERR_INV_ARG);
+        CHECK(xnone == ABT_XSTREAM_NULL);
+    }
     /* Ranges whose end overflows an int are refused, as native Argobots refuses them. */
     CHECK_INT(ABT_sched_get_pools(s, 1, INT_MAX, got), ABT_ERR_SCHED);
     CHECK_INT(ABT_sched_get_pools(s, INT_MAX, 1, got), ABT_ERR_SCHED);
