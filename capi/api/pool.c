@@ -122,6 +122,7 @@ int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t nu
     if (p->ops->push_many != NULL && num > 0) {
         /* A pool with push_many gets them all at once, once each is checked and has its pool
          * unit; else one at a time. */
+        if (num > SIZE_MAX / sizeof(goabt_unit *)) return ABT_ERR_MEM; /* num * size would wrap */
         goabt_unit **units = malloc(num * sizeof *units);
         if (units == NULL) return ABT_ERR_MEM;
         size_t n = 0;

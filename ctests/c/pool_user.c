@@ -954,6 +954,9 @@ int main(void)
     CHECK_INT(n_free_unit - freed0, 1);
     CHECK_INT(ABT_thread_free(&t), ABT_SUCCESS);
     CHECK(n_push_many > 0);
+    /* A count whose array would not fit in memory: refused before any of it is read (the
+     * size of the units' array, num * 8, wrapped to 16 bytes). */
+    CHECK_INT(ABT_pool_push_threads(fifo, &got, SIZE_MAX / 8 + 2), ABT_ERR_MEM);
 
     /* A unit finished in a user pool keeps its pool unit until it is freed (free_unit comes
      * with ABT_thread_free, as in Argobots), and one freed only after the pool (and its
