@@ -82,7 +82,7 @@ def _wait(u):
     state = int(u["state"])
     if state == 2 and int(u["suspend"]) != 0:
         return "suspend"
-    w = u["blocked_on"]
+    w = u["waiting"]
     if int(w) == 0 or (state != 2 and int(u["kind"]) != TASKLET):
         return ""
     what = WAITS.get(int(w["sync_type"]), "wait")

@@ -112,7 +112,7 @@ static void wait_facts(goabt_unit *u, struct goabt_info_hang_unit *f)
         return;
     }
     /* A parked ULT, or a tasklet asleep on its stream. */
-    goabt_waiter *on = __atomic_load_n(&u->blocked_on, __ATOMIC_ACQUIRE);
+    goabt_waiter *on = __atomic_load_n(&u->waiting, __ATOMIC_ACQUIRE);
     goabt_waiter w;
     if (on == NULL || (state != ABT_THREAD_STATE_BLOCKED && u->kind != GOABT_TASKLET) ||
         !safe_read(&w, on, sizeof w)) {

@@ -168,7 +168,8 @@ static int yield_for(goabt_mutex *m, uintptr_t me)
     __atomic_add_fetch(&m->yielders, 1, __ATOMIC_RELAXED);
     goabt_unit *self = goabt_self_unit();
     goabt_waiter w;
-    w.sync = m;
+    goabt_waiter_on(&w, ABT_SYNC_EVENT_TYPE_MUTEX, m); /* what the hang report reads */
+    w.deadline = 0;
     w.cancelled = yielder_cancelled;
     self->waiting = &w;
     int took = 0;

@@ -168,7 +168,6 @@ static void unit_release(goabt_stream *s, goabt_unit *u)
     GOABT_ASSERT_MSG(s == NULL || s->current != u, "the running unit is freed");
     GOABT_ASSERT(s == NULL || s->free_units != u);
     u->magic = GOABT_MAGIC_FREED;
-    u->blocked_on = NULL; /* a unit cancelled in a join ended there */
     GOABT_ASSERT_MSG(unit_cached_ok(u), "a descriptor freed while queued, or holding a pool unit");
     if (u->flags & GOABT_UNIT_USER_STACK) { /* user_guard is read only then (line 3) */
         goabt_unit_vg_deregister_user_stack(u);

@@ -120,7 +120,9 @@ struct ABT_thread_opaque {
      * goabt_unit_take_target). Every push clears it. */
     goabt_unit *popped_by;
     goabt_stream *last_stream;
-    goabt_waiter *waiting;  /* its waiter while in goabt_wait (wait.c) or mutex.c's yields */
+    /* Its waiter while in goabt_wait (wait.c: a tasklet's too), a join, or mutex.c's yields:
+     * what a cancel passes on, and what the hang report (api/info_hang.c) says it waits on. */
+    goabt_waiter *waiting;
     uint64_t id;            /* assigned on first query; 0 means not yet */
     goabt_unit *free_next;  /* link in a cache of free descriptors */
     void *mapping;          /* mmap'd stack region, guard page included, or NULL */
@@ -151,9 +153,6 @@ struct ABT_thread_opaque {
     /* The page of a program-given stack made read-only while the ULT has it (mprotect modes:
      * goabt_user_stack_guard), or NULL; read only with GOABT_UNIT_USER_STACK. */
     void *user_guard;
-    /* The waiter of the wait it is in (goabt_wait, a join), ULT or tasklet, or NULL: what
-     * the hang report (api/info_hang.c) says it waits on. Written by the unit itself only. */
-    goabt_waiter *blocked_on;
 #ifdef GOABT_VALGRIND
     /* Valgrind's ids of its stacks (valgrind_stacks.h), 0 for none: the mapping's, and a user
      * stack's while the unit has one. Only in the valgrind build of the library. */

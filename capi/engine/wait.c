@@ -272,13 +272,10 @@ int goabt_wait(goabt_waiter *w, int *lock)
         goabt_spin_unlock(lock);
         return GOABT_WAIT_TIMEDOUT;
     }
-    goabt_unit *self = goabt_self_unit(); /* a ULT, a tasklet, or none: an external thread */
-    if (self != NULL) self->blocked_on = w;
     if (w->unit != NULL) {
         w->unit->waiting = w;
         goabt_unit_park(wait_parked, w);
         w->unit->waiting = NULL;
-        w->unit->blocked_on = NULL;
         /* Woken (a waker readied it) or timed out (goabt_timers_fire did, after unlinking). */
         GOABT_ASSERT_MSG(__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) != GOABT_WAIT_WAITING,
                          "a parked waiter runs again only once woken or timed out");
@@ -287,8 +284,12 @@ int goabt_wait(goabt_waiter *w, int *lock)
         return __atomic_load_n(&w->status, __ATOMIC_ACQUIRE);
     }
     goabt_spin_unlock(lock);
+    /* A tasklet asleep here says so too, for the hang report (it cannot be cancelled while it
+     * runs, so goabt_wait_cancelled never sees this). */
+    goabt_unit *self = goabt_self_unit();
+    if (self != NULL) self->waiting = w;
     int status = thread_wait(w);
-    if (self != NULL) self->blocked_on = NULL;
+    if (self != NULL) self->waiting = NULL;
     return status;
 }
 
@@ -320,7 +321,6 @@ void goabt_wait_cancelled(goabt_unit *u)
 {
     goabt_waiter *w = u->waiting;
     u->waiting = NULL;
-    u->blocked_on = NULL;
     /* Its waker or the timer took it out of the timer list before readying it. */
     if (w->cancelled != NULL) w->cancelled(w);
 }
@@ -455,13 +455,14 @@ void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
     w->tag = (uintptr_t)joiners;
     GOABT_ASSERT(w->status == GOABT_WAIT_WAITING && !w->linked && w->deadline == 0);
     /* What the hang report names (goabt_waiter_on's fields, which a join uses for nothing
-     * else). */
-    w->sync_type = goabt_wait_sync_type(join_parked, w);
-    w->sync = goabt_wait_sync_object(join_parked, w);
+     * else). A cancel of the readied joiner finds it as u->waiting and runs no hook (none). */
+    goabt_stream *s = join_stream(w);
+    w->sync_type = s != NULL ? ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN : ABT_SYNC_EVENT_TYPE_THREAD_JOIN;
+    w->sync = s != NULL ? (void *)s : (void *)((char *)joiners - offsetof(goabt_unit, joiners));
     goabt_unit *self = goabt_self_unit();
-    if (self != NULL) self->blocked_on = w;
+    if (self != NULL) self->waiting = w;
     joiners_wait(joiners, w);
-    if (self != NULL) self->blocked_on = NULL;
+    if (self != NULL) self->waiting = NULL;
 }
 
 static void joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
