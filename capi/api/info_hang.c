@@ -123,12 +123,11 @@ static void wait_facts(goabt_unit *u, struct goabt_info_hang_unit *f)
     f->timed = w.deadline != 0 && w.deadline != GOABT_DEADLINE_NEVER; /* NEVER: it waits for good */
 }
 
-/* The words of u's stack in use, from its saved stack pointer up (a parked ULT's). */
-static void stack_facts(goabt_unit *u, struct goabt_info_unit *f)
+/* The words of a parked ULT's stack in use, from its saved stack pointer up, into its facts. */
+static void stack_facts(struct goabt_info_unit *f)
 {
     if (f->tasklet || f->main || f->state == ABT_THREAD_STATE_RUNNING) return;
     uintptr_t lo = f->stack, top = f->stack + f->stacksize, sp = f->sp;
-    (void)u;
     if (sp == 0 || lo == 0 || sp < lo || sp >= top) return;
     f->used = top - sp;
     size_t shown = f->used < GOABT_INFO_STACK_MAX ? f->used : GOABT_INFO_STACK_MAX;
@@ -142,14 +141,15 @@ static void stack_facts(goabt_unit *u, struct goabt_info_unit *f)
     f->words = words;
 }
 
-/* Every live unit's facts: a walk of the descriptors' memory. */
-static void gather_units(struct gathered *g, int with_stacks)
+/* Every live unit's facts, without their stacks (add_stacks): a walk of the descriptors' memory. */
+static void gather_units(struct gathered *g)
 {
     int n = goabt_go.unit_slabs(NULL, 0);
     if (n <= 0) return;
     uintptr_t *slabs = malloc((size_t)n * 2 * sizeof *slabs);
     if (slabs == NULL) return;
-    n = goabt_go.unit_slabs(slabs, n);
+    int now = goabt_go.unit_slabs(slabs, n); /* a slab mapped meanwhile is not in the array */
+    if (now < n) n = now;
     size_t size = (sizeof(goabt_unit) + 63) & ~(size_t)63; /* core.Blocks' block size */
     uint32_t magic = __atomic_load_n(&goabt_rt.unit_magic, __ATOMIC_RELAXED);
     for (int i = 0; i < n; i++) {
@@ -164,10 +164,15 @@ static void gather_units(struct gathered *g, int with_stacks)
             memset(f, 0, sizeof *f);
             goabt_info_unit_facts(u, &f->unit);
             wait_facts(u, f);
-            if (with_stacks) stack_facts(u, &f->unit);
         }
     }
     free(slabs);
+}
+
+/* The stacks of the gathered units: only for a report (the watchdog's look needs none). */
+static void add_stacks(struct gathered *g)
+{
+    for (int i = 0; i < g->num_units; i++) stack_facts(&g->units[i].unit);
 }
 
 static void gathered_free(struct gathered *g)
@@ -259,7 +264,8 @@ static void *hang_main(void *arg)
         if (__atomic_exchange_n(&hang_signalled, 0, __ATOMIC_ACQ_REL)) {
             struct gathered g = {0};
             goabt_streams_each(stream_cb, &g);
-            gather_units(&g, 1);
+            gather_units(&g);
+            add_stacks(&g);
             report(&g, 0, hang_signal);
             gathered_free(&g);
         }
@@ -273,8 +279,11 @@ static void *hang_main(void *arg)
             looked = 0;
         } else if (!looked && now - quiet_since >= period) {
             looked = 1;
-            gather_units(&g, 1);
-            if (looks_hung(&g)) report(&g, now - quiet_since, 1);
+            gather_units(&g);
+            if (looks_hung(&g)) {
+                add_stacks(&g);
+                report(&g, now - quiet_since, 1);
+            }
         }
         gathered_free(&g);
     }
@@ -358,7 +367,8 @@ static void print_gated(void *arg)
     if (!goabt_go_available()) return;
     struct gathered g = {0};
     goabt_streams_each(stream_cb, &g);
-    gather_units(&g, 1);
+    gather_units(&g);
+    add_stacks(&g);
     c->text = report_text(&g, 0, 0);
     gathered_free(&g);
 }
