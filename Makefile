@@ -194,7 +194,7 @@ demo: lib
 	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(BUILD)/demo/demo
 	$(BUILD)/demo/demo
 
-# The two tiers of tests (README, "The two commands"). make test: the Go core's tests (race
+# The two tiers of tests (README, "The commands"). make test: the Go core's tests (race
 # detector) and every C test program against the library and the checked build, less what
 # make check alone runs (go test -short: ctests/leftout.go). make check: everything, as CI runs
 # it: the C programs also under ASan and valgrind, the install and its pkg-config and CMake
