@@ -31,7 +31,7 @@ static int stream_sched(ABT_sched sched, goabt_sched **out)
     return ABT_SUCCESS;
 }
 
-static int create_stream(ABT_sched sched, int rank, ABT_xstream *newxstream)
+static int create_stream_entered(ABT_sched sched, int rank, ABT_xstream *newxstream)
 {
     if (newxstream == NULL) return ABT_ERR_INV_ARG;
     goabt_sched *sc;
@@ -58,6 +58,16 @@ static int create_stream(ABT_sched sched, int rank, ABT_xstream *newxstream)
     }
     *newxstream = s;
     return ABT_SUCCESS;
+}
+
+/* Creates a stream, unless finalize has begun (stream.c, goabt_stream_calls_enter). */
+static int create_stream(ABT_sched sched, int rank, ABT_xstream *newxstream)
+{
+    int rc = goabt_stream_calls_enter();
+    if (rc != ABT_SUCCESS) return rc;
+    rc = create_stream_entered(sched, rank, newxstream);
+    goabt_stream_calls_exit();
+    return rc;
 }
 
 int ABT_xstream_create(ABT_sched sched, ABT_xstream *newxstream)
@@ -106,12 +116,17 @@ static void after_join(void)
     if (goabt_caller_parks()) goabt_unit_yield();
 }
 
+/* Join, free and revive run between goabt_stream_calls_enter and _exit: finalize, which joins
+ * and frees the streams left, waits for them, and they lose to a finalize that began first. */
 int ABT_xstream_join(ABT_xstream xstream)
 {
     GOABT_CHECK_INIT();
+    int rc = goabt_stream_calls_enter();
+    if (rc != ABT_SUCCESS) return rc;
     goabt_stream *s = joinable(xstream);
+    if (s != NULL) goabt_stream_join(s);
+    goabt_stream_calls_exit();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    goabt_stream_join(s);
     after_join();
     return ABT_SUCCESS;
 }
@@ -120,12 +135,17 @@ int ABT_xstream_free(ABT_xstream *xstream)
 {
     GOABT_CHECK_INIT();
     if (xstream == NULL) return ABT_ERR_INV_XSTREAM;
+    int rc = goabt_stream_calls_enter();
+    if (rc != ABT_SUCCESS) return rc;
     goabt_stream *s = joinable(*xstream);
+    if (s != NULL) {
+        goabt_stream_join(s);
+        goabt_rank_release(s->rank);
+        goabt_stream_delete(s);
+        *xstream = ABT_XSTREAM_NULL;
+    }
+    goabt_stream_calls_exit();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    goabt_stream_join(s);
-    goabt_rank_release(s->rank);
-    goabt_stream_delete(s);
-    *xstream = ABT_XSTREAM_NULL;
     after_join();
     return ABT_SUCCESS;
 }
@@ -133,14 +153,17 @@ int ABT_xstream_free(ABT_xstream *xstream)
 int ABT_xstream_revive(ABT_xstream xstream)
 {
     GOABT_CHECK_INIT();
+    int rc = goabt_stream_calls_enter();
+    if (rc != ABT_SUCCESS) return rc;
     goabt_stream *s = joinable(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    rc = ABT_ERR_INV_XSTREAM;
     /* Only once joined: terminated, and its thread collected. */
-    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ABT_XSTREAM_STATE_TERMINATED ||
-        s->thread != 0) {
-        return ABT_ERR_INV_XSTREAM;
+    if (s != NULL && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED &&
+        s->thread == 0) {
+        rc = goabt_stream_revive(s);
     }
-    return goabt_stream_revive(s);
+    goabt_stream_calls_exit();
+    return rc;
 }
 
 /* Stops s's main scheduler at once, whatever is left in its pools: s ends. */

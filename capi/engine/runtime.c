@@ -35,6 +35,7 @@ struct goabt_runtime goabt_rt = {
     .thread_stacksize = 16384,
     .unit_magic = GOABT_MAGIC_UNIT - 1, /* engine_init counts it up */
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .stream_calls_done = PTHREAD_COND_INITIALIZER,
     .stack_check = 2,
     .ult_entry = goabt_ult_entry,
 };
@@ -248,6 +249,7 @@ int goabt_engine_init(void)
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
     pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
     if (goabt_affinity_init() != ABT_SUCCESS) return ABT_ERR_MEM;
+    goabt_stream_calls_open();
 
     goabt_pool *pool = goabt_pool_new_predef(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
     if (pool == NULL) return ABT_ERR_MEM;
@@ -303,7 +305,9 @@ void goabt_engine_finalize(void)
         GOABT_ASSERT(!(__atomic_load_n(&p->request, __ATOMIC_ACQUIRE) & GOABT_REQ_FINISH));
         GOABT_ASSERT(p->current == goabt_rt.main_unit && p->run_ctx == NULL);
     }
-    /* Argobots leaves streams the program did not free undefined; goabt joins and frees them. */
+    /* Argobots leaves streams the program did not free undefined; goabt joins and frees them,
+     * once the calls of other threads that create or free streams are over (stream.c). */
+    goabt_stream_calls_close();
     goabt_stream *s;
     while ((s = goabt_stream_any_secondary()) != NULL) {
         goabt_stream_join(s);

@@ -40,6 +40,12 @@ struct goabt_runtime {
     int next_pool_id;         /* atomic; Argobots numbers every pool, its internal ones too */
     int num_streams;          /* streams alive (primary included), atomic */
     pthread_mutex_t lock;     /* stream creation and teardown */
+    /* Calls that create, join, free or revive a stream, in flight (rt.lock), and whether
+     * finalize has closed them (stream.c, goabt_stream_calls_enter): finalize waits on
+     * stream_calls_done for those in flight before it sweeps the streams. */
+    int stream_calls;
+    int stream_calls_closed;
+    pthread_cond_t stream_calls_done;
     /* Longest sleep of an idle stream or blocked thread before it looks again, in ns; 0: none.
      * A safety net only: every wake-up is exact (GOABT_SAFETY_WAKEUP_MS, core.Config). */
     long long safety_ns;

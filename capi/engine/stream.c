@@ -159,6 +159,55 @@ void goabt_stream_delete(goabt_stream *s)
     goabt_mem_delete(s, sizeof *s);
 }
 
+/* ---- Stream calls against finalize ---------------------------------------------------------
+ *
+ * Any OS thread may create, join, free or revive streams, while the main ULT finalizes too.
+ * Finalize joins and frees every stream left: a free of the same stream on another thread would
+ * join it a second time (pthread_join of a thread already collected: a hang or a crash), and a
+ * stream created after finalize's sweep would outlive the runtime. So those calls are counted
+ * in flight, and finalize, once the primary's own work is done, closes them and waits for the
+ * count to drain: a call that comes later returns ABT_ERR_UNINITIALIZED, as it would once
+ * finalize has returned, and a handle finalize freed is refused by its magic. */
+
+int goabt_stream_calls_enter(void)
+{
+    int rc = ABT_SUCCESS;
+    pthread_mutex_lock(&goabt_rt.lock);
+    if (goabt_rt.stream_calls_closed || !goabt_initialized()) {
+        rc = ABT_ERR_UNINITIALIZED;
+    } else {
+        goabt_rt.stream_calls++;
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+    return rc;
+}
+
+void goabt_stream_calls_exit(void)
+{
+    pthread_mutex_lock(&goabt_rt.lock);
+    GOABT_ASSERT(goabt_rt.stream_calls > 0);
+    if (--goabt_rt.stream_calls == 0 && goabt_rt.stream_calls_closed) {
+        pthread_cond_broadcast(&goabt_rt.stream_calls_done);
+    }
+    pthread_mutex_unlock(&goabt_rt.lock);
+}
+
+void goabt_stream_calls_close(void)
+{
+    pthread_mutex_lock(&goabt_rt.lock);
+    goabt_rt.stream_calls_closed = 1;
+    while (goabt_rt.stream_calls > 0) pthread_cond_wait(&goabt_rt.stream_calls_done, &goabt_rt.lock);
+    pthread_mutex_unlock(&goabt_rt.lock);
+}
+
+void goabt_stream_calls_open(void)
+{
+    pthread_mutex_lock(&goabt_rt.lock);
+    GOABT_ASSERT(goabt_rt.stream_calls == 0);
+    goabt_rt.stream_calls_closed = 0;
+    pthread_mutex_unlock(&goabt_rt.lock);
+}
+
 goabt_unit *goabt_stream_sched_self(goabt_stream *s)
 {
     if (s->sched_self != NULL) return s->sched_self;

@@ -135,6 +135,15 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank) GOABT_HIDDEN;
 int goabt_stream_start(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_join(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
+/* The calls that create, join, free or revive a stream, against finalize: each runs between
+ * goabt_stream_calls_enter (ABT_SUCCESS, or ABT_ERR_UNINITIALIZED once finalize began: the
+ * call loses the race) and goabt_stream_calls_exit. Finalize closes them and waits for those in
+ * flight before it joins and frees the streams left (goabt_stream_calls_close); init opens them
+ * again (goabt_stream_calls_open). */
+int goabt_stream_calls_enter(void) GOABT_HIDDEN;
+void goabt_stream_calls_exit(void) GOABT_HIDDEN;
+void goabt_stream_calls_close(void) GOABT_HIDDEN;
+void goabt_stream_calls_open(void) GOABT_HIDDEN;
 /* The calling stream's scheduler as a ULT, for the self queries made from the scheduler's
  * context (a user scheduler's run function, a user pool's functions, a tool callback): Argobots
  * runs schedulers on ULTs, so that those find a ULT there. It is no ULT of the engine: never
