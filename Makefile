@@ -32,7 +32,9 @@ CSTRICT := -Wall -Wextra -Werror
 LDFLAGS_LIB := -Wl,-z,now -Wl,-soname,libgoabt.so -Wl,-Bsymbolic-functions
 # The Go core is a library of its own, libgoabt-go.so, which libgoabt.so loads on first need
 # (capi/golib.c: a Go runtime started at load time would not survive a fork).
-LDFLAGS_GOLIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt-go.so"
+# The Go runtime there never preempts by signal (asyncpreemptoff=1, its default GODEBUG): its
+# preemption signal, SIGURG, stays the program's (capi/golib_signals.c).
+LDFLAGS_GOLIB := -extldflags "-Wl,-z,now -Wl,-soname,libgoabt-go.so" -X runtime.godebugDefault=asyncpreemptoff=1
 # libgoabt.so: the entry points (capi/api), the engine (capi/engine) and the C half of the
 # boundary with the Go core (capi/golib.c), every C and assembly file there (marked
 # goabt_c_engine, so that go build leaves them out of the Go core). Sources name the headers of

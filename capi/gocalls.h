@@ -28,6 +28,16 @@ int goabt_go_owns_code(const void *addr) GOABT_HIDDEN;
 /* Whether this process was forked after the Go core started (then says so once on stderr). */
 int goabt_go_forked(void) GOABT_HIDDEN;
 
+/* The program's signal handlers beside the Go runtime (golib_signals.c): golib.c calls the
+ * first three around the load; the outermost ABT_init takes the signals goabt needs while it
+ * runs (goabt_signals_take, once the Go core is loaded), the outermost ABT_finalize gives the
+ * program back its own actions, exactly (goabt_signals_give_back). */
+void goabt_signals_before_load(void) GOABT_HIDDEN;
+void goabt_signals_after_load(void) GOABT_HIDDEN;
+void goabt_signals_load_failed(void) GOABT_HIDDEN;
+void goabt_signals_take(void) GOABT_HIDDEN;
+void goabt_signals_give_back(void) GOABT_HIDDEN;
+
 #include "gocalls_gen.h"
 
 #endif

@@ -130,9 +130,11 @@ static void load(void)
         failed = 1;
         return;
     }
+    goabt_signals_before_load(); /* golib_signals.c: what the Go runtime will take */
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
         fprintf(stderr, "goabt: cannot load the Go core: %s\n", dlerror());
+        goabt_signals_load_failed();
         failed = 1;
         return;
     }
@@ -151,6 +153,9 @@ static void load(void)
     /* The OPAL variables the header reads live here, in the C library; the Go core writes
      * them (class epochs, the thread mode). */
     goabt_go.opal_bind(&opal_uses_threads, &opal_class_init_epoch);
+    /* The first call into Go has returned: the Go runtime is up and has installed its signal
+     * handlers. The program gets back those it does not need. */
+    goabt_signals_after_load();
     /* GOABT_CHECK_LEAKS for OPAL objects: set before the first class initializes, so before
      * the first object of a class with a constructor is made (leaks.c). */
     goabt_opal_leaks_at_load(goabt_go.leak_check(), goabt_go.leak_exit_status());

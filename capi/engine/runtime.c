@@ -228,6 +228,7 @@ int goabt_engine_init(void)
     GOABT_ASSERT_MSG(goabt_self_stream() == NULL && goabt_rt.primary == NULL,
                      "the engine starts once, on a thread that is no stream's");
     if (!goabt_go_available()) return goabt_go_unavailable_error();
+    goabt_signals_take(); /* golib_signals.c: before the stack check chains its handler on */
     struct goabt_go_config config;
     int rc = goabt_go.runtime_init(sizeof(goabt_unit), &config);
     if (rc != 0) return rc == 2 ? ABT_ERR_INV_ARG : ABT_ERR_OTHER; /* 2: GOABT_POOL/SCHED unknown */
@@ -348,4 +349,6 @@ void goabt_engine_finalize(void)
     goabt_affinity_finalize();
     goabt_leaks_report(); /* GOABT_CHECK_LEAKS: what the program did not free */
     goabt_go.runtime_finalize();
+    /* Last: the stack check and the hang report have taken their handlers off. */
+    goabt_signals_give_back();
 }
