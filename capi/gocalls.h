@@ -21,7 +21,8 @@
  * which it then says once on stderr. */
 int goabt_go_available(void) GOABT_HIDDEN;
 /* Why goabt_go_available said no: ABT_ERR_MEM when the address-space limit leaves the Go
- * runtime no room to start (said on stderr; a later call tries again), else ABT_ERR_OTHER. */
+ * runtime no room to start, ABT_ERR_SYS when the threads it needs cannot be started (each said
+ * on stderr; a later call tries again), else ABT_ERR_OTHER. */
 int goabt_go_unavailable_error(void) GOABT_HIDDEN;
 /* Whether addr is code of the loaded Go core's (a signal handler the Go runtime installed). */
 int goabt_go_owns_code(const void *addr) GOABT_HIDDEN;

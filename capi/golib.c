@@ -33,6 +33,7 @@ static int loaded;        /* atomic: 1 once goabt_go is filled */
 static int failed;        /* the load failed: not tried again */
 static int forked_warned; /* atomic */
 static int too_little_room; /* the last try found the address-space limit too low (retried) */
+static int too_few_threads; /* the last try could not start the threads Go needs (retried) */
 
 /* Fork handlers, registered when libgoabt.so loads: a fork never happens in the middle of a
  * load (prepare takes the load lock), and a child of a process that loaded the Go core knows
@@ -118,13 +119,63 @@ static int room_for_go(void)
     return 0;
 }
 
-int goabt_go_unavailable_error(void) { return too_little_room ? ABT_ERR_MEM : ABT_ERR_OTHER; }
+/* How many threads the Go runtime needs room for. It starts 5 as it loads here (under
+ * RLIMIT_NPROC, a process allowed 5 threads more than itself started it, 4 not), and more soon
+ * after (a garbage collection's workers, a thread beside one blocked in a system call); a
+ * thread it cannot create aborts the whole process ("runtime/cgo: pthread_create failed"), so
+ * ABT_init asks for room for 8 first and returns an error without it. */
+#define GO_CORE_THREADS 8
+
+static pthread_mutex_t probe_hold = PTHREAD_MUTEX_INITIALIZER;
+
+static void *probe_thread(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&probe_hold); /* held by the prober until every thread is started */
+    pthread_mutex_unlock(&probe_hold);
+    return NULL;
+}
+
+/* Whether GO_CORE_THREADS threads can run at once besides the program's (RLIMIT_NPROC, a
+ * cgroup's pids.max): starts them, small and all waiting, and lets them go; if not, says so on
+ * stderr, once. Checked at every try: the program may raise its limit and try again. */
+static int room_for_threads(void)
+{
+    pthread_t t[GO_CORE_THREADS];
+    pthread_attr_t attr;
+    int n = 0;
+    if (pthread_attr_init(&attr) != 0) return 1;
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    pthread_mutex_lock(&probe_hold);
+    while (n < GO_CORE_THREADS && pthread_create(&t[n], &attr, probe_thread, NULL) == 0) n++;
+    pthread_mutex_unlock(&probe_hold);
+    for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
+    pthread_attr_destroy(&attr);
+    if (n == GO_CORE_THREADS) return 1;
+    static int said;
+    if (!said) {
+        said = 1;
+        fprintf(stderr,
+                "goabt: only %d more threads can be started in this process (RLIMIT_NPROC, or "
+                "the cgroup's pids.max); goabt's Go core needs room for %d: raise the limit "
+                "(ABT_init returns ABT_ERR_SYS)\n",
+                n, GO_CORE_THREADS);
+    }
+    return 0;
+}
+
+int goabt_go_unavailable_error(void)
+{
+    return too_little_room ? ABT_ERR_MEM : too_few_threads ? ABT_ERR_SYS : ABT_ERR_OTHER;
+}
 
 static void load(void)
 {
     char path[4096];
     too_little_room = !room_for_go();
     if (too_little_room) return;
+    too_few_threads = !room_for_threads();
+    if (too_few_threads) return;
     if (!go_library_path(path, sizeof path)) {
         fprintf(stderr, "goabt: cannot tell where libgoabt-go.so is; set GOABT_GO_LIBRARY\n");
         failed = 1;
