@@ -54,6 +54,7 @@ var (
 //
 //export goabt_go_runtime_init
 func goabt_go_runtime_init(unitSize C.size_t, config *C.struct_goabt_go_config) C.int {
+	rt.Units.SetBulk(true) // what a program multiplies gives way first (core/addrspace.go)
 	if rt.Units.SetSize(uintptr(unitSize)) != nil {
 		return 1
 	}

@@ -18,6 +18,15 @@ type Blocks struct {
 	slabs [][]byte // every slab mapped since the last Drain
 	out   int      // blocks handed out and not given back
 	fresh []byte   // the unused end of the newest slab: blocks never handed out
+	bulk  bool     // blocks a program multiplies (unit descriptors): addrspace.go, BulkHeadroom
+}
+
+// SetBulk says the blocks are ones a program multiplies (unit descriptors): under an
+// address-space limit they leave BulkHeadroom, not GoHeadroom (addrspace.go).
+func (b *Blocks) SetBulk(bulk bool) {
+	b.mu.Lock()
+	b.bulk = bulk
+	b.mu.Unlock()
 }
 
 // blockSlabSize is how much one slab maps at least; a bigger block gets a slab of its own.
@@ -96,8 +105,11 @@ func (b *Blocks) carve(n int, pageAligned bool) error {
 	}
 	if uintptr(len(b.fresh)) < run {
 		slabSize := max(uintptr(blockSlabSize), run)
-		slab, err := syscall.Mmap(-1, 0, int(slabSize), syscall.PROT_READ|syscall.PROT_WRITE,
-			syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		headroom := uintptr(GoHeadroom)
+		if b.bulk {
+			headroom = BulkHeadroom
+		}
+		slab, err := mapMemory(slabSize, headroom, syscall.PROT_READ|syscall.PROT_WRITE, 0)
 		if err != nil {
 			return err
 		}

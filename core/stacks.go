@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -116,7 +117,7 @@ func (s *Stacks) LightGuards() bool {
 func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	page := pageSize()
 	if size > MaxStackSize {
-		return StackMapping{}, fmt.Errorf("a %d-byte stack is more than any address space here holds", size)
+		return StackMapping{}, errStackTooLarge
 	}
 	usable := (max(size, MinThreadStackSize) + page - 1) &^ (page - 1)
 	s.mu.Lock()
@@ -138,14 +139,13 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	if s.guarded >= GuardedStacks && !s.strict && usable < bigStack {
 		return s.carve(usable, page)
 	}
-	m, err := syscall.Mmap(-1, 0, int(usable+page), syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_STACK)
+	m, err := mapMemory(usable+page, BulkHeadroom, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_STACK)
 	if err != nil {
-		return StackMapping{}, fmt.Errorf("mapping a %d-byte stack: %w", usable, err)
+		return StackMapping{}, err
 	}
 	if err := syscall.Mprotect(m[:page], syscall.PROT_NONE); err != nil {
 		_ = syscall.Munmap(m)
-		return StackMapping{}, fmt.Errorf("guard page: %w", err)
+		return StackMapping{}, errGuardPage
 	}
 	base := AddrOf(unsafe.Pointer(&m[0])) // not Go heap: C may keep it
 	if s.live == nil {
@@ -155,6 +155,13 @@ func (s *Stacks) Get(size uintptr) (StackMapping, error) {
 	s.guarded++
 	return StackMapping{base, usable + page}, nil
 }
+
+// Get's refusals, made once: the path that handles running out of memory allocates nothing
+// (addrspace.go). A failed mapping returns mapMemory's error or the system call's.
+var (
+	errStackTooLarge = errors.New("a stack larger than any address space here holds")
+	errGuardPage     = errors.New("a stack's guard page could not be made")
+)
 
 // MaxStackSize is the largest stack Get tries to map (a 47-bit address space holds 128 TiB):
 // a larger size is refused at once, before any size arithmetic could overflow.
@@ -180,16 +187,16 @@ func (s *Stacks) carve(usable, page uintptr) (StackMapping, error) {
 	}
 	if len(s.free[usable]) == 0 {
 		one := usable + page
-		slab, err := syscall.Mmap(-1, 0, int(one*slabStacks), syscall.PROT_READ|syscall.PROT_WRITE,
-			syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_STACK|syscall.MAP_NORESERVE)
+		slab, err := mapMemory(one*slabStacks, BulkHeadroom, syscall.PROT_READ|syscall.PROT_WRITE,
+			syscall.MAP_STACK|syscall.MAP_NORESERVE)
 		if err != nil {
-			return StackMapping{}, fmt.Errorf("mapping a slab of %d-byte stacks: %w", usable, err)
+			return StackMapping{}, err
 		}
 		if s.guard == guardLight {
 			for i := uintptr(0); i < slabStacks; i++ {
 				if err := madvise(uintptr(unsafe.Pointer(&slab[i*one])), page, madvGuardInstall); err != nil {
 					_ = syscall.Munmap(slab)
-					return StackMapping{}, fmt.Errorf("guard page in a slab: %w", err)
+					return StackMapping{}, errGuardPage
 				}
 			}
 		}

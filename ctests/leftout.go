@@ -24,12 +24,14 @@ var leftOut = []leftOutEntry{
 	{"make test", "scale_million", "make check runs it: a scale program"},
 
 	{"ASan", "freed_handles/jemalloc", "ASan and a preloaded jemalloc both replace malloc: the program dies before main"},
+	{"ASan", "exhaustion", "ASan's shadow memory is terabytes of address space: no limit of ulimit -v's size leaves it room"},
 
 	{"valgrind", "scale_gc", "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks"},
 	{"valgrind", "scale_live", "valgrind's memory-segment table (VG_N_SEGMENTS) overflows with its stacks"},
 	{"valgrind", "scale_million", "time: a million ULTs made, run and freed, each a valgrind stack registration"},
 	{"valgrind", "fork", "time: 200 children each starting a Go runtime under valgrind (~100 s), and their 60 s alarms fire"},
 	{"valgrind", "go_env", "time: the whole Argobots program four ways through Go pools, whose C side runs in go_api"},
+	{"valgrind", "exhaustion", "time: 300,000 ULTs made and freed (150 s), each a valgrind stack registration"},
 	{"valgrind", "sched_predef", "time: 240 execution streams made and joined, one per trial"},
 	{"valgrind", "sync_mutex_mixed", "timing: its hand-over rounds need the main ULT to win a race, which it lost all 30 times under valgrind beside another program"},
 	{"valgrind", "stack_guard_place/strict", "it lifts the guard page from inside a SIGSEGV handler and returns into the faulting write, which valgrind reports as invalid accesses of the handler's frames"},

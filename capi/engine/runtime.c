@@ -10,6 +10,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <linux/membarrier.h>
@@ -211,6 +212,10 @@ static void run_warm_ult(goabt_stream *s)
     static int warmed;
     if (warmed) return;
     warmed = 1;
+    /* Not under an address-space limit: the stack it would take may be the last there is, and
+     * the out-of-memory line, said once, would name this ULT instead of the program's. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) return;
     goabt_unit *u;
     if (goabt_unit_create(s->sched->pools[0], GOABT_ULT, warm_body, NULL, NULL, 1, &u) != ABT_SUCCESS) {
         return;
