@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include "args.h"
 #include "engine/handles.h"
+#include "engine/unit.h"
 #include "engine/object.h"
 #include "engine/pool.h"
 #include "engine/stream.h"
@@ -147,6 +148,7 @@ int ABT_eventual_test(ABT_eventual eventual, void **value, ABT_bool *is_ready)
     int ready = __atomic_load_n(&e->ready, __ATOMIC_ACQUIRE);
     if (ready && value != NULL) *value = e->value; /* left alone while not ready */
     *is_ready = ready ? ABT_TRUE : ABT_FALSE;
+    if (!ready) goabt_give_way_to_main(); /* unit.h: a polling loop */
     return ABT_SUCCESS;
 }
 

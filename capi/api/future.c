@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include "args.h"
 #include "engine/handles.h"
+#include "engine/unit.h"
 #include "engine/object.h"
 #include "engine/wait.h"
 
@@ -113,6 +114,7 @@ int ABT_future_test(ABT_future future, ABT_bool *is_ready)
     RESOLVE_FUTURE(f, future);
     GOABT_CHECK_OUT(is_ready);
     *is_ready = __atomic_load_n(&f->ready, __ATOMIC_ACQUIRE) ? ABT_TRUE : ABT_FALSE;
+    if (*is_ready == ABT_FALSE) goabt_give_way_to_main(); /* unit.h: a polling loop */
     return ABT_SUCCESS;
 }
 

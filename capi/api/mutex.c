@@ -526,6 +526,7 @@ int ABT_mutex_trylock(ABT_mutex mutex)
         m->nesting++;
         return ABT_SUCCESS;
     }
+    goabt_give_way_to_main();
     return ABT_ERR_MUTEX_LOCKED;
 }
 
@@ -551,11 +552,15 @@ int ABT_mutex_spinlock(ABT_mutex mutex)
     return ABT_SUCCESS;
 }
 
+/* The unlocks and a failed trylock give way to the main ULT where it waits for the primary
+ * (unit.h, goabt_give_way_to_main). */
 int ABT_mutex_unlock(ABT_mutex mutex)
 {
     RESOLVE_MUTEX(m, mutex);
     int woke;
-    return mutex_unlock(m, &woke);
+    int rc = mutex_unlock(m, &woke);
+    goabt_give_way_to_main();
+    return rc;
 }
 
 int ABT_mutex_unlock_se(ABT_mutex mutex)
@@ -564,7 +569,11 @@ int ABT_mutex_unlock_se(ABT_mutex mutex)
     int woke;
     int rc = mutex_unlock(m, &woke);
     /* Let the woken waiter run soon: a ULT caller yields. */
-    if (rc == ABT_SUCCESS && woke && goabt_caller_parks()) goabt_unit_yield();
+    if (rc == ABT_SUCCESS && woke && goabt_caller_parks()) {
+        goabt_unit_yield();
+    } else {
+        goabt_give_way_to_main();
+    }
     return rc;
 }
 
@@ -572,7 +581,9 @@ int ABT_mutex_unlock_de(ABT_mutex mutex)
 {
     RESOLVE_MUTEX(m, mutex);
     int woke;
-    return mutex_unlock(m, &woke);
+    int rc = mutex_unlock(m, &woke);
+    goabt_give_way_to_main();
+    return rc;
 }
 
 int ABT_mutex_equal(ABT_mutex mutex1, ABT_mutex mutex2, ABT_bool *result)

@@ -13,6 +13,7 @@
  */
 #include "args.h"
 #include "engine/handles.h"
+#include "engine/unit.h"
 #include "engine/object.h"
 #include "engine/wait.h"
 
@@ -152,5 +153,6 @@ int ABT_rwlock_unlock(ABT_rwlock rwlock)
     goabt_spin_lock(&l->lock);
     int rc = rwlock_release(l);
     goabt_spin_unlock(&l->lock);
+    goabt_give_way_to_main(); /* unit.h */
     return rc;
 }

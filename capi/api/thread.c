@@ -252,6 +252,7 @@ int ABT_thread_get_state(ABT_thread thread, ABT_thread_state *state)
 {
     GOABT_RESOLVE_UNIT_OR_SCHED(u, thread, state);
     *state = (ABT_thread_state)__atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
+    goabt_give_way_to_main(); /* unit.h: a polling loop */
     return ABT_SUCCESS;
 }
 

@@ -214,6 +214,24 @@ int goabt_unit_join(goabt_unit *u) GOABT_HIDDEN;
 void goabt_unit_yield_sync(int sync_type, void *sync) GOABT_HIDDEN;
 static inline void goabt_unit_yield(void) { goabt_unit_yield_sync(ABT_SYNC_EVENT_TYPE_USER, NULL); }
 void goabt_unit_yield_to(goabt_unit *target) GOABT_HIDDEN;
+/* Gives way to the main ULT. Another stream that pops the main ULT cannot run it: the main ULT
+ * never leaves the main thread (docs/design.md rule 1), so it hands it to the primary stream
+ * (goabt_unit_hand_main), which resumes it at its next scheduling point. A ULT on the primary
+ * that polls without ever reaching one kept it waiting for ever, where Argobots runs the main
+ * ULT on the stream that popped it: MPICH's ULTs poll MPI_Iprobe, which takes and releases
+ * MPICH's global mutex, and their main ULT never ran again (mt_iprobe_sendrecv hung 1 run in
+ * 6). So the calls such a loop makes (a mutex's unlock and trylock, a readers-writer lock's
+ * unlock, ABT_eventual_test, ABT_future_test, ABT_thread_get_state) yield on the primary while
+ * the main ULT waits there: one load of the stream's flag otherwise. */
+static inline void goabt_give_way_to_main(void)
+{
+    goabt_stream *s = goabt_self_stream();
+    if (__builtin_expect(s != NULL && s->is_primary &&
+                             __atomic_load_n(&s->main_handoff, __ATOMIC_RELAXED), 0) &&
+        s->current != NULL && s->current->kind == GOABT_ULT) {
+        goabt_unit_yield();
+    }
+}
 /* Suspends the calling ULT until goabt_unit_resume; with a target (a ready ULT in a pool), it
  * switches straight to it. */
 void goabt_unit_suspend(goabt_unit *target) GOABT_HIDDEN;
