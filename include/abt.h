@@ -440,7 +440,8 @@ ABT_API_PUBLIC int ABT_xstream_get_rank(ABT_xstream xstream, int *rank);
  * its next look, and only then is the old scheduler freed if it is automatic; one that ran the
  * primary's main ULT, the caller, returns before this does (the caller yields to it meanwhile).
  * ABT_ERR_INV_XSTREAM from an external thread, ABT_ERR_INV_THREAD from a tasklet,
- * ABT_ERR_INV_SCHED for a scheduler in use. */
+ * ABT_ERR_INV_SCHED for a scheduler in use, or one without pools for the caller's own stream
+ * (the caller would have no pool to go on in; native Argobots crashes at its next yield). */
 ABT_API_PUBLIC int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched);
 
 /* Make a new predefined scheduler predef over num_pools pools (pools may be NULL: new pools) the
@@ -1130,7 +1131,8 @@ ABT_API_PUBLIC int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void 
                                         ABT_thread_attr attr, ABT_thread *newthread);
 
 /* Like ABT_thread_create, pushing the new ULT into the first pool of xstream's main scheduler;
- * ABT_ERR_INV_XSTREAM for an invalid handle. */
+ * ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_INV_POOL when that scheduler (a
+ * user-defined one) has no pool (native Argobots crashes). */
 ABT_API_PUBLIC int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *),
                                                 void *arg, ABT_thread_attr attr,
                                                 ABT_thread *newthread);
@@ -1398,7 +1400,7 @@ ABT_API_PUBLIC int ABT_task_create(ABT_pool pool, void (*task_func)(void *), voi
                                    ABT_task *newtask);
 
 /* Like ABT_task_create, pushing the tasklet into the first pool of xstream's main scheduler;
- * ABT_ERR_INV_XSTREAM for an invalid handle. */
+ * ABT_ERR_INV_XSTREAM for an invalid handle, ABT_ERR_INV_POOL when that scheduler has no pool. */
 ABT_API_PUBLIC int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_func)(void *),
                                               void *arg, ABT_task *newtask);
 

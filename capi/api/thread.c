@@ -89,6 +89,8 @@ int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *
     GOABT_CHECK_INIT();
     goabt_stream *s = goabt_stream_of(xstream);
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    /* A user-defined scheduler may have no pool: nothing to push into (Argobots crashes). */
+    if (s->sched->num_pools == 0) return ABT_ERR_INV_POOL;
     return create_ult(s->sched->pools[0], thread_func, arg, attr, newthread);
 }
 

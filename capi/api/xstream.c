@@ -327,6 +327,9 @@ int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
     goabt_sched *sc;
     int rc = stream_sched(sched, &sc);
     if (rc != ABT_SUCCESS) return rc;
+    /* The caller goes on in the new scheduler's first pool: a user-defined scheduler without
+     * one would leave it nowhere (Argobots crashes at its next yield). */
+    if (s == self_stream && sc->num_pools == 0) return ABT_ERR_INV_SCHED;
     replace_main_sched(s, sc, s == self_stream ? self : NULL);
     /* A replaced user scheduler of the primary whose run ran the main ULT waits below it for it
      * to step aside (sched_user.c): the caller yields until that run has seen it has to stop

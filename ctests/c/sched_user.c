@@ -677,6 +677,47 @@ static void bad_input(ABT_pool pool)
     CHECK_INT(ABT_self_schedule(ABT_THREAD_NULL, ABT_POOL_NULL), ABT_ERR_INV_THREAD);
 }
 
+/* ---- A user-defined scheduler without pools (#36, item 4) ------------------------------------
+ * Argobots accepts one (a scheduler may have other work), and crashes when something is pushed
+ * to its stream, or when the caller moves onto it: goabt refuses those calls instead. */
+
+static void poolless_run(ABT_sched sched)
+{
+    ABT_bool stop = ABT_FALSE;
+    while (!stop) {
+        ABT_xstream_check_events(sched);
+        ABT_sched_has_to_stop(sched, &stop);
+    }
+}
+
+static ABT_sched_def poolless_def = {ABT_SCHED_TYPE_ULT, NULL, poolless_run, NULL, NULL};
+
+static void nothing(void *arg) { (void)arg; }
+
+static void poolless(void)
+{
+    ABT_sched sched;
+    ABT_xstream x;
+    ABT_thread t = ABT_THREAD_NULL;
+    ABT_task k = ABT_TASK_NULL;
+    CHECK_INT(ABT_sched_create(&poolless_def, 0, NULL, ABT_SCHED_CONFIG_NULL, &sched), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_create(sched, &x), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create_on_xstream(x, nothing, NULL, ABT_THREAD_ATTR_NULL, &t),
+              ABT_ERR_INV_POOL);
+    CHECK(t == ABT_THREAD_NULL);
+    CHECK_INT(ABT_task_create_on_xstream(x, nothing, NULL, &k), ABT_ERR_INV_POOL);
+    CHECK(k == ABT_TASK_NULL);
+    CHECK_INT(ABT_xstream_free(&x), ABT_SUCCESS);
+    CHECK_INT(ABT_sched_free(&sched), ABT_SUCCESS);
+    /* The caller's own stream: it would go on in the new scheduler's first pool. */
+    ABT_xstream self;
+    ABT_xstream_self(&self);
+    CHECK_INT(ABT_sched_create(&poolless_def, 0, NULL, ABT_SCHED_CONFIG_NULL, &sched), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_set_main_sched(self, sched), ABT_ERR_INV_SCHED);
+    CHECK_INT(ABT_thread_yield(), ABT_SUCCESS); /* still on its old scheduler */
+    CHECK_INT(ABT_sched_free(&sched), ABT_SUCCESS);
+}
+
 int main(void)
 {
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
@@ -786,6 +827,7 @@ int main(void)
     move_main_ult();
     replaced_under_main();
     free_while_running();
+    poolless();
     CHECK_INT(ABT_key_free(&inner_key), ABT_SUCCESS);
 
     CHECK_INT(ABT_finalize(), ABT_SUCCESS); /* frees the primary's scheduler and its pools */
