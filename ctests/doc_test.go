@@ -295,3 +295,52 @@ func TestLeftOutListInReadme(t *testing.T) {
 	require.Contains(t, string(readme), leftOutTable(),
 		"README.md's table of what the tests leave out differs from ctests/leftout.go; the table should read:\n%s", leftOutTable())
 }
+
+// docPathRE finds a repository path quoted in a document: a word that starts with one of the
+// repository's top-level directories, at the start of a line or after a space, backtick or
+// bracket (so `<prefix>/lib/cmake/goabt/`, an install path, is not one).
+var docPathRE = regexp.MustCompile("(?:^|[\\s`(\\[])((?:capi|core|ctests|include|bench|docs|cmake|pkgconfig|gdb|abi|examples|\\.ci)/[A-Za-z0-9_./*-]*[A-Za-z0-9_*/])")
+
+// docPathsMissing returns the paths text quotes that do not exist under root (a pattern with *
+// must match something).
+func docPathsMissing(root, text string) []string {
+	var missing []string
+	seen := map[string]bool{}
+	for _, m := range docPathRE.FindAllStringSubmatch(text, -1) {
+		p := strings.TrimSuffix(m[1], ".")
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		matches, err := filepath.Glob(filepath.Join(root, p))
+		if err != nil || len(matches) == 0 {
+			missing = append(missing, p)
+		}
+	}
+	return missing
+}
+
+// TestDocsQuotePathsThatExist: every repository path README.md, DEVELOPERS.md and docs/*.md
+// quote exists, so that a file that moves takes its mentions along.
+func TestDocsQuotePathsThatExist(t *testing.T) {
+	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	require.NoError(t, err)
+	docs = append(docs, filepath.Join(repoRoot, "README.md"), filepath.Join(repoRoot, "DEVELOPERS.md"))
+	var missing []string
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(repoRoot, doc)
+		for _, p := range docPathsMissing(repoRoot, string(b)) {
+			missing = append(missing, rel+": "+p)
+		}
+	}
+	require.Empty(t, missing, "documents quote paths that do not exist")
+}
+
+func TestDocPathCheckerFindsMissingPaths(t *testing.T) {
+	text := "see `capi/api/mutex.c` and capi/keys.h, `ctests/c/*.c`, ctests/c/*.nothing, " +
+		"`<prefix>/lib/cmake/goabt/` and core/no_such.go."
+	require.Equal(t, []string{"capi/keys.h", "ctests/c/*.nothing", "core/no_such.go"},
+		docPathsMissing(repoRoot, text))
+}
