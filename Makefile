@@ -14,7 +14,7 @@ ABT_ALIASES ?= yes
 ifeq ($(filter $(ABT_ALIASES),yes no),)
 $(error ABT_ALIASES must be yes or no, not '$(ABT_ALIASES)')
 endif
-# The two versions (README, "Versions"): the Argobots API's, as abt.h declares it, for
+# The two versions (docs/install.md, "Versions"): the Argobots API's, as abt.h declares it, for
 # argobots.pc, and goabt's own, from goabt.h, for goabt.pc. The CMake package reads both from
 # the installed headers.
 ABT_VERSION   := $(shell sed -n 's/^.define ABT_VERSION "\(.*\)"$$/\1/p' include/abt.h)
@@ -74,7 +74,7 @@ $(2): $$($(1)_OBJ)
 -include $$(patsubst %.o,%.d,$$($(1)_OBJ))
 endef
 
-# libabt.so.1, Argobots' soname served by goabt (README, "Installing"): not a link to
+# libabt.so.1, Argobots' soname served by goabt (docs/install.md): not a link to
 # libgoabt.so (a program linked through it would record libgoabt.so and run on goabt only) but a
 # filter library. It defines the functions and variables of the Argobots 1.2 manifest, as stubs
 # that abi/genfilter generates from abi/argobots-1.2.json, so that a program linked -labt records
@@ -89,11 +89,11 @@ LDFLAGS_FILTER := -Wl,-soname,libabt.so.1 -Wl,--filter,libgoabt.so -Wl,-rpath,'$
 # apt-get's log is shown only when it fails.
 apt_install = echo "installing $(1) with apt-get"; log=$$(mktemp); \
   if { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(1); } >$$log 2>&1; \
-  then rm -f $$log; else cat $$log; rm -f $$log; echo "apt-get install $(1) failed (make test needs root for it: README)"; exit 1; fi
+  then rm -f $$log; else cat $$log; rm -f $$log; echo "apt-get install $(1) failed (make test needs root for it: docs/testing.md)"; exit 1; fi
 
 # GOPOOLS: directories of Go packages of your own, each in a Go module of its own anywhere,
 # whose pools and scheduling policies (core.RegisterPool, core.RegisterPolicy) are built into
-# libgoabt-go.so (README, "Writing a pool or scheduler in Go"): `make lib GOPOOLS=../mypools`.
+# libgoabt-go.so (docs/go-extensions.md): `make lib GOPOOLS=../mypools`.
 # A relative path is taken from this directory. Nothing in the source tree changes: in
 # $(BUILD)/gopools make writes a Go workspace (go.work) of goabt's module and the packages'
 # modules, so that they import github.com/goabt/goabt/core from this tree and need no require
@@ -196,7 +196,7 @@ demo: lib
 	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(BUILD)/demo/demo
 	$(BUILD)/demo/demo
 
-# The two tiers of tests (README, "The commands"). make test: the Go core's tests (race
+# The two tiers of tests (docs/testing.md). make test: the Go core's tests (race
 # detector) and every C test program against the library and the checked build, less what
 # make check alone runs (go test -short: ctests/leftout.go). make check: everything, as CI runs
 # it: the C programs also under ASan and valgrind, the install and its pkg-config and CMake
@@ -268,7 +268,7 @@ CMAKE_FILES := $(notdir $(wildcard cmake/*.cmake))
 # What install may create under the prefix, deepest first: uninstall removes each when empty.
 INSTALL_DIRS := lib/cmake/goabt lib/cmake lib/pkgconfig include/opal/class include/opal lib include
 
-# gdb's commands for goabt (gdb/goabt-gdb.py: README, "When it hangs") go where gdb's auto-load
+# gdb's commands for goabt (gdb/goabt-gdb.py: docs/hangs.md) go where gdb's auto-load
 # looks for libgoabt.so's script: <datadir>/auto-load/<the library's absolute path>-gdb.py.
 GDB_SCRIPT_DIR := $(INSTDIR)/share/gdb/auto-load$(abspath $(PREFIX))/lib
 

@@ -7,9 +7,9 @@ import (
 	"github.com/goabt/goabt/core"
 )
 
-// This file is README's "Writing a pool or scheduler in Go" pool and policy as an example
+// This file is docs/go-extensions.md's "Writing a pool or scheduler in Go" pool and policy as an example
 // inside core's tests: a third pool and a third policy, registered as lifo and roundrobin in
-// core's test binary only. README's own, a package of one's own built into the library with
+// core's test binary only. The document's own, a package of one's own built into the library with
 // make lib GOPOOLS=dir, is ctests/testdata/gopool/mypools (names mylifo and myroundrobin).
 
 // lifo is a pool that runs the newest unit first: one slice under a lock.

@@ -287,13 +287,13 @@ func ABT_e() C.int { return 0 }
 	require.True(t, strings.HasPrefix(res.problems[1], "ABT_d: declared in"), res.problems[1])
 }
 
-// TestLeftOutListInReadme keeps README's list of what each way of running leaves out equal to
+// TestLeftOutListInReadme keeps docs/testing.md's list of what each way of running leaves out equal to
 // the harness's (leftout.go), which is the one the runs obey.
 func TestLeftOutListInReadme(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "docs", "testing.md"))
 	require.NoError(t, err)
 	require.Contains(t, string(readme), leftOutTable(),
-		"README.md's table of what the tests leave out differs from ctests/leftout.go; the table should read:\n%s", leftOutTable())
+		"docs/testing.md's table of what the tests leave out differs from ctests/leftout.go; the table should read:\n%s", leftOutTable())
 }
 
 // docPathRE finds a repository path quoted in a document: a word that starts with one of the

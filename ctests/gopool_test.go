@@ -11,23 +11,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The route README's "Writing a pool or scheduler in Go" documents for a pool and a policy of
+// The route docs/go-extensions.md's "Writing a pool or scheduler in Go" documents for a pool and a policy of
 // one's own: a Go package in a module of its own, anywhere, built into the library with
 // `make lib GOPOOLS=dir`. ctests/testdata/gopool/mypools is that package, word for word the
-// README's (checked here); the test copies it out of the tree, builds a library with it into a
+// that document's (checked here); the test copies it out of the tree, builds a library with it into a
 // temporary directory through the Makefile, and runs ctests/testdata/gopool/order.c on it:
 // six ULTs in two pools of a PRIO scheduler, whose order of running shows which pools and which
 // policy served them.
 
 const gopoolDir = "ctests/testdata/gopool"
 
-// readmeBlocks returns the fenced code blocks of README's section named heading.
+// readmeBlocks returns the fenced code blocks of docs/go-extensions.md's section named heading.
 func readmeBlocks(t *testing.T, heading string) []string {
-	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	data, err := os.ReadFile(filepath.Join(repoRoot, "docs", "go-extensions.md"))
 	require.NoError(t, err)
 	readme := string(data)
 	start := strings.Index(readme, "\n"+heading+"\n")
-	require.GreaterOrEqual(t, start, 0, "README has no section %q", heading)
+	require.GreaterOrEqual(t, start, 0, "docs/go-extensions.md has no section %q", heading)
 	section := readme[start+len(heading)+2:]
 	if end := regexp.MustCompile(`(?m)^#{1,3} `).FindStringIndex(section); end != nil {
 		section = section[:end[0]]
@@ -43,16 +43,16 @@ func TestGoPoolOutOfTree(t *testing.T) {
 	checkOnly(t, "a build of the Go core with an out-of-tree Go pool")
 	pkg := filepath.Join(repoRoot, gopoolDir, "mypools")
 
-	// README shows the package and its go.mod as they are here, and the make command.
+	// The document shows the package and its go.mod as they are here, and the make command.
 	blocks := readmeBlocks(t, "### Writing a pool or scheduler in Go")
 	for _, name := range []string{"go.mod", "mypools.go"} {
 		want, err := os.ReadFile(filepath.Join(pkg, name))
 		require.NoError(t, err)
 		require.Contains(t, blocks, string(want),
-			"README's \"Writing a pool or scheduler in Go\" must show %s/mypools/%s as it is", gopoolDir, name)
+			"docs/go-extensions.md's \"Writing a pool or scheduler in Go\" must show %s/mypools/%s as it is", gopoolDir, name)
 	}
 	require.Contains(t, strings.Join(blocks, ""), "make lib GOPOOLS=",
-		"README must say how to build the package into the library")
+		"docs/go-extensions.md must say how to build the package into the library")
 
 	// The package out of goabt's tree, as a user's would be.
 	tmp := t.TempDir()

@@ -14,7 +14,7 @@ type leftOutEntry struct {
 	way, program, why string
 }
 
-// leftOut is the one list of what each way of running leaves out. README's "What the tests
+// leftOut is the one list of what each way of running leaves out. docs/testing.md's "What the tests
 // leave out" shows the same rows (TestLeftOutListInReadme keeps the two equal), and no other
 // document restates them.
 var leftOut = []leftOutEntry{
@@ -73,7 +73,7 @@ func checkOnly(t *testing.T, what string) {
 	}
 }
 
-// leftOutTable is leftOut as README's table rows.
+// leftOutTable is leftOut as docs/testing.md's table rows.
 func leftOutTable() string {
 	var b strings.Builder
 	b.WriteString("| way | program | why |\n|---|---|---|\n")

@@ -238,7 +238,7 @@ typedef enum ABT_sched_predef ABT_sched_predef;
 
 /* Initialize the runtime and make the calling OS thread the primary ULT on the primary execution
  * stream (rank 0). argc and argv are ignored; the first call reads ABT_THREAD_STACKSIZE,
- * ABT_MAX_NUM_XSTREAMS and ABT_SET_AFFINITY (or ABT_ENV_*) from the environment, and goabt's own variables (README),
+ * ABT_MAX_NUM_XSTREAMS and ABT_SET_AFFINITY (or ABT_ENV_*) from the environment, and goabt's own variables (docs/using.md),
  * among them GOABT_POOL and GOABT_SCHED, which name a pool and a scheduler written in Go that
  * replace the predefined ones (goabt.h): ABT_ERR_INV_ARG, said on stderr, when one names nothing
  * registered. Calls nest: each needs its own ABT_finalize. In a process forked after its
@@ -502,7 +502,7 @@ ABT_API_PUBLIC int ABT_xstream_check_events(ABT_sched sched);
  * the CPUs it will run on, and a binding set then is taken up when its thread starts. A CPU is
  * refused (ABT_ERR_CPUID, the old binding kept) unless the process could use it at ABT_init
  * (the main thread's CPU mask then: what taskset or a batch system left it) and the kernel
- * accepts it now (not offline, inside the process's cpuset). ABT_SET_AFFINITY (README) binds
+ * accepts it now (not offline, inside the process's cpuset). ABT_SET_AFFINITY (docs/using.md) binds
  * each stream at its start by rank; ABT_xstream_set_rank rebinds by rank then.
  * The four functions below work only while ABT_SET_AFFINITY binds streams (yes or a CPU list at
  * ABT_init), which is when ABT_INFO_QUERY_KIND_ENABLED_AFFINITY answers ABT_TRUE; otherwise,

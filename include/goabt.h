@@ -3,7 +3,7 @@
  *
  * Pools and schedulers written in Go. A runtime author writes a pool (the Go interface
  * core.Pool: Push, Pop, Len) or a scheduling policy (core.Policy: Pick, which pool a stream pops
- * next) in Go and registers it under a name (core.RegisterPool, core.RegisterPolicy; README,
+ * next) in Go and registers it under a name (core.RegisterPool, core.RegisterPolicy; docs/go-extensions.md,
  * "Writing a pool or scheduler in Go"). goabt ships two:
  *   "ws"        a work-stealing pool: one FIFO queue per execution stream; a push goes to the
  *               pushing stream's queue, a pop takes from the caller's own queue first and else
@@ -28,7 +28,7 @@
  *   - by name, through the two functions below.
  *
  * What they cost: every call from C into Go crosses the gate (about 80 ns on the 2-core machine
- * goabt is measured on, about twice that when several streams cross at once: README), so a Go pool costs a crossing per push and per pop that finds a unit; the
+ * goabt is measured on, about twice that when several streams cross at once: docs/go-extensions.md), so a Go pool costs a crossing per push and per pop that finds a unit; the
  * engine counts a Go pool's units in C, so that checking a pool for work (what idle streams do)
  * never crosses. A Go scheduler costs one crossing per unit it runs, when it has two pools or
  * more (with one there is nothing to choose, and it is not asked). `make bench` prints ULT
@@ -47,7 +47,7 @@
 #include <abt.h>
 
 /* goabt's own version: of the runtime and of the entry points below. The Argobots API it
- * implements has a version of its own, abt.h's ABT_VERSION and ABT_NUMVERSION (README,
+ * implements has a version of its own, abt.h's ABT_VERSION and ABT_NUMVERSION (docs/install.md,
  * "Versions"). The Makefile reads GOABT_VERSION from this line for goabt.pc, and the CMake
  * package reads it from the installed header. */
 #define GOABT_VERSION "0.1.0"
@@ -102,7 +102,7 @@ int goabt_mutex_get_num_waiters(ABT_mutex mutex, int *num);
 int goabt_eventual_get_num_waiters(ABT_eventual eventual, int *num);
 
 /* Print to fp every work unit that is not finished, as GOABT_WATCHDOG and GOABT_DUMP_SIGNAL
- * print it on stderr (README, "When it hangs"): what each waits on, with the object's address,
+ * print it on stderr (docs/hangs.md): what each waits on, with the object's address,
  * the function it was created with, its pool and stream, and for a parked ULT the code addresses
  * on its stack; each line starts with "goabt: ". Callable from any ULT, tasklet or external
  * thread. ABT_ERR_UNINITIALIZED outside ABT_init ... ABT_finalize, ABT_ERR_INV_ARG when fp is

@@ -22,7 +22,7 @@
  * (an automatic scheduler with its stream, automatic pools with their last scheduler, the
  * primary's scheduler and pools at finalize, a pool retired by ABT_xstream_set_main_sched). So
  * what is left at the report is what nobody freed. Not reported: execution streams (finalize
- * joins and frees them, as README says), unnamed units (they free themselves), objects in
+ * joins and frees them, as docs/features.md says), unnamed units (they free themselves), objects in
  * static memory (ABT_MUTEX_INITIALIZER ...: never created), objects created before the
  * outermost ABT_init or after the last ABT_finalize (the check is off then). Unit descriptors,
  * key tables and key chunks the engine did not give back are the Go core's line after this
