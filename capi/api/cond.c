@@ -9,7 +9,7 @@
  * out). All waiters at once must use one mutex, as in Argobots: the cond remembers it while
  * anyone waits. */
 #include "args.h"
-#include "mutex.h"
+#include "engine/mutex.h"
 #include "engine/handles.h"
 #include "engine/object.h"
 #include "engine/wait.h"

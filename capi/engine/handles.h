@@ -139,7 +139,7 @@ static inline goabt_key *goabt_key_of(ABT_key h)
     return __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == GOABT_MAGIC_KEY ? h : NULL;
 }
 
-/* A mutex (static memory included), or NULL (api/mutex.c). */
+/* A mutex (static memory included), or NULL (engine/mutex.c). */
 typedef struct ABT_mutex_opaque goabt_mutex;
 goabt_mutex *goabt_mutex_of(ABT_mutex h) GOABT_HIDDEN;
 

@@ -3,7 +3,7 @@
  * that only that stream can run.
  *  - Hand-over: a ULT u on stream 1 waits for m while the main ULT holds it, losing it again
  *    and again (the main ULT unlocks and relocks at once) until it has waited long enough to
- *    be handed m (capi/mutex.c: a waiter that has lost m for 1 ms, which it checks at every
+ *    be handed m (capi/engine/mutex.c: a waiter that has lost m for 1 ms, which it checks at every
  *    16th loss; each round stops at the 16th loss, past the millisecond, with u queued again);
  *    then a tasklet on stream 1 locks m too, and the main ULT unlocks. Before, the
  *    unlock handed m to u, which stream 1 could not run while the tasklet slept on it: neither
