@@ -110,7 +110,7 @@ void goabt_stream_join(goabt_stream *s)
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ABT_XSTREAM_STATE_TERMINATED) {
         goabt_waiter w;
         goabt_waiter_init(&w, 0, 0);
-        goabt_joiners_wait(&s->joiners, &w);
+        goabt_joiners_wait(&s->joiners, &w, ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN, s);
     }
     GOABT_ASSERT(__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED);
     if (s->thread) {

@@ -19,8 +19,10 @@
  * itself does not switch at all. No Go frame is ever live across a switch.
  *
  * Blocking. There is one way to block a ULT and one way to wake it (unit_block.c):
- *   goabt_unit_park(fn, arg)   the calling ULT becomes BLOCKED, counted as blocked in its
- *                              pool, heard by a tool and the trace, and fn(unit, arg) runs
+ *   goabt_unit_park(fn, arg, sync_type, sync)
+ *                              the calling ULT becomes BLOCKED, counted as blocked in its
+ *                              pool, heard by a tool and the trace as waiting on sync (an
+ *                              ABT_SYNC_EVENT_TYPE_* and its object, or NULL), and fn(unit, arg) runs
  *                              after its context is saved: fn publishes the unit where its
  *                              waker will find it (typically it releases the spinlock of the
  *                              wait list the unit is on);
@@ -245,7 +247,7 @@ void goabt_unit_exit_to(goabt_unit *target) __attribute__((noreturn)) GOABT_HIDD
 void goabt_unit_exit(void) __attribute__((noreturn)) GOABT_HIDDEN;
 uint64_t goabt_unit_id(goabt_unit *u) GOABT_HIDDEN;
 /* Blocking (unit.h, top): park the calling ULT (the main ULT included), ready a parked one. */
-void goabt_unit_park(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
+void goabt_unit_park(goabt_after_fn fn, void *arg, int sync_type, void *sync) GOABT_HIDDEN;
 void goabt_unit_ready(goabt_unit *u) GOABT_HIDDEN;
 /* Gives the processor to s's scheduler, which runs fn(self, arg) first; returns when self
  * runs again (possibly on another stream). */

@@ -10,26 +10,15 @@
 
 /* ---- Blocking: park and ready ------------------------------------------------------------- */
 
-/* What a tool's suspend event and the trace's block say self waits on: a suspension (below) is
- * the program's own (USER); anything else is worked out from the wait (wait.c). */
-static void suspend_parked(goabt_unit *u, void *arg);
-static int park_sync_type(goabt_after_fn fn, void *arg)
-{
-    return fn == suspend_parked ? ABT_SYNC_EVENT_TYPE_USER : goabt_wait_sync_type(fn, arg);
-}
-static void *park_sync_object(goabt_after_fn fn, void *arg)
-{
-    return fn == suspend_parked ? NULL : goabt_wait_sync_object(fn, arg);
-}
-
 /* Parks self, running on s: to target, a ULT the caller took for a direct switch (suspend_to,
- * resume_suspend_to), or, with none, to the ULT the hand-over pops or the scheduler. */
+ * resume_suspend_to), or, with none, to the ULT the hand-over pops or the scheduler. sync_type
+ * and sync say what it waits on, for a tool's suspend event and the trace's block (a
+ * suspension is the program's own: ABT_SYNC_EVENT_TYPE_USER). */
 static void park(goabt_stream *s, goabt_unit *self, goabt_unit *target, goabt_after_fn fn,
-                 void *arg)
+                 void *arg, int sync_type, void *sync)
 {
     /* Counted before it is visible to wakers: a scheduler or finalize looking for work sees
-     * parked ULTs that will come back to the pool. What it waits for is worked out from fn and
-     * arg only when a tool or the trace listens. */
+     * parked ULTs that will come back to the pool. */
     /* park -> BLOCKED: the running ULT (the main ULT too), out of every queue. */
     GOABT_ASSERT_MSG(self != NULL && self == s->current && self->kind == GOABT_ULT &&
                          __atomic_load_n(&self->state, __ATOMIC_RELAXED) ==
@@ -37,7 +26,7 @@ static void park(goabt_stream *s, goabt_unit *self, goabt_unit *target, goabt_af
                      "a park of a unit that is not the running ULT");
     GOABT_ASSERT(goabt_unit_out_of_queues(self) && target != self && self->pool != NULL);
     GOABT_TOOL_EVENT_SYNC(self, ABT_TOOL_EVENT_THREAD_SUSPEND, self->pool,
-                          park_sync_type(fn, arg), park_sync_object(fn, arg));
+                          sync_type, sync);
     self->parked_in = self->pool; /* uncounted there, whatever its pool is by then */
     int counted = 0; /* a hand-over counts it in the pop's locked section when it can */
     goabt_unit *next = target;
@@ -51,10 +40,10 @@ static void park(goabt_stream *s, goabt_unit *self, goabt_unit *target, goabt_af
     }
 }
 
-void goabt_unit_park(goabt_after_fn fn, void *arg)
+void goabt_unit_park(goabt_after_fn fn, void *arg, int sync_type, void *sync)
 {
     goabt_stream *s = goabt_self_stream();
-    park(s, s->current, NULL, fn, arg);
+    park(s, s->current, NULL, fn, arg, sync_type, sync);
 }
 
 void goabt_unit_ready(goabt_unit *u)
@@ -126,7 +115,7 @@ static void suspend(goabt_stream *s, goabt_unit *self, goabt_unit *target)
     GOABT_ASSERT_MSG(__atomic_load_n(&self->suspend, __ATOMIC_RELAXED) == SUSPEND_NONE,
                      "suspended while suspended (%d)", self->suspend);
     __atomic_store_n(&self->suspend, SUSPENDING, __ATOMIC_RELEASE);
-    park(s, self, target, suspend_parked, NULL);
+    park(s, self, target, suspend_parked, NULL, ABT_SYNC_EVENT_TYPE_USER, NULL);
 }
 
 /* Takes u out of its suspension: 2 if it was parked (the caller now owns it: ready it, or

@@ -111,7 +111,7 @@ int goabt_unit_join(goabt_unit *t)
      * wakes them all once it is TERMINATED. */
     goabt_waiter w;
     goabt_waiter_init(&w, 0, 0);
-    goabt_joiners_wait(&t->joiners, &w);
+    goabt_joiners_wait(&t->joiners, &w, ABT_SYNC_EVENT_TYPE_THREAD_JOIN, t);
     /* Woken after TERMINATED, or found the stack marked done: TERMINATED is then a few
      * instructions away (unit_terminated), and the caller must not free t before it. */
     for (unsigned spins = 0;

@@ -274,7 +274,7 @@ int goabt_wait(goabt_waiter *w, int *lock)
     }
     if (w->unit != NULL) {
         w->unit->waiting = w;
-        goabt_unit_park(wait_parked, w);
+        goabt_unit_park(wait_parked, w, w->sync_type, w->sync);
         w->unit->waiting = NULL;
         /* Woken (a waker readied it) or timed out (goabt_timers_fire did, after unlinking). */
         GOABT_ASSERT_MSG(__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) != GOABT_WAIT_WAITING,
@@ -391,44 +391,6 @@ int goabt_wake(goabt_waiter *w)
 static void join_parked(goabt_unit *u, void *arg);
 static void joiners_wait(goabt_waiter **joiners, goabt_waiter *w);
 
-/* A joiner's tag is &t->joiners of the unit or stream it joins. A stream is told from a unit by
- * its magic, read at the stream's offset: in a unit that word lies inside the unit too, and is
- * its request word (a few low bits, never GOABT_MAGIC_STREAM), so the read stays within the
- * object either way. */
-_Static_assert(offsetof(goabt_stream, joiners) <= offsetof(goabt_unit, joiners),
-               "a unit's joiners lie at least as deep as a stream's");
-_Static_assert(offsetof(goabt_unit, joiners) - offsetof(goabt_stream, joiners) +
-                       offsetof(goabt_stream, magic) == offsetof(goabt_unit, request),
-               "a stream's magic, read in a unit, is the unit's request word");
-
-static goabt_stream *join_stream(goabt_waiter *w)
-{
-    goabt_stream *s = (goabt_stream *)((char *)w->tag - offsetof(goabt_stream, joiners));
-    return __atomic_load_n(&s->magic, __ATOMIC_RELAXED) == GOABT_MAGIC_STREAM ? s : NULL;
-}
-
-int goabt_wait_sync_type(goabt_after_fn fn, void *arg)
-{
-    goabt_waiter *w = arg;
-    if (fn == join_parked) {
-        return join_stream(w) != NULL ? ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN : ABT_SYNC_EVENT_TYPE_THREAD_JOIN;
-    }
-    if (fn == wait_parked) return w->sync_type;
-    return ABT_SYNC_EVENT_TYPE_OTHER;
-}
-
-void *goabt_wait_sync_object(goabt_after_fn fn, void *arg)
-{
-    goabt_waiter *w = arg;
-    if (fn == join_parked) {
-        goabt_stream *s = join_stream(w);
-        if (s != NULL) return s;
-        return (char *)w->tag - offsetof(goabt_unit, joiners);
-    }
-    if (fn == wait_parked) return w->sync;
-    return NULL;
-}
-
 /* A ULT joining: pushed once its context is saved; if the target finished meanwhile, it is
  * ready again at once. */
 static void join_parked(goabt_unit *u, void *arg)
@@ -450,15 +412,17 @@ static void join_parked(goabt_unit *u, void *arg)
                                           __ATOMIC_ACQUIRE));
 }
 
-void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
+void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w, int sync_type, void *target)
 {
     w->tag = (uintptr_t)joiners;
     GOABT_ASSERT(w->status == GOABT_WAIT_WAITING && !w->linked && w->deadline == 0);
-    /* What the hang report names (goabt_waiter_on's fields, which a join uses for nothing
-     * else). A cancel of the readied joiner finds it as u->waiting and runs no hook (none). */
-    goabt_stream *s = join_stream(w);
-    w->sync_type = s != NULL ? ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN : ABT_SYNC_EVENT_TYPE_THREAD_JOIN;
-    w->sync = s != NULL ? (void *)s : (void *)((char *)joiners - offsetof(goabt_unit, joiners));
+    GOABT_ASSERT(sync_type == ABT_SYNC_EVENT_TYPE_THREAD_JOIN ||
+                 sync_type == ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN);
+    /* What the park, a tool and the hang report name (goabt_waiter_on's fields, which a join
+     * uses for nothing else). A cancel of the readied joiner finds it as u->waiting and runs no
+     * hook (none). */
+    w->sync_type = sync_type;
+    w->sync = target;
     goabt_unit *self = goabt_self_unit();
     if (self != NULL) self->waiting = w;
     joiners_wait(joiners, w);
@@ -468,7 +432,7 @@ void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
 static void joiners_wait(goabt_waiter **joiners, goabt_waiter *w)
 {
     if (w->unit != NULL) {
-        goabt_unit_park(join_parked, w);
+        goabt_unit_park(join_parked, w, w->sync_type, w->sync);
         GOABT_ASSERT_MSG(__atomic_load_n(&w->status, __ATOMIC_ACQUIRE) == GOABT_WAIT_WOKEN,
                          "a joiner runs again only once its target ended");
         return;

@@ -58,7 +58,7 @@ struct goabt_waiter {
     goabt_waiter *tnext, *tprev; /* in the timer list */
     /* What a goabt_wait caller waits on (goabt_waiter_on), for the tool interface and the
      * trace: an ABT_sync_event_type and the object's handle. Set by the synchronization
-     * objects only; joins say theirs through the joiner stack (goabt_wait_sync_type). */
+     * objects, and by goabt_joiners_wait for joins; every park passes them on. */
     int sync_type;
     void *sync;
     /* Set by objects whose waiter has something left to do after the wait (pass on a mutex or
@@ -83,11 +83,6 @@ static inline void goabt_waiter_on(goabt_waiter *w, int sync_type, void *sync)
     w->sync = sync;
 }
 
-/* What a ULT parked with goabt_unit_park(fn, arg) waits on: an ABT_sync_event_type (a join of a
- * unit or stream, or what goabt_waiter_on said; ABT_SYNC_EVENT_TYPE_OTHER for anything else),
- * and the object's handle (or NULL). Only called when an event fires (unit_block.c). */
-int goabt_wait_sync_type(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
-void *goabt_wait_sync_object(goabt_after_fn fn, void *arg) GOABT_HIDDEN;
 
 /* u, woken from goabt_wait (or timed out), ends by cancellation before it returns from it:
  * runs its waiter's `cancelled`. unit_join.c, with u held by the canceller. A unit that waits by
@@ -145,8 +140,10 @@ goabt_waiter *goabt_waitlist_claim(goabt_waitlist *l, int all) GOABT_HIDDEN;
 void goabt_wake_claimed(goabt_waiter *claimed) GOABT_HIDDEN;
 
 /* Joiner stacks (unit and stream joins): w joins *joiners unless it is GOABT_JOIN_DONE, and
- * then waits; returns when the owner called goabt_joiners_finish. */
-void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w) GOABT_HIDDEN;
+ * then waits; returns when the owner called goabt_joiners_finish. sync_type and target: what it
+ * joins (ABT_SYNC_EVENT_TYPE_THREAD_JOIN and the unit, or _XSTREAM_JOIN and the stream). */
+void goabt_joiners_wait(goabt_waiter **joiners, goabt_waiter *w, int sync_type, void *target)
+    GOABT_HIDDEN;
 /* Takes every joiner off *joiners, marks it done; wake them with goabt_joiners_wake. */
 static inline goabt_waiter *goabt_joiners_take(goabt_waiter **joiners)
 {
