@@ -87,7 +87,7 @@ func copyCString(dst *C.char, n C.size_t, s string) {
 	b[k] = 0
 }
 
-// The ABT_info_print_* texts (core/info.go) from the facts info.c and info_print.c gather. Each
+// The ABT_info_print_* texts (core/info.go) from the facts engine/info.c gathers. Each
 // returns the text in malloc'd memory, which C writes to the program's FILE* and frees.
 
 func cText(s string) *C.char { return C.CString(s) }

@@ -25,17 +25,15 @@ import (
 // call the engine, never the other way round). An arrow from capi/engine to capi/api runs back
 // up, and closes a circle between the two.
 //
-// Targets (issue #35): at most 15% of capi/engine's arrows run back up, and none goes to
-// capi/api. The code does not meet them yet: the limits below are the values measured when this
-// test was written, so that it fails when things get worse. Lower them as arrows go; never raise
-// them. go test -v lists what runs back up; GOABT_FLOORPLAN_ALL=1 lists every arrow.
+// The rule (issue #35): at most 15% of capi/engine's arrows run back up, and none goes to
+// capi/api. go test -v lists what runs back up; GOABT_FLOORPLAN_ALL=1 lists every arrow.
 const (
-	// maxBackUpPercent: arrows that run back up, in percent of capi/engine's arrows (59 of 318
-	// measured, 18.55%). Target: 15, issue #35.
-	maxBackUpPercent = 18.7
-	// maxEngineToAPI: arrows from capi/engine to capi/api (3 measured: info.c, info_hang.c,
-	// info_print.c). Target: 0, issue #35.
-	maxEngineToAPI = 3
+	// maxBackUpPercent: arrows that run back up, in percent of capi/engine's arrows (42 of 350,
+	// 12.0%, when the rule was met: 59 of 318 before runtime.c's base moved to base.c, the magic
+	// words to object.h and info printing's engine to info.c and hang.c).
+	maxBackUpPercent = 15.0
+	// maxEngineToAPI: arrows from capi/engine to capi/api.
+	maxEngineToAPI = 0
 )
 
 // floorLayer is one layer of the plan: its name and the capi/engine files on it.
@@ -57,7 +55,7 @@ var engineFloorPlan = []floorLayer{
 	{"primitives", []string{"common.h", "configs.h", "context.h", "context_amd64.S", "context_arm64.S",
 		"valgrind_stacks.h"}},
 	// The calling thread's stream, the gate into Go, futexes, fork; one runtime per process.
-	{"runtime basics", []string{"runtime.h", "one_runtime.c"}},
+	{"runtime basics", []string{"runtime.h", "base.c", "one_runtime.c"}},
 	// Handle memory and the leak check's notes.
 	{"memory and objects", []string{"object.h", "object.c", "leaks.h"}},
 	// Pools (their kinds, a unit's membership) and wait lists: what holds units and waiters.
@@ -75,7 +73,7 @@ var engineFloorPlan = []floorLayer{
 	// Execution streams: their threads, registry and CPU binding.
 	{"streams", []string{"stream.h", "stream.c", "stream_affinity.c"}},
 	// The runtime as a whole: init and finalize, the leak report, info, handles.
-	{"runtime", []string{"runtime.c", "leaks.c", "info.h", "handles.h"}},
+	{"runtime", []string{"runtime.c", "leaks.c", "info.h", "info.c", "hang.c", "handles.h"}},
 }
 
 // engineSeam: the one declared seam, where the scheduler loop and the unit switch meet. A unit
@@ -442,8 +440,8 @@ func TestEngineFloorPlan(t *testing.T) {
 	arrows := floorArrows(units)
 	m := measureFloor(engineFloorPlan, engineSeam, arrows)
 	require.NotEmpty(t, m.engine, "no arrows found in capi/engine: is the scanner broken?")
-	t.Logf("capi/engine: %d arrows; %d run back up (%.1f%%; limit %.1f%%, target 15%%), %d of them to capi/api "+
-		"(limit %d, target 0); %d across the declared seam", len(m.engine), len(m.backUp), m.backUpPercent(),
+	t.Logf("capi/engine: %d arrows; %d run back up (%.1f%%; limit %.1f%%), %d of them to capi/api "+
+		"(limit %d); %d across the declared seam", len(m.engine), len(m.backUp), m.backUpPercent(),
 		maxBackUpPercent, len(m.toAPI), maxEngineToAPI, len(m.acrossSeam))
 	// By the file they go to: the causes group there.
 	byTarget := slices.Clone(m.backUp)
@@ -477,10 +475,10 @@ func TestEngineFloorPlan(t *testing.T) {
 	// (b) No circle between capi/api and capi/engine: the engine calls no entry point and
 	// includes no entry-point header.
 	require.LessOrEqual(t, len(m.toAPI), maxEngineToAPI,
-		"more arrows from capi/engine to capi/api than the limit (target: none, issue #35); see the log")
+		"arrows from capi/engine to capi/api: the engine never calls the entry points; see the log")
 	// (c) Few arrows run back up.
 	require.LessOrEqual(t, m.backUpPercent(), maxBackUpPercent,
-		"more of capi/engine's arrows run back up than the limit (target: 15%, issue #35); see the log")
+		"more of capi/engine's arrows run back up than the floor plan allows; see the log")
 }
 
 // TestEngineFloorPlanScanner checks the scanner on a small source: definitions, static ones, calls in

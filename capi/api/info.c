@@ -14,27 +14,11 @@
 #include "gocalls.h"
 #include "info_facts.h"
 
-/* What the Go core's configuration adds (goabt_info_at_init), read at every outermost
- * ABT_init: the names of the Go pool and policy replacing the predefined ones ("" for none). */
-static struct {
-    int print_config; /* ABT_PRINT_CONFIG */
-    int check_leaks;  /* GOABT_CHECK_LEAKS: 0 off, 1 on, 2 fatal */
-    char go_pool[64];
-    char go_sched[64];
-} config;
 
-int goabt_info_at_init(void)
-{
-    int flags = goabt_go.config_info(config.go_pool, sizeof config.go_pool, config.go_sched,
-                                     sizeof config.go_sched);
-    config.print_config = (flags & 1) != 0;
-    config.check_leaks = (flags & 2) != 0 ? ((flags & 4) != 0 ? 2 : 1) : 0;
-    return config.print_config;
-}
 
 void goabt_info_print_at_init(void)
 {
-    if (config.print_config) ABT_info_print_config(stdout);
+    if (goabt_info_go_config.print_config) ABT_info_print_config(stdout);
 }
 
 /* The stack a stream's scheduler gets: the default pthread stack. */
@@ -94,7 +78,7 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
         *(ABT_bool *)val = goabt_rt.affinity ? ABT_TRUE : ABT_FALSE;
         break;
     case ABT_INFO_QUERY_KIND_ENABLED_PRINT_CONFIG:
-        *(ABT_bool *)val = config.print_config ? ABT_TRUE : ABT_FALSE;
+        *(ABT_bool *)val = goabt_info_go_config.print_config ? ABT_TRUE : ABT_FALSE;
         break;
     case ABT_INFO_QUERY_KIND_WAIT_POLICY:
         *(int *)val = 0; /* passive: idle streams sleep */
@@ -120,13 +104,13 @@ int ABT_info_print_config(FILE *fp)
     }
     struct goabt_info_config f = {
         .version = ABT_VERSION,
-        .go_pool = config.go_pool,
-        .go_sched = config.go_sched,
+        .go_pool = goabt_info_go_config.go_pool,
+        .go_sched = goabt_info_go_config.go_sched,
         .num_queries = (int)(sizeof queries / sizeof queries[0]),
         .queries = queries,
         .num_streams = __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED),
         .cpus = CPU_COUNT(&goabt_rt.cpus),
-        .check_leaks = config.check_leaks,
+        .check_leaks = goabt_info_go_config.check_leaks,
         .affinity = goabt_rt.affinity != 0,
         .num_affinity_sets = goabt_rt.num_affinity_sets,
         .safety_ns = goabt_rt.safety_ns,

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "gocalls.h"
-#include "handles.h"
+#include "object.h"
 #include "info.h"
 #include "info_facts.h"
 #include "keys.h"

@@ -305,11 +305,6 @@ int goabt_mutex_num_queued(goabt_mutex *m)
 
 /* ---- For condition variables ----------------------------------------------------------------- */
 
-goabt_mutex *goabt_mutex_of(ABT_mutex h)
-{
-    return goabt_object_of(h, GOABT_MAGIC_MUTEX, 1);
-}
-
 int goabt_mutex_held_by_caller(goabt_mutex *m)
 {
     return __atomic_load_n(&m->locked, __ATOMIC_ACQUIRE) && goabt_mutex_owned_by(m, goabt_mutex_caller_id());

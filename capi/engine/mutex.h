@@ -33,9 +33,11 @@
 
 #include <stdint.h>
 #include "common.h"
-#include "handles.h"
+#include "object.h"
 #include "unit.h"
 #include "wait.h"
+
+typedef struct ABT_mutex_opaque goabt_mutex;
 
 /* flags: GOABT_MUTEX_RECURSIVE from the attribute; MUTEX_HAS_STREAM, set while a waiter that
  * holds a stream's thread may be queued (changed under `lock`, atomically: the fast paths read

@@ -5,7 +5,7 @@
  * a Go call each. Freed blocks never go back to malloc: a stale handle reads FREED there. */
 #include <string.h>
 #include "gocalls.h"
-#include "handles.h"
+#include "object.h"
 #include "leaks.h"
 #include "object.h"
 #include "pool.h"

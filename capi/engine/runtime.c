@@ -1,6 +1,6 @@
 //go:build goabt_c_engine
-/* runtime.c: the runtime as a whole: per-thread state, the gate into Go, futexes, init and
- * finalize. The engine's design is at the top of its headers (common.h: the roles; unit.h:
+/* runtime.c: the runtime as a whole: init and finalize, and what a fork leaves (the calling
+ * thread's state, the gate into Go and futexes are base.c's). The engine's design is at the top of its headers (common.h: the roles; unit.h:
  * switching and blocking); the rules it follows are in docs/design.md. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "gocalls.h"
 #include "context.h"
-#include "handles.h"
+#include "object.h"
 #include "info.h"
 #include "keys.h"
 #include "leaks.h"
@@ -41,107 +41,6 @@ struct goabt_runtime goabt_rt = {
     .ult_entry = goabt_ult_entry,
 };
 
-/* ---- Per-thread state ------------------------------------------------------------------- */
-
-/* Initial-exec: read at a fixed offset from the thread pointer, not through __tls_get_addr
- * (~2 ns on every self query, key get and yield). The Go runtime in this library already needs
- * static TLS, so this adds no new constraint on loading it. */
-__thread goabt_stream *goabt_tls_stream __attribute__((tls_model("initial-exec")));
-#define tls_stream goabt_tls_stream
-
-__attribute__((noinline, noipa)) goabt_stream *goabt_self_stream_call(void)
-{
-    return tls_stream;
-}
-
-__attribute__((noinline, noipa)) void goabt_set_self_stream(goabt_stream *s)
-{
-    tls_stream = s;
-}
-
-void goabt_die(const char *why)
-{
-    fprintf(stderr, "goabt: %s\n", why);
-    abort();
-}
-
-#ifdef GOABT_CHECKED
-/* One write(2) of a stack buffer, no stdio lock or malloc: it may run on a ULT stack, in the
- * scheduler's context or with a spinlock held, and must not deadlock on what it reports. */
-void goabt_assert_fail(const char *file, int line, const char *func, const char *cond,
-                       const char *fmt, ...)
-{
-    char buf[512];
-    int n = snprintf(buf, sizeof buf, "goabt: assertion failed: %s:%d: %s: %s", file, line, func,
-                     cond);
-    if (n < 0) n = 0;
-    if (fmt != NULL && (size_t)n < sizeof buf) {
-        va_list ap;
-        va_start(ap, fmt);
-        int m = snprintf(buf + n, sizeof buf - (size_t)n, " (");
-        if (m > 0) n += m;
-        if ((size_t)n < sizeof buf) {
-            m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
-            if (m > 0) n += m;
-        }
-        if ((size_t)n < sizeof buf) {
-            m = snprintf(buf + n, sizeof buf - (size_t)n, ")");
-            if (m > 0) n += m;
-        }
-        va_end(ap);
-    }
-    if ((size_t)n > sizeof buf - 2) n = (int)sizeof buf - 2;
-    buf[n++] = '\n';
-    ssize_t w = write(2, buf, (size_t)n);
-    (void)w;
-    abort();
-}
-#endif
-
-/* ---- The gate ----------------------------------------------------------------------------- */
-
-/* Below the scheduler's saved registers, with room to spare for its red zone. */
-#define GATE_MARGIN 256
-
-void goabt_gate(void (*fn)(void *), void *arg)
-{
-    goabt_stream *s = goabt_self_stream();
-    if (s == NULL) {
-        fn(arg);
-        return;
-    }
-    goabt_unit *u = s->current;
-    GOABT_ASSERT(s->nested >= 0);
-    /* On a ULT stack: a ULT runs (not the main ULT, which runs on the main stack), or a child
-     * run is in progress, or the primary's user scheduler runs on its own stack (then even the
-     * scheduler code in between, after-switch callbacks and tasklets, runs off the system
-     * stack, which sys_ctx names). */
-    int above = s->nested > 0 || s->run_live;
-    if (above || (u != NULL && u->kind == GOABT_ULT && !(u->flags & GOABT_UNIT_MAIN))) {
-        /* The system stack's context is saved while anything runs above it. */
-        GOABT_ASSERT_MSG((above ? s->sys_ctx : s->sched_ctx) != NULL,
-                         "stream %d: the gate needs the system stack's saved context", s->rank);
-        char *top = (char *)(above ? s->sys_ctx : s->sched_ctx) - GATE_MARGIN;
-        goabt_vg_stack_hop(top); /* valgrind build only (valgrind_stacks.h) */
-        goabt_gate_call(fn, arg, top);
-    } else {
-        fn(arg);
-    }
-}
-
-/* ---- Futexes ------------------------------------------------------------------------------ */
-
-void goabt_futex_wait(int *addr, int seen, long long timeout_ns)
-{
-    struct timespec limit = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
-    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, seen, timeout_ns > 0 ? &limit : NULL, NULL, 0);
-}
-
-void goabt_futex_wake(int *addr, int n)
-{
-    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
-}
-
 /* ---- Init and finalize -------------------------------------------------------------------- */
 
 /* Units of earlier inits (handles kept past ABT_finalize) no longer carry the current magic. */
@@ -158,46 +57,12 @@ void goabt_engine_forked(void)
     goabt_rt.forked = 1;
     goabt_rt.init_depth = 0;
     next_unit_generation();
-    tls_stream = NULL; /* the forking thread may have been a stream's; here it is nobody's */
+    goabt_set_self_stream(NULL); /* the forking thread may have been a stream's; here it is nobody's */
 }
 
 void goabt_forked_unit_returned(void)
 {
     exit(0);
-}
-
-/* Whether membarrier(PRIVATE_EXPEDITED) works here: registered, and tried once. The
- * registration is the process's, and costs 10 to 20 ms (the kernel waits for every CPU to pass
- * a grace period): a first ABT_init that paid it would cost ten times native's. So it is made
- * at the first user C pool, the only kind whose pushes rely on it, once per process. */
-static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
-static int membarrier_registered;
-
-static void membarrier_register(void)
-{
-#ifdef SYS_membarrier
-    membarrier_registered =
-        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
-#endif
-}
-
-/* Whether goabt_rt.asym_fence was decided since ABT_init (under fence_lock). */
-static pthread_mutex_t fence_lock = PTHREAD_MUTEX_INITIALIZER;
-static int fence_decided;
-
-void goabt_asym_fence_decide(void)
-{
-    if (__atomic_load_n(&fence_decided, __ATOMIC_ACQUIRE)) return;
-    pthread_mutex_lock(&fence_lock);
-    if (!fence_decided) {
-        /* Before the first user C pool is published, so no push or sleep on one can see the
-         * flag change under it (it only ever goes back to 0 after: goabt_pool_sleepers_fence). */
-        pthread_once(&membarrier_once, membarrier_register);
-        __atomic_store_n(&goabt_rt.asym_fence, membarrier_registered, __ATOMIC_RELAXED);
-        __atomic_store_n(&fence_decided, 1, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&fence_lock);
 }
 
 static void warm_body(void *arg) { (void)arg; }
@@ -250,7 +115,7 @@ int goabt_engine_init(void)
     goabt_info_at_init();
     goabt_leaks_at_init();
     goabt_rt.asym_fence = 0; /* decided at the first user C pool: goabt_asym_fence_decide */
-    __atomic_store_n(&fence_decided, 0, __ATOMIC_RELAXED);
+    goabt_asym_fence_reset();
     goabt_tool_reset();
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
     pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);

@@ -1,6 +1,6 @@
 /*
- * runtime.h: the runtime: init and finalize, the calling thread's stream, futexes and the gate
- * by which C calls Go (runtime.c), fork, one runtime per process (one_runtime.c), and the
+ * runtime.h: the runtime: init and finalize (runtime.c), the calling thread's stream, futexes and
+ * the gate by which C calls Go (base.c), fork, one runtime per process (one_runtime.c), and the
  * stack-overflow checks (stackcheck.c). Internal.
  *
  * Two libraries: these C files are libgoabt.so, which programs link; the Go core is
@@ -142,11 +142,13 @@ __attribute__((noreturn, cold)) void goabt_forked_unit_returned(void) GOABT_HIDD
  * directly otherwise. Every call into Go from C goes through here. */
 void goabt_gate(void (*fn)(void *), void *arg) GOABT_HIDDEN;
 
-/* The runtime (runtime.c). */
+/* The calling thread's stream and the fence (base.c); init and finalize (runtime.c). */
 void goabt_set_self_stream(goabt_stream *s) GOABT_HIDDEN;
 /* Decides goabt_rt.asym_fence, registering the process for membarrier the first time: call it
  * before a user C pool is published. */
 void goabt_asym_fence_decide(void) GOABT_HIDDEN;
+/* ABT_init: the fence is decided again at the first user C pool of this init. */
+void goabt_asym_fence_reset(void) GOABT_HIDDEN;
 int goabt_engine_init(void) GOABT_HIDDEN;
 void goabt_engine_finalize(void) GOABT_HIDDEN;
 /* 1 when another Argobots runtime or another copy of libgoabt.so is loaded in this process,

@@ -4,7 +4,7 @@
  * goabt_sched_basic_ops and goabt_sched_randws_ops. */
 #define _GNU_SOURCE
 #include <stdlib.h>
-#include "handles.h"
+#include "object.h"
 #include "leaks.h"
 #include "object.h"
 #include "pool.h"

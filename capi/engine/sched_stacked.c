@@ -15,7 +15,7 @@
  * it again and again: so a parent whose child stepped aside steps aside in turn (goabt's loop at
  * once, a user scheduler at its next ABT_xstream_check_events), down to the stream's own
  * scheduler, which runs the rest of its pools (stream->aside). */
-#include "handles.h"
+#include "object.h"
 #include "pool.h"
 #include "runtime.h"
 #include "scheduler.h"

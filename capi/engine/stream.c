@@ -5,7 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include "gocalls.h"
-#include "handles.h"
+#include "object.h"
 #include "keys.h"
 #include "object.h"
 #include "runtime.h"

@@ -2,7 +2,7 @@
 /* unit.c: unit descriptors: their caches, create, revive, end, free and ids. The rest of a
  * unit's life is in unit_stack.c, unit_switch.c, unit_block.c and unit_join.c (unit.h, top). */
 #include "gocalls.h"
-#include "handles.h"
+#include "object.h"
 #include "keys.h"
 #include "leaks.h"
 #include "pool.h"

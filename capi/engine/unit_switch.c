@@ -3,7 +3,7 @@
  * main ULT, children run on top of a ULT, direct switches (the *_to calls), the hand-over from
  * ULT to ULT, yield and exit. */
 #include "context.h"
-#include "handles.h"
+#include "object.h"
 #include "pool.h"
 #include "pool_member.h"
 #include "runtime.h"

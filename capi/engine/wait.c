@@ -4,7 +4,7 @@
 #define _GNU_SOURCE
 #include <time.h>
 #include <stddef.h>
-#include "handles.h"
+#include "object.h"
 #include "info.h"
 #include "runtime.h"
 #include "stream.h"
