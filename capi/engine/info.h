@@ -12,32 +12,9 @@
 #include "scheduler.h"
 
 /* A pool's and a scheduler's kind as the facts of info printing and of the leak report name
- * them (GOABT_INFO_POOL_*, GOABT_INFO_SCHED_*). */
-static inline int goabt_info_pool_kind(const goabt_pool *p)
-{
-    if (p->ops == &goabt_go_pool_ops) return GOABT_INFO_POOL_GO;
-    if (p->ops == &goabt_user_pool_ops) return GOABT_INFO_POOL_USER;
-    switch (p->kind) {
-    case ABT_POOL_FIFO: return GOABT_INFO_POOL_FIFO;
-    case ABT_POOL_FIFO_WAIT: return GOABT_INFO_POOL_FIFO_WAIT;
-    case ABT_POOL_RANDWS: return GOABT_INFO_POOL_RANDWS;
-    }
-    return GOABT_INFO_POOL_UNKNOWN;
-}
-
-static inline int goabt_info_sched_kind(const goabt_sched *sc)
-{
-    if (sc->ops == &goabt_sched_go_ops) return GOABT_INFO_SCHED_GO;
-    if (sc->ops == &goabt_sched_user_ops) return GOABT_INFO_SCHED_USER;
-    switch (sc->predef) {
-    case ABT_SCHED_DEFAULT: return GOABT_INFO_SCHED_DEFAULT;
-    case ABT_SCHED_BASIC: return GOABT_INFO_SCHED_BASIC;
-    case ABT_SCHED_PRIO: return GOABT_INFO_SCHED_PRIO;
-    case ABT_SCHED_RANDWS: return GOABT_INFO_SCHED_RANDWS;
-    case ABT_SCHED_BASIC_WAIT: return GOABT_INFO_SCHED_BASIC_WAIT;
-    }
-    return GOABT_INFO_SCHED_UNKNOWN;
-}
+ * them (GOABT_INFO_POOL_*, GOABT_INFO_SCHED_*): each kind says its own (its ops). */
+static inline int goabt_info_pool_kind(const goabt_pool *p) { return p->ops->info_kind(p); }
+static inline int goabt_info_sched_kind(const goabt_sched *sc) { return sc->ops->info_kind(sc); }
 
 /* The texts the Go core makes from facts (info_facts.h, core/info.go): which one. */
 enum {

@@ -14,6 +14,7 @@
 #include "handles.h"
 #include "leaks.h"
 #include "object.h"
+#include "info_facts.h"
 #include "pool.h"
 #include "pool_member.h"
 #include "runtime.h"
@@ -498,7 +499,7 @@ static int pool_has_units(goabt_pool *p)
 {
     /* A Go pool counts its units in C (pool_go.c); a built-in pool's size is read under its
      * lock, which the caller holds. */
-    if (p->ops == &goabt_go_pool_ops) return __atomic_load_n(&p->go_size, __ATOMIC_SEQ_CST) > 0;
+    if (p->ops->flags & GOABT_POOL_OPS_COUNTED) return __atomic_load_n(&p->counted, __ATOMIC_SEQ_CST) > 0;
     return p->size != 0;
 }
 
@@ -521,7 +522,7 @@ int goabt_pool_wait_push(goabt_pool *p, uint64_t deadline)
     /* Listed, then a last look: a built-in pool's push reads the list under this lock; a Go
      * pool's raises its count, then reads the list's head without it (goabt_pool_wake_pop_waiter),
      * so the listing is ordered before the look by a fence. One of the two sees the other. */
-    if (p->ops == &goabt_go_pool_ops) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (p->ops->flags & GOABT_POOL_OPS_COUNTED) __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (pool_has_units(p)) {
         goabt_waitlist_remove(&p->pop_waiters, &w);
         spin_unlock(&p->lock);
@@ -653,9 +654,20 @@ int goabt_pool_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT
     return p->ops->print_all(p, arg, thread_fn, unit_fn);
 }
 
+static int fifo_info_kind(const goabt_pool *p)
+{
+    switch (p->kind) {
+    case ABT_POOL_FIFO: return GOABT_INFO_POOL_FIFO;
+    case ABT_POOL_FIFO_WAIT: return GOABT_INFO_POOL_FIFO_WAIT;
+    case ABT_POOL_RANDWS: return GOABT_INFO_POOL_RANDWS;
+    }
+    return GOABT_INFO_POOL_UNKNOWN;
+}
+
 /* The built-in kind. Its pool units are the work units (no associate), and it keeps nothing
  * beside the pool (no free). */
 const struct goabt_pool_ops goabt_fifo_ops = {
+    .info_kind = fifo_info_kind,
     .push = pool_push,
     .pop = fifo_pop,
     .pop_wait = fifo_pop_wait,

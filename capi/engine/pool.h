@@ -17,9 +17,11 @@
  * end their push with goabt_pool_pushed.
  *
  * To add a kind: write its functions (push, pop, pop_wait, remove, is_queued, size, is_empty,
- * print_all; push_many, pop_many, associate and free may be NULL), give each pool of it the ops
- * and its capabilities (GOABT_POOL_CAN_*) when it is made (goabt_pool_new), and write a unit's
- * membership only through pool_member.h. A kind whose queue is not the FIFO's is never looked
+ * print_all, info_kind; push_many, pop_many, associate and free may be NULL) and its flags
+ * (GOABT_POOL_OPS_*) in one ops table in a file of its own, give each pool of it the ops and
+ * its capabilities (GOABT_POOL_CAN_*) when it is made (goabt_pool_new), and write a unit's
+ * membership only through pool_member.h. Nothing else in the engine asks which kind a pool is:
+ * it asks the ops and their flags (the FIFO's own file, pool.c, inlines the FIFO). A kind whose queue is not the FIFO's is never looked
  * into by the engine's hand-over (unit_switch.c): its units go through the scheduler's round.
  *
  * A unit is queued in at most one pool at a time, its associated pool (unit->pool), which is
@@ -70,6 +72,8 @@ struct goabt_pool_ops {
     int (*associate)(goabt_pool *p, goabt_unit *u);
     /* Frees what the kind keeps for p (goabt_pool_delete: p is still a pool), or NULL. */
     void (*free)(goabt_pool *p);
+    /* What info printing and the leak report call p's kind (GOABT_INFO_POOL_*, info_facts.h). */
+    int (*info_kind)(const goabt_pool *p);
     unsigned flags; /* GOABT_POOL_OPS_* */
 };
 /* Its queue is p->head, tail and size under p->lock, which the engine's own locked sections
@@ -78,6 +82,11 @@ struct goabt_pool_ops {
 /* Its pushes order themselves with idle streams by the sleepers' membarrier when the kernel
  * lets us, not by a fence of their own (user C pools; pool.c, pushes_asym). */
 #define GOABT_POOL_OPS_ASYM_PUSH 2u
+/* The engine counts its units in p->counted (the kind raises it before a push is visible and
+ * lowers it as it pops), so that emptiness is known without calling the kind; a push reads the
+ * pop waiters' list after raising the count, without the pool's lock (the Go pools, whose
+ * every call would cross into Go; pool.c, goabt_pool_wait_push). */
+#define GOABT_POOL_OPS_COUNTED 4u
 
 extern const struct goabt_pool_ops goabt_fifo_ops GOABT_HIDDEN;      /* pool.c */
 extern const struct goabt_pool_ops goabt_user_pool_ops GOABT_HIDDEN; /* pool_user.c */
@@ -119,11 +128,11 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     void *data; /* ABT_pool_set_data */
     /* A user-defined pool's copy of its definition (pool_user.c), or NULL. */
     struct goabt_pool_user *user;
-    /* A Go pool (pool_go.c): the id of its core.Pool, and how many units it holds as the engine
-     * counts them (atomic; may dip below 0 for an instant), so that emptiness checks never call
-     * Go. 0 and 0 for every other pool. */
+    /* A Go pool's id of its core.Pool (pool_go.c); 0 for every other pool. */
     int go_id;
-    long go_size;
+    /* With GOABT_POOL_OPS_COUNTED: how many units it holds as the engine counts them (atomic; may
+     * dip below 0 for an instant). 0 for other kinds. */
+    long counted;
     /* This pool among all the pools the process ever made (never 0; set before the magic): a
      * unit holding a pool unit of a user pool notes it, and when it lets the unit go finds out
      * whether the pool is still the one it was made for (pool_user.c). */

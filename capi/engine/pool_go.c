@@ -8,7 +8,7 @@
  * A Go pool is a kind of pool of its own, goabt_go_pool_ops (pool.h, top): the engine reaches it
  * through its ops, which cross the gate into the Go pool (capi/gopool.go). Its pool units are
  * the work units themselves, so a unit costs the pool no create_unit, free_unit or table entry.
- * The engine counts its units in C (pool->go_size): the emptiness checks idle streams make on
+ * The engine counts its units in C (pool->counted): the emptiness checks idle streams make on
  * every round, and a pop from an empty pool, never cross into Go; a push and a successful pop
  * cross once each.
  *
@@ -21,6 +21,7 @@
 #include <time.h>
 #include "gocalls.h"
 #include "goabt.h"
+#include "info_facts.h"
 #include "pool.h"
 #include "pool_member.h"
 #include "runtime.h"
@@ -127,11 +128,11 @@ static void pick_gated(void *a)
 
 /* ---- A Go pool's ops ---------------------------------------------------------------------- */
 
-static int go_is_empty(goabt_pool *p) { return __atomic_load_n(&p->go_size, __ATOMIC_ACQUIRE) <= 0; }
+static int go_is_empty(goabt_pool *p) { return __atomic_load_n(&p->counted, __ATOMIC_ACQUIRE) <= 0; }
 
 static size_t go_size(goabt_pool *p)
 {
-    long n = __atomic_load_n(&p->go_size, __ATOMIC_ACQUIRE);
+    long n = __atomic_load_n(&p->counted, __ATOMIC_ACQUIRE);
     return n > 0 ? (size_t)n : 0;
 }
 
@@ -147,7 +148,7 @@ static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_
      * go_pop_wait, as pool.c's push wakes one for built-in pools (the count here and the
      * waiter's listing there are each written before the other is read, sequentially
      * consistent: one side sees the other). */
-    __atomic_add_fetch(&p->go_size, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&p->counted, 1, __ATOMIC_SEQ_CST);
     goabt_pool_wake_pop_waiter(p);
     goabt_pool_pushed(p, counted);
 }
@@ -155,11 +156,11 @@ static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_
 static goabt_unit *go_pop(goabt_pool *p, ABT_pool_context ctx)
 {
     (void)ctx;
-    if (__atomic_load_n(&p->go_size, __ATOMIC_ACQUIRE) <= 0) return NULL;
+    if (__atomic_load_n(&p->counted, __ATOMIC_ACQUIRE) <= 0) return NULL;
     struct go_call c = {.id = p->go_id, .rank = caller_rank()};
     goabt_gate(pop_gated, &c);
     if (c.unit == 0) return NULL;
-    __atomic_sub_fetch(&p->go_size, 1, __ATOMIC_ACQ_REL);
+    __atomic_sub_fetch(&p->counted, 1, __ATOMIC_ACQ_REL);
     goabt_unit *u = (goabt_unit *)c.unit;
     goabt_pool_member_dequeued(u);
     return u;
@@ -191,7 +192,7 @@ static int go_remove(goabt_pool *p, goabt_unit *u)
     struct go_call c = {.id = p->go_id, .unit = (uintptr_t)u};
     goabt_gate(remove_gated, &c);
     if (c.result != 1) return 0;
-    __atomic_sub_fetch(&p->go_size, 1, __ATOMIC_ACQ_REL);
+    __atomic_sub_fetch(&p->counted, 1, __ATOMIC_ACQ_REL);
     goabt_pool_member_dequeued(u);
     return 1;
 }
@@ -247,8 +248,16 @@ static void go_free(goabt_pool *p)
     p->go_id = 0;
 }
 
+static int go_pool_info_kind(const goabt_pool *p)
+{
+    (void)p;
+    return GOABT_INFO_POOL_GO;
+}
+
 /* Its pushes fence (no GOABT_POOL_OPS_ASYM_PUSH): pool.c, pushes_asym. */
 const struct goabt_pool_ops goabt_go_pool_ops = {
+    .info_kind = go_pool_info_kind,
+    .flags = GOABT_POOL_OPS_COUNTED,
     .push = go_push,
     .pop = go_pop,
     .pop_wait = go_pop_wait,
@@ -299,8 +308,15 @@ static void go_sched_free(goabt_sched *sc)
     sc->go_policy = 0;
 }
 
+static int go_sched_info_kind(const goabt_sched *sc)
+{
+    (void)sc;
+    return GOABT_INFO_SCHED_GO;
+}
+
 /* No GOABT_SCHED_OPS_IN_ORDER: the policy picks, so no hand-over pops for it. */
 const struct goabt_sched_ops goabt_sched_go_ops = {
+    .info_kind = go_sched_info_kind,
     .pick = go_sched_pick,
     .free = go_sched_free,
 };

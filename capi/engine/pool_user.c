@@ -19,6 +19,7 @@
 #include <string.h>
 #include "handles.h"
 #include "object.h"
+#include "info_facts.h"
 #include "pool.h"
 #include "pool_member.h"
 #include "runtime.h"
@@ -484,7 +485,14 @@ static int user_is_empty(goabt_pool *p)
     return pu->old.p_get_size(p) == 0;
 }
 
+static int user_info_kind(const goabt_pool *p)
+{
+    (void)p;
+    return GOABT_INFO_POOL_USER;
+}
+
 const struct goabt_pool_ops goabt_user_pool_ops = {
+    .info_kind = user_info_kind,
     .push = user_push,
     .pop = user_pop,
     .pop_wait = user_pop_wait,

@@ -7,6 +7,7 @@
 #include "object.h"
 #include "leaks.h"
 #include "object.h"
+#include "info_facts.h"
 #include "pool.h"
 #include "pool_member.h"
 #include "runtime.h"
@@ -217,13 +218,28 @@ static goabt_unit *basic_pick_out_of_line(goabt_stream *s, goabt_sched *sc)
     return basic_pick(s, sc);
 }
 
+/* The predefined kinds are told apart by the predefined scheduler they were made as. */
+static int predef_info_kind(const goabt_sched *sc)
+{
+    switch (sc->predef) {
+    case ABT_SCHED_DEFAULT: return GOABT_INFO_SCHED_DEFAULT;
+    case ABT_SCHED_BASIC: return GOABT_INFO_SCHED_BASIC;
+    case ABT_SCHED_PRIO: return GOABT_INFO_SCHED_PRIO;
+    case ABT_SCHED_RANDWS: return GOABT_INFO_SCHED_RANDWS;
+    case ABT_SCHED_BASIC_WAIT: return GOABT_INFO_SCHED_BASIC_WAIT;
+    }
+    return GOABT_INFO_SCHED_UNKNOWN;
+}
+
 const struct goabt_sched_ops goabt_sched_basic_ops = {
     .pick = basic_pick_out_of_line,
+    .info_kind = predef_info_kind,
     .flags = GOABT_SCHED_OPS_IN_ORDER,
 };
 
 const struct goabt_sched_ops goabt_sched_randws_ops = {
     .pick = randws_pop,
+    .info_kind = predef_info_kind,
 };
 
 goabt_unit *goabt_sched_pop_next(goabt_stream *s, goabt_sched *sc)

@@ -24,6 +24,7 @@
 #include "gocalls.h"
 #include "context.h"
 #include "handles.h"
+#include "info_facts.h"
 #include "pool.h"
 #include "pool_member.h"
 #include "pool_member.h"
@@ -194,7 +195,14 @@ static goabt_pool *user_migration_pool(goabt_sched *sc)
     return goabt_pool_of(sc->def.get_migr_pool(sc));
 }
 
+static int user_sched_info_kind(const goabt_sched *sc)
+{
+    (void)sc;
+    return GOABT_INFO_SCHED_USER;
+}
+
 const struct goabt_sched_ops goabt_sched_user_ops = {
+    .info_kind = user_sched_info_kind,
     .run = user_run,
     .free = user_free,
     .migration_pool = user_migration_pool,

@@ -62,6 +62,8 @@ struct goabt_sched_ops {
     void (*free)(goabt_sched *sc);
     /* The pool a unit migrating to sc goes to (NULL: none), or NULL for its first pool. */
     goabt_pool *(*migration_pool)(goabt_sched *sc);
+    /* What info printing and the leak report call sc's kind (GOABT_INFO_SCHED_*, info_facts.h). */
+    int (*info_kind)(const goabt_sched *sc);
     unsigned flags; /* GOABT_SCHED_OPS_* */
 };
 /* Its pick is the first unit of its pools, in order: a ULT that yields or parks may pop that
