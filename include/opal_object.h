@@ -333,9 +333,8 @@ static inline int opal_obj_update(opal_object_t *object, int inc)
 #endif
 /* Drops one reference; at zero runs the destructors and frees the object. Returns whether it did.
  * The last release is marked unlikely: the compiler then keeps both modes' "still referenced"
- * path straight (without the mark it shared one test between them, reached by a jump), and a
- * RETAIN + RELEASE pair took 2.2 ns instead of 1.6 with threads off (make bench's OPAL rows;
- * OBJ_NEW + OBJ_RELEASE, whose release is the last, measured the same with and without). */
+ * path straight (without the mark it shared one test between them, reached by a jump), which
+ * make bench's OPAL rows show (goabt's docs/performance.md, "OPAL release"). */
 static inline bool opal_obj_release(opal_object_t *object)
 {
     if (__builtin_expect(0 == opal_obj_update_count(object, -1), 0) && !OBJ_IS_IMMORTAL(object)) {

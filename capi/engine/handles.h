@@ -94,8 +94,8 @@ static inline void *goabt_object_of(void *h, uint32_t magic, int statics)
 
 /* The key behind a handle, or NULL for ABT_KEY_NULL, a freed key or anything else. A freed
  * key's handle is refused until a newer key reuses its id and record. Unlike the other handle
- * checks it does not look at goabt_forked (runtime.h): that load cost ABT_key_get and _set 6%
- * (2.65 -> 2.81 ns), and no entry needs it, since every one that takes a key also checks
+ * checks it does not look at goabt_forked (runtime.h): that load is measurable on
+ * ABT_key_get and _set (docs/performance.md, "key handle check"), and no entry needs it, since every one that takes a key also checks
  * init (ABT_key_set/get and the *_specific calls need the caller's unit or check first) or,
  * ABT_key_free, GOABT_CHECK_NOT_FORKED. */
 static inline goabt_key *goabt_key_of(ABT_key h)

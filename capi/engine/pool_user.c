@@ -33,8 +33,8 @@
  * (free_unit), none per push or pop. A unit's stripe is picked by the page its handle lies on:
  * the units a stream makes come from its own allocator's pages (malloc gives each thread an
  * arena), so streams making and freeing units at once work in stripes of their own, where
- * striping by the whole address had every stream write every stripe (two streams forking and
- * joining 256 ULTs each on user FIFOs: 204 ns per ULT, against 48 on the built-in FIFO).
+ * striping by the whole address had every stream write every stripe (docs/performance.md,
+ * "user pool stripes").
  * Linear probing with backward-shift deletion: no tombstones, so a table that sees units come
  * and go keeps its size and never needs a rebuild to shed them. */
 #define MAP_STRIPES 256

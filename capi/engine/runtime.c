@@ -69,7 +69,7 @@ static void warm_body(void *arg) { (void)arg; }
 
 /* The first ABT_init of a process runs one ULT through create, run, join and free on the
  * primary, so that the code and data those touch are faulted in here and not under the
- * program's first ULT (bench row cold_first_ult: ~5.7 us against native's ~3.1 before). Nobody
+ * program's first ULT (make bench's cold_first_ult row; docs/performance.md, "warm ULT"). Nobody
  * sees it: it takes no id (ids are given on first query), no tool callback can be registered
  * yet, the trace starts after it, and the leak check sees it freed. */
 static void run_warm_ult(goabt_stream *s)

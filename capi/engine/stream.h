@@ -23,8 +23,7 @@ enum { GOABT_REQ_FINISH = 0x1 };
 
 /* An execution stream (ABT_xstream). Aligned to a pair of cache lines (as handle memory of its size is): its
  * thread writes it on every unit it runs, and a neighbouring stream in the same pair slows both
- * (two streams forking and joining 256 ULTs each in their own pools: 240 -> 170 ns per unit from
- * this alone; descriptor runs and stack colours, unit*.c, did the rest). */
+ * (docs/performance.md, "stream alignment"). */
 struct __attribute__((aligned(128))) ABT_xstream_opaque {
     int rank;
     uint32_t magic;

@@ -21,10 +21,9 @@
  * the Go core (core.Runtime.Units for descriptors, core.Stacks for stacks). Streams and the global
  * cache trade descriptors in batches of CACHE_BATCH, one lock per batch: a stream that forks
  * thousands of units before joining them would otherwise take the global lock for every unit,
- * against the other streams doing the same (2048 live ULTs per stream on 2 streams: 235 ns per
- * create+free instead of 85). The global cache has no bound: descriptors a program once had
- * alive it gets again without calls into Go (~100 ns each; bounded at 16,384, 100,000 live ULTs
- * cost 400 ns each instead of 90-200). The memory stays with the process until the outermost
+ * against the other streams doing the same. The global cache has no bound: descriptors a
+ * program once had alive it gets again without calls into Go (docs/performance.md,
+ * "descriptor caches"). The memory stays with the process until the outermost
  * ABT_finalize, as Argobots' memory pools keep theirs. Stacks have caches of their own
  * (unit_stack.c): a descriptor holds one only while its ULT can run. */
 #define STREAM_CACHE_MAX 512
@@ -106,8 +105,7 @@ static goabt_unit *global_take_batch(void)
 /* A batch of fresh descriptors from the Go core, contiguous: a stream's descriptors must not
  * share pages with another stream's. Interleaved, as one-at-a-time requests from two streams
  * warming up together leave them, the hardware prefetchers drag each stream's lines into the
- * other's cache: two streams forking and joining 256 ULTs each ran at 220 ns per unit instead
- * of 85. */
+ * other's cache (docs/performance.md, "descriptor runs"). */
 static goabt_unit *go_take_batch(void)
 {
     uintptr_t fresh[CACHE_BATCH]; /* integers: Go writes no pointer here (gocalls.h) */

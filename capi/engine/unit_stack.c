@@ -209,11 +209,10 @@ void goabt_unit_stacks_drain(void)
  *
  * The mapping has one page more than the stack needs, and the top is moved down into it by one
  * of 16 "colours" (cache lines), picked from the descriptor's address. Page-aligned tops would
- * all fall in the same set of the L1 cache: with 32 ULTs per stream on two streams, every
- * create and first run missed it (200 ns per unit instead of 80). 16, not 64: the top stays
- * within 1 KiB of a page end, so a ULT using up to 3 KiB of stack touches one page, not two
- * (4 x 100,000 started ULTs touching 2 KiB each: 1.72 GB peak RSS instead of 2.57, with
- * create, yield and join unchanged).
+ * all fall in the same set of the L1 cache, and with a few dozen ULTs per stream every create
+ * and first run missed it. 16, not 64: the top stays within 1 KiB of a page end, so a ULT
+ * using up to 3 KiB of stack touches one page, not two (docs/performance.md, "stack
+ * colours").
  *
  * In modes mprotect and mprotect_strict (goabt_stack_guard_inside) the stack is laid out as
  * Argobots lays it out there, and a program that looks for the guard page finds it: the stack u

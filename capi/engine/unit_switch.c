@@ -259,7 +259,7 @@ int goabt_unit_take_target(goabt_unit *target)
  * next unit. When the next unit is a plain ULT and the stream's scheduler picks its pools'
  * first unit in order (GOABT_SCHED_OPS_IN_ORDER) with nothing to look at, the caller pops that ULT itself and switches straight to it, the
  * after function running there (as after yield_to): one context switch instead of two
- * (ABT_thread_yield between two ULTs: 40 ns -> 25). The scheduler's own round still comes every
+ * (docs/performance.md, "hand-over"). The scheduler's own round still comes every
  * DIRECT_MAX hand-overs, and whenever anything needs it: a scheduler of another kind (user,
  * Go, randws stealing) or a pool that is not a FIFO, a stacked
  * run (nested, or a unit run for the main ULT), a user scheduler's run still live after it was
@@ -268,7 +268,7 @@ int goabt_unit_take_target(goabt_unit *target)
  * valgrind build (its scheduler loop paces itself). A yield that finds nothing to hand over to
  * before its own pool, and that pool empty, is one the round would answer with the yielder
  * itself: the yielder, the main ULT too, goes on running without a switch (a polling loop of
- * yields alone on its stream: 52 ns a yield -> 10, the main ULT's 72 -> 13). */
+ * yields alone on its stream; docs/performance.md, "yield alone"). */
 #define DIRECT_MAX 64
 
 goabt_unit *goabt_unit_direct_next(goabt_stream *s, goabt_unit *self, goabt_pool *back,
