@@ -24,11 +24,17 @@
         if (goabt_forked()) return ABT_ERR_UNINITIALIZED;                                     \
     } while (0)
 
-/* Returns ABT_ERR_INV_ARG for a NULL output pointer. */
-#define GOABT_CHECK_OUT(out)                                                                  \
+/* Returns err unless cond holds: every other invalid-argument or invalid-handle check. */
+#define GOABT_CHECK_TRUE(cond, err)                                                           \
     do {                                                                                      \
-        if ((out) == NULL) return ABT_ERR_INV_ARG;                                            \
+        if (!(cond)) return (err);                                                            \
     } while (0)
+
+/* Returns ABT_ERR_INV_ARG unless cond holds (a count, a range, an input pointer). */
+#define GOABT_CHECK_ARG(cond) GOABT_CHECK_TRUE(cond, ABT_ERR_INV_ARG)
+
+/* Returns ABT_ERR_INV_ARG for a NULL output pointer. */
+#define GOABT_CHECK_OUT(out) GOABT_CHECK_ARG((out) != NULL)
 
 /* Declares `var`, the object of kind `type` behind handle `h` (resolved by `of`), returning
  * `err` if h is not a live object of that kind, then ABT_ERR_INV_ARG if `out` is NULL. */
@@ -55,6 +61,30 @@
     GOABT_HANDLE(goabt_unit, var, goabt_unit_or_sched_of, h, ABT_ERR_INV_THREAD)
 #define GOABT_POOL(var, h) GOABT_HANDLE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL)
 #define GOABT_SCHED(var, h) GOABT_HANDLE(goabt_sched, var, goabt_sched_of, h, ABT_ERR_INV_SCHED)
+/* A tasklet: the same unit, refused as a task (the ABT_task_* and ABT_info_print_task). */
+#define GOABT_TASK(var, h) GOABT_HANDLE(goabt_unit, var, goabt_unit_of, h, ABT_ERR_INV_TASK)
+#define GOABT_STREAM(var, h)                                                                  \
+    GOABT_HANDLE(goabt_stream, var, goabt_stream_of, h, ABT_ERR_INV_XSTREAM)
+#define GOABT_ATTR(var, h)                                                                    \
+    GOABT_HANDLE(goabt_attr, var, goabt_attr_of, h, ABT_ERR_INV_THREAD_ATTR)
+#define GOABT_KEY(var, h) GOABT_HANDLE(goabt_key, var, goabt_key_of, h, ABT_ERR_INV_KEY)
+#define GOABT_POOL_USER_DEF(var, h)                                                           \
+    GOABT_HANDLE(goabt_pool_user_def, var, goabt_pool_user_def_of, h, ABT_ERR_INV_POOL_USER_DEF)
+#define GOABT_POOL_CONFIG(var, h)                                                             \
+    GOABT_HANDLE(struct ABT_pool_config_opaque, var, goabt_pool_config_of, h,                 \
+                 ABT_ERR_INV_POOL_CONFIG)
+#define GOABT_SCHED_CONFIG(var, h)                                                            \
+    GOABT_HANDLE(struct ABT_sched_config_opaque, var, goabt_sched_config_of, h,               \
+                 ABT_ERR_INV_SCHED_CONFIG)
+/* The same for an optional handle: `var` is NULL when h is `none`, else h's object or err. */
+#define GOABT_HANDLE_OR_NONE(type, var, of, h, none, err)                                     \
+    type *var = (h) == (none) ? NULL : of(h);                                                 \
+    if (var == NULL && (h) != (none)) return (err)
+#define GOABT_POOL_OR_NULL(var, h)                                                            \
+    GOABT_HANDLE_OR_NONE(goabt_pool, var, goabt_pool_of, h, ABT_POOL_NULL, ABT_ERR_INV_POOL)
+#define GOABT_ATTR_OR_NULL(var, h)                                                            \
+    GOABT_HANDLE_OR_NONE(goabt_attr, var, goabt_attr_of, h, ABT_THREAD_ATTR_NULL,             \
+                         ABT_ERR_INV_THREAD_ATTR)
 /* A pool unit (ABT_unit): a user pool's, or a built-in pool's (the work unit itself). */
 #define GOABT_POOL_UNIT(var, h)                                                               \
     GOABT_HANDLE(goabt_unit, var, goabt_unit_of_pool_unit, h, ABT_ERR_INV_UNIT)

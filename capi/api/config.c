@@ -110,7 +110,7 @@ static int config_int(int kind, int id, int key, int def)
 int ABT_sched_config_create(ABT_sched_config *config, ...)
 {
     GOABT_CHECK_NOT_FORKED();
-    if (config == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(config);
     *config = ABT_SCHED_CONFIG_NULL;
     int id = goabt_config_create(GOABT_CONFIG_SCHED);
     if (id == 0) return ABT_ERR_MEM;
@@ -154,9 +154,8 @@ int ABT_sched_config_create(ABT_sched_config *config, ...)
 
 int ABT_sched_config_read(ABT_sched_config config, int num_vars, ...)
 {
-    struct ABT_sched_config_opaque *c = goabt_sched_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_SCHED_CONFIG;
-    if (num_vars < 0) return ABT_ERR_INV_ARG;
+    GOABT_SCHED_CONFIG(c, config);
+    GOABT_CHECK_ARG(num_vars >= 0);
     va_list ap;
     va_start(ap, num_vars);
     for (int i = 0; i < num_vars; i++) {
@@ -169,9 +168,8 @@ int ABT_sched_config_read(ABT_sched_config config, int num_vars, ...)
 
 int ABT_sched_config_free(ABT_sched_config *config)
 {
-    if (config == NULL) return ABT_ERR_INV_SCHED_CONFIG;
-    struct ABT_sched_config_opaque *c = goabt_sched_config_of(*config);
-    if (c == NULL) return ABT_ERR_INV_SCHED_CONFIG;
+    GOABT_CHECK_TRUE(config != NULL, ABT_ERR_INV_SCHED_CONFIG);
+    GOABT_SCHED_CONFIG(c, *config);
     GOABT_LEAK_FORGET(c);
     goabt_config_free(GOABT_CONFIG_SCHED, c->id);
     goabt_mem_delete(c, sizeof *c);
@@ -182,16 +180,14 @@ int ABT_sched_config_free(ABT_sched_config *config)
 int ABT_sched_config_set(ABT_sched_config config, int idx, ABT_sched_config_type type,
                          const void *val)
 {
-    struct ABT_sched_config_opaque *c = goabt_sched_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_SCHED_CONFIG;
+    GOABT_SCHED_CONFIG(c, config);
     return config_set(GOABT_CONFIG_SCHED, c->id, idx, (int)type, val);
 }
 
 int ABT_sched_config_get(ABT_sched_config config, int idx, ABT_sched_config_type *p_type,
                          void *val)
 {
-    struct ABT_sched_config_opaque *c = goabt_sched_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_SCHED_CONFIG;
+    GOABT_SCHED_CONFIG(c, config);
     int type;
     int rc = config_get(GOABT_CONFIG_SCHED, c->id, idx, &type, val);
     if (rc == ABT_SUCCESS && p_type != NULL) *p_type = (ABT_sched_config_type)type;
@@ -227,9 +223,8 @@ int ABT_pool_config_create(ABT_pool_config *config)
 
 int ABT_pool_config_free(ABT_pool_config *config)
 {
-    if (config == NULL) return ABT_ERR_INV_ARG;
-    struct ABT_pool_config_opaque *c = goabt_pool_config_of(*config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    GOABT_CHECK_OUT(config);
+    GOABT_POOL_CONFIG(c, *config);
     GOABT_LEAK_FORGET(c);
     goabt_config_free(GOABT_CONFIG_POOL, c->id);
     goabt_mem_delete(c, sizeof *c);
@@ -240,15 +235,13 @@ int ABT_pool_config_free(ABT_pool_config *config)
 int ABT_pool_config_set(ABT_pool_config config, int key, ABT_pool_config_type type,
                         const void *val)
 {
-    struct ABT_pool_config_opaque *c = goabt_pool_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    GOABT_POOL_CONFIG(c, config);
     return config_set(GOABT_CONFIG_POOL, c->id, key, (int)type, val);
 }
 
 int ABT_pool_config_get(ABT_pool_config config, int key, ABT_pool_config_type *p_type, void *val)
 {
-    struct ABT_pool_config_opaque *c = goabt_pool_config_of(config);
-    if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+    GOABT_POOL_CONFIG(c, config);
     int type;
     int rc = config_get(GOABT_CONFIG_POOL, c->id, key, &type, val);
     if (rc == ABT_SUCCESS && p_type != NULL) *p_type = (ABT_pool_config_type)type;

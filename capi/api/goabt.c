@@ -14,10 +14,9 @@ int goabt_pool_create_go(const char *name, ABT_pool_access access, ABT_bool auto
 {
     if (newpool != NULL) *newpool = ABT_POOL_NULL;
     GOABT_CHECK_INIT();
-    if ((int)access < ABT_POOL_ACCESS_PRIV || access > ABT_POOL_ACCESS_MPMC) {
-        return ABT_ERR_INV_POOL_ACCESS;
-    }
-    if (name == NULL || newpool == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_TRUE((int)access >= ABT_POOL_ACCESS_PRIV && access <= ABT_POOL_ACCESS_MPMC,
+                     ABT_ERR_INV_POOL_ACCESS);
+    GOABT_CHECK_ARG(name != NULL && newpool != NULL);
     goabt_pool *p;
     int rc = goabt_pool_new_go(name, access, automatic ? 1 : 0, &p);
     if (rc == ABT_SUCCESS) {
@@ -32,14 +31,12 @@ int goabt_sched_create_go(const char *name, int num_pools, ABT_pool *pools,
 {
     if (newsched != NULL) *newsched = ABT_SCHED_NULL;
     GOABT_CHECK_INIT();
-    if (name == NULL || newsched == NULL) return ABT_ERR_INV_ARG;
-    if (num_pools < 1 || num_pools > GOABT_SCHED_MAX_POOLS) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(name != NULL && newsched != NULL);
+    GOABT_CHECK_ARG(num_pools >= 1 && num_pools <= GOABT_SCHED_MAX_POOLS);
     goabt_pool *list[GOABT_SCHED_MAX_POOLS];
     for (int i = 0; i < num_pools; i++) {
-        list[i] = NULL;
-        if (pools != NULL && pools[i] != ABT_POOL_NULL && (list[i] = goabt_pool_of(pools[i])) == NULL) {
-            return ABT_ERR_INV_POOL;
-        }
+        GOABT_POOL_OR_NULL(p, pools != NULL ? pools[i] : ABT_POOL_NULL);
+        list[i] = p;
     }
     int automatic = goabt_sched_config_int(config, ABT_sched_config_automatic.idx, 1) != 0;
     goabt_sched *sc;

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include "args.h"
 #include "engine/info.h"
 #include "engine/runtime.h"
 #include "engine/stream.h"
@@ -35,11 +36,11 @@ static size_t sched_stacksize(void)
 
 int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
 {
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
-    if ((int)query_kind < 0 || query_kind > ABT_INFO_QUERY_KIND_ENABLED_LAZY_STACK_ALLOC) {
-        return ABT_ERR_INV_QUERY_KIND;
-    }
-    if (val == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_TRUE((int)query_kind >= 0 &&
+                         query_kind <= ABT_INFO_QUERY_KIND_ENABLED_LAZY_STACK_ALLOC,
+                     ABT_ERR_INV_QUERY_KIND);
+    GOABT_CHECK_OUT(val);
     switch (query_kind) {
     case ABT_INFO_QUERY_KIND_ENABLED_CHECK_ERROR:
     case ABT_INFO_QUERY_KIND_ENABLED_PRESERVE_FPU:   /* the switch saves MXCSR/x87 CW, FPCR */
@@ -95,7 +96,7 @@ int ABT_info_query_config(ABT_info_query_kind query_kind, void *val)
 int ABT_info_print_config(FILE *fp)
 {
     if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(fp != NULL);
     /* Every kind's answer as the bytes it wrote: the Go core knows each kind's name and type. */
     struct goabt_info_query queries[ABT_INFO_QUERY_KIND_ENABLED_LAZY_STACK_ALLOC + 1];
     memset(queries, 0, sizeof queries);

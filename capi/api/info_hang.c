@@ -11,7 +11,7 @@
 int goabt_info_print_units(FILE *fp)
 {
     GOABT_CHECK_INIT();
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(fp != NULL);
     char *text = goabt_hang_units_text();
     if (text == NULL) return ABT_ERR_MEM;
     fputs(text, fp);

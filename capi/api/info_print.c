@@ -47,7 +47,7 @@ static void streams_free(struct streams *all)
 int ABT_info_print_all_xstreams(FILE *fp)
 {
     GOABT_CHECK_INIT();
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(fp != NULL);
     int total = __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED);
     struct streams all = {NULL, 0, 0};
     goabt_streams_each(stream_cb, &all);
@@ -58,9 +58,8 @@ int ABT_info_print_all_xstreams(FILE *fp)
 
 int ABT_info_print_xstream(FILE *fp, ABT_xstream xstream)
 {
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_STREAM(s, xstream);
+    GOABT_CHECK_ARG(fp != NULL);
     struct goabt_info_stream f;
     pthread_mutex_lock(&goabt_rt.lock);
     goabt_info_stream_facts(s, &f);
@@ -73,7 +72,7 @@ int ABT_info_print_xstream(FILE *fp, ABT_xstream xstream)
 int ABT_info_print_sched(FILE *fp, ABT_sched sched)
 {
     GOABT_SCHED(sc, sched);
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(fp != NULL);
     struct goabt_info_sched f = {
         .addr = (uintptr_t)sc,
         .data = (uintptr_t)sc->data,
@@ -97,7 +96,7 @@ int ABT_info_print_sched(FILE *fp, ABT_sched sched)
 int ABT_info_print_pool(FILE *fp, ABT_pool pool)
 {
     GOABT_POOL(p, pool);
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(fp != NULL);
     struct goabt_info_pool f;
     goabt_info_pool_facts(p, &f);
     goabt_info_write(fp, GOABT_INFO_TEXT_POOL, &f, 0, 0);
@@ -115,27 +114,24 @@ static void print_unit(FILE *fp, goabt_unit *u, int with_stack)
 
 int ABT_info_print_thread(FILE *fp, ABT_thread thread)
 {
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_UNIT(u, thread);
+    GOABT_CHECK_ARG(fp != NULL);
     print_unit(fp, u, 0);
     return ABT_SUCCESS;
 }
 
 int ABT_info_print_task(FILE *fp, ABT_task task)
 {
-    goabt_unit *u = goabt_unit_of(task);
-    if (u == NULL) return ABT_ERR_INV_TASK;
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_TASK(u, task);
+    GOABT_CHECK_ARG(fp != NULL);
     print_unit(fp, u, 0);
     return ABT_SUCCESS;
 }
 
 int ABT_info_print_thread_attr(FILE *fp, ABT_thread_attr attr)
 {
-    goabt_attr *a = goabt_attr_of(attr);
-    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_ATTR(a, attr);
+    GOABT_CHECK_ARG(fp != NULL);
     struct goabt_info_attr f = {
         .addr = (uintptr_t)a,
         .stack = (uintptr_t)a->stack,
@@ -150,9 +146,8 @@ int ABT_info_print_thread_attr(FILE *fp, ABT_thread_attr attr)
 
 int ABT_info_print_thread_stack(FILE *fp, ABT_thread thread)
 {
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_UNIT(u, thread);
+    GOABT_CHECK_ARG(fp != NULL);
     print_unit(fp, u, 1);
     return ABT_SUCCESS;
 }
@@ -160,7 +155,7 @@ int ABT_info_print_thread_stack(FILE *fp, ABT_thread thread)
 int ABT_info_print_thread_stacks_in_pool(FILE *fp, ABT_pool pool)
 {
     GOABT_POOL(p, pool);
-    if (fp == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(fp != NULL);
     struct goabt_info_pool_units f;
     int rc = goabt_info_pool_units_facts(p, &f);
     goabt_info_write(fp, GOABT_INFO_TEXT_POOL_STACKS, &f, 0, 0);

@@ -11,7 +11,7 @@
 int ABT_key_create(void (*destructor)(void *), ABT_key *newkey)
 {
     GOABT_CHECK_NOT_FORKED(); /* keys need no ABT_init, but the Go core */
-    if (newkey == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(newkey);
     goabt_key *k = goabt_key_create(destructor);
     if (k == NULL) return ABT_ERR_MEM;
     GOABT_LEAK_NOTE(GOABT_LEAK_KEY, k);
@@ -22,9 +22,9 @@ int ABT_key_create(void (*destructor)(void *), ABT_key *newkey)
 int ABT_key_free(ABT_key *key)
 {
     GOABT_CHECK_NOT_FORKED(); /* goabt_key_of does not (keys.h) */
-    if (key == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(key);
     goabt_key *k = goabt_key_of(*key);
-    if (k == NULL || goabt_key_free(k) != 0) return ABT_ERR_INV_KEY;
+    GOABT_CHECK_TRUE(k != NULL && goabt_key_free(k) == 0, ABT_ERR_INV_KEY);
     GOABT_LEAK_FORGET(k);
     *key = ABT_KEY_NULL;
     return ABT_SUCCESS;
@@ -32,8 +32,7 @@ int ABT_key_free(ABT_key *key)
 
 int ABT_key_set(ABT_key key, void *value)
 {
-    goabt_key *k = goabt_key_of(key);
-    if (k == NULL) return ABT_ERR_INV_KEY;
+    GOABT_KEY(k, key);
     GOABT_SELF_OR_SCHED(s, u);
     (void)s;
     return goabt_keys_set(u, k, value);
@@ -41,9 +40,8 @@ int ABT_key_set(ABT_key key, void *value)
 
 int ABT_key_get(ABT_key key, void **value)
 {
-    goabt_key *k = goabt_key_of(key);
-    if (k == NULL) return ABT_ERR_INV_KEY;
-    if (value == NULL) return ABT_ERR_INV_ARG;
+    GOABT_KEY(k, key);
+    GOABT_CHECK_OUT(value);
     GOABT_SELF_OR_SCHED(s, u);
     (void)s;
     *value = goabt_keys_get(u, k);

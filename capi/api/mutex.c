@@ -61,8 +61,8 @@ int ABT_mutex_create_with_attr(ABT_mutex_attr attr, ABT_mutex *newmutex)
 int ABT_mutex_free(ABT_mutex *mutex)
 {
     GOABT_CHECK_OUT(mutex);
-    goabt_mutex *m = goabt_object_of(*mutex, GOABT_MAGIC_MUTEX, 0);
-    if (m == NULL) return ABT_ERR_INV_MUTEX; /* static memory is not freed */
+    /* statics 0: static memory is not freed */
+    GOABT_RESOLVE_OBJECT(goabt_mutex, m, *mutex, GOABT_MAGIC_MUTEX, 0, ABT_ERR_INV_MUTEX);
     if (goabt_mutex_waited(m)) return ABT_ERR_MUTEX; /* they would wait on freed memory forever */
     goabt_object_delete(m, sizeof *m);
     *mutex = ABT_MUTEX_NULL;

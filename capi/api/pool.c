@@ -17,15 +17,13 @@ int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool a
                           ABT_pool *newpool)
 {
     if (newpool != NULL) *newpool = ABT_POOL_NULL;
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
+    GOABT_CHECK_INIT();
     /* ABT_POOL_RANDWS is served by the same queue: any order a pool pops in is a valid one. */
-    if (kind != ABT_POOL_FIFO && kind != ABT_POOL_FIFO_WAIT && kind != ABT_POOL_RANDWS) {
-        return ABT_ERR_INV_POOL_KIND;
-    }
-    if ((int)access < ABT_POOL_ACCESS_PRIV || access > ABT_POOL_ACCESS_MPMC) {
-        return ABT_ERR_INV_POOL_ACCESS;
-    }
-    if (newpool == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_TRUE(kind == ABT_POOL_FIFO || kind == ABT_POOL_FIFO_WAIT || kind == ABT_POOL_RANDWS,
+                     ABT_ERR_INV_POOL_KIND);
+    GOABT_CHECK_TRUE((int)access >= ABT_POOL_ACCESS_PRIV && access <= ABT_POOL_ACCESS_MPMC,
+                     ABT_ERR_INV_POOL_ACCESS);
+    GOABT_CHECK_OUT(newpool);
     goabt_pool *p = goabt_pool_new_predef(kind, access, automatic ? 1 : 0);
     if (p == NULL) return ABT_ERR_MEM;
     GOABT_LEAK_NOTE(GOABT_LEAK_POOL, p);
@@ -35,9 +33,8 @@ int ABT_pool_create_basic(ABT_pool_kind kind, ABT_pool_access access, ABT_bool a
 
 int ABT_pool_free(ABT_pool *pool)
 {
-    if (pool == NULL) return ABT_ERR_INV_POOL;
-    goabt_pool *p = goabt_pool_of(*pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_CHECK_TRUE(pool != NULL, ABT_ERR_INV_POOL);
+    GOABT_POOL(p, *pool);
     /* Argobots leaves freeing a pool in use undefined; goabt refuses one a scheduler uses, one
      * with queued units, and one that parked ULTs belong to (they come back to it). Blocked
      * first: a woken ULT moves from that count to the queue at once (goabt_sched_has_work). */
@@ -89,9 +86,8 @@ int ABT_pool_get_total_size(ABT_pool pool, size_t *size)
  * stream pops it from there hands it to the primary. */
 static int push_unit(goabt_pool *p, goabt_unit *u, ABT_pool_context ctx)
 {
-    if (!goabt_unit_in_no_pool(u)) {
-        return ABT_ERR_INV_THREAD; /* running, blocked, finished or still queued */
-    }
+    /* Not running, blocked, finished nor still queued. */
+    GOABT_CHECK_TRUE(goabt_unit_in_no_pool(u), ABT_ERR_INV_THREAD);
     int rc = goabt_pool_member_set(p, u);
     if (rc != ABT_SUCCESS) return rc;
     goabt_pool_push_op(p, u, ctx);
@@ -103,8 +99,7 @@ int ABT_pool_push_thread_ex(ABT_pool pool, ABT_thread thread, ABT_pool_context p
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     if (thread == ABT_THREAD_NULL) return ABT_SUCCESS;
-    goabt_unit *u = goabt_unit_of(thread);
-    if (u == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(u, thread);
     return push_unit(p, u, pool_ctx);
 }
 
@@ -118,7 +113,7 @@ int ABT_pool_push_threads_ex(ABT_pool pool, const ABT_thread *threads, size_t nu
 {
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
-    if (num > 0 && threads == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(num == 0 || threads != NULL);
     if (p->ops->push_many != NULL && num > 0) {
         /* A pool with push_many gets them all at once, once each is checked and has its pool
          * unit; else one at a time. */
@@ -186,7 +181,7 @@ int ABT_pool_pop_threads_ex(ABT_pool pool, ABT_thread *threads, size_t len, size
 {
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
-    if ((len > 0 && threads == NULL) || num == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG((len == 0 || threads != NULL) && num != NULL);
     size_t n = 0;
     if (goabt_pool_pop_many(p, (goabt_unit **)threads, len, num, pool_ctx)) {
         for (size_t i = 0; i < *num; i++) claimed(threads[i]);
@@ -229,7 +224,7 @@ int ABT_pool_print_all_threads(ABT_pool pool, void *arg, void (*print_fn)(void *
 {
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
-    if (print_fn == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(print_fn != NULL);
     return goabt_pool_print_all(p, arg, print_fn, NULL);
 }
 
@@ -284,7 +279,8 @@ int ABT_pool_remove(ABT_pool pool, ABT_unit unit)
     GOABT_POOL(p, pool);
     GOABT_POOL_UNIT(u, unit);
     if (!goabt_pool_can(p, GOABT_POOL_CAN_REMOVE)) return ABT_ERR_POOL;
-    /* Argobots ignores what the pool's remove says; goabt tells a unit that was not there. */
+    /* Argobots ignores what the pool's remove says; goabt tells a unit that was not there
+     * (written out: the removal itself, not a check, says so). */
     if (!goabt_pool_remove(p, u)) return ABT_ERR_INV_UNIT;
     claimed(u);
     return ABT_SUCCESS;
@@ -294,7 +290,7 @@ int ABT_pool_print_all(ABT_pool pool, void *arg, void (*print_fn)(void *, ABT_un
 {
     GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
-    if (print_fn == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(print_fn != NULL);
     return goabt_pool_print_all(p, arg, NULL, print_fn);
 }
 
@@ -311,17 +307,17 @@ int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *poo
                            ABT_sched_config config, ABT_sched *newsched)
 {
     if (newsched != NULL) *newsched = ABT_SCHED_NULL;
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
-    if (newsched == NULL) return ABT_ERR_INV_ARG;
-    if (predef != ABT_SCHED_DEFAULT && predef != ABT_SCHED_BASIC && predef != ABT_SCHED_PRIO &&
-        predef != ABT_SCHED_RANDWS && predef != ABT_SCHED_BASIC_WAIT) {
-        return ABT_ERR_INV_SCHED_PREDEF;
-    }
-    if (num_pools < 0 || num_pools > GOABT_SCHED_MAX_POOLS) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_INIT();
+    GOABT_CHECK_OUT(newsched);
+    GOABT_CHECK_TRUE(predef == ABT_SCHED_DEFAULT || predef == ABT_SCHED_BASIC ||
+                         predef == ABT_SCHED_PRIO || predef == ABT_SCHED_RANDWS ||
+                         predef == ABT_SCHED_BASIC_WAIT,
+                     ABT_ERR_INV_SCHED_PREDEF);
+    GOABT_CHECK_ARG(num_pools >= 0 && num_pools <= GOABT_SCHED_MAX_POOLS);
     /* A predefined scheduler given no pool (an array of none) could never run a unit, and its
      * stream would die at the first push or yield: refused here, the first call that knows.
      * (Native Argobots accepts it and dies there.) pools NULL still means Argobots' default. */
-    if (num_pools == 0 && pools != NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(num_pools != 0 || pools == NULL);
     goabt_pool *list[GOABT_SCHED_MAX_POOLS];
     int n = num_pools;
     int kind = predef == ABT_SCHED_BASIC_WAIT ? ABT_POOL_FIFO_WAIT : ABT_POOL_FIFO;
@@ -330,11 +326,8 @@ int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *poo
         for (int i = 0; i < n; i++) list[i] = NULL;
     } else {
         for (int i = 0; i < n; i++) {
-            if (pools[i] == ABT_POOL_NULL) {
-                list[i] = NULL;
-            } else if ((list[i] = goabt_pool_of(pools[i])) == NULL) {
-                return ABT_ERR_INV_POOL;
-            }
+            GOABT_POOL_OR_NULL(p, pools[i]);
+            list[i] = p;
         }
     }
     for (int i = 0; i < n; i++) {
@@ -356,9 +349,8 @@ int ABT_sched_create_basic(ABT_sched_predef predef, int num_pools, ABT_pool *poo
 
 int ABT_sched_free(ABT_sched *sched)
 {
-    if (sched == NULL) return ABT_ERR_INV_SCHED;
-    goabt_sched *s = goabt_sched_of(*sched);
-    if (s == NULL) return ABT_ERR_INV_SCHED;
+    GOABT_CHECK_TRUE(sched != NULL, ABT_ERR_INV_SCHED);
+    GOABT_SCHED(s, *sched);
     /* In use, or its run function is still live (replaced while it ran: it returns first). */
     if (s->used || __atomic_load_n(&s->in_run, __ATOMIC_ACQUIRE)) return ABT_ERR_SCHED;
     goabt_sched_delete(s);
@@ -368,18 +360,16 @@ int ABT_sched_free(ABT_sched *sched)
 
 int ABT_sched_get_num_pools(ABT_sched sched, int *num_pools)
 {
-    goabt_sched *s = goabt_sched_of(sched);
-    if (s == NULL) return ABT_ERR_INV_SCHED;
-    if (num_pools == NULL) return ABT_ERR_INV_ARG;
+    GOABT_SCHED(s, sched);
+    GOABT_CHECK_OUT(num_pools);
     *num_pools = s->num_pools;
     return ABT_SUCCESS;
 }
 
 int ABT_sched_get_pools(ABT_sched sched, int max_pools, int idx, ABT_pool *pools)
 {
-    goabt_sched *s = goabt_sched_of(sched);
-    if (s == NULL) return ABT_ERR_INV_SCHED;
-    if (max_pools < 0 || idx < 0 || (max_pools > 0 && pools == NULL)) return ABT_ERR_INV_ARG;
+    GOABT_SCHED(s, sched);
+    GOABT_CHECK_ARG(max_pools >= 0 && idx >= 0 && (max_pools == 0 || pools != NULL));
     /* idx + max_pools could overflow an int: compare what is left after idx instead. */
     if (idx > s->num_pools || max_pools > s->num_pools - idx) return ABT_ERR_SCHED;
     for (int i = 0; i < max_pools; i++) pools[i] = s->pools[idx + i];

@@ -20,9 +20,8 @@ int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
 {
     if (newdef != NULL) *newdef = ABT_POOL_USER_DEF_NULL;
     GOABT_CHECK_NOT_FORKED();
-    if (newdef == NULL || !p_create_unit || !p_free_unit || !p_is_empty || !p_pop || !p_push) {
-        return ABT_ERR_INV_ARG;
-    }
+    GOABT_CHECK_ARG(newdef != NULL && p_create_unit && p_free_unit && p_is_empty && p_pop &&
+                    p_push);
     goabt_pool_user_def *d = goabt_pool_user_def_new(p_create_unit, p_free_unit, p_is_empty, p_pop,
                                                      p_push);
     if (d == NULL) return ABT_ERR_MEM;
@@ -33,9 +32,8 @@ int ABT_pool_user_def_create(ABT_pool_user_create_unit_fn p_create_unit,
 
 int ABT_pool_user_def_free(ABT_pool_user_def *def)
 {
-    if (def == NULL) return ABT_ERR_INV_ARG;
-    goabt_pool_user_def *d = goabt_pool_user_def_of(*def);
-    if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;
+    GOABT_CHECK_OUT(def);
+    GOABT_POOL_USER_DEF(d, *def);
     GOABT_LEAK_FORGET(d);
     goabt_mem_delete(d, sizeof *d);
     *def = ABT_POOL_USER_DEF_NULL;
@@ -44,8 +42,7 @@ int ABT_pool_user_def_free(ABT_pool_user_def *def)
 
 #define SET_USER_FN(field, value)                                                              \
     do {                                                                                       \
-        goabt_pool_user_def *d = goabt_pool_user_def_of(def);                                                        \
-        if (d == NULL) return ABT_ERR_INV_POOL_USER_DEF;                                       \
+        GOABT_POOL_USER_DEF(d, def);                                                           \
         d->field = (value);                                                                    \
         return ABT_SUCCESS;                                                                    \
     } while (0)
@@ -92,11 +89,11 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
     if (newpool != NULL) *newpool = ABT_POOL_NULL;
     GOABT_CHECK_INIT();
     GOABT_CHECK_OUT(newpool);
-    if ((uintptr_t)def < 4096) return ABT_ERR_INV_POOL_USER_DEF;
+    GOABT_CHECK_TRUE((uintptr_t)def >= 4096, ABT_ERR_INV_POOL_USER_DEF);
     struct ABT_pool_config_opaque *c = NULL;
     if (config != ABT_POOL_CONFIG_NULL && config != NULL) {
         c = goabt_pool_config_of(config);
-        if (c == NULL) return ABT_ERR_INV_POOL_CONFIG;
+        GOABT_CHECK_TRUE(c != NULL, ABT_ERR_INV_POOL_CONFIG);
     }
     struct goabt_pool_user *pu = calloc(1, sizeof *pu);
     if (pu == NULL) return ABT_ERR_MEM;
@@ -104,7 +101,7 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
     if (*(const int *)def == GOABT_USER_DEF_TAG) {
         goabt_pool_user_def *d = goabt_pool_user_def_of(def);
         if (d == NULL) {
-            free(pu);
+            free(pu); /* written out: pu, allocated first (ABT_ERR_MEM wins), is freed */
             return ABT_ERR_INV_POOL_USER_DEF;
         }
         pu->def = *d;
@@ -115,7 +112,7 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
         if ((int)old->access < ABT_POOL_ACCESS_PRIV || old->access > ABT_POOL_ACCESS_MPMC ||
             !old->u_create_from_thread || !old->u_free || !old->p_get_size || !old->p_push ||
             !old->p_pop) {
-            free(pu);
+            free(pu); /* written out, as above */
             return ABT_ERR_INV_POOL_USER_DEF;
         }
         pu->old_style = 1;
@@ -157,7 +154,7 @@ int ABT_pool_set_data(ABT_pool pool, void *data)
 int ABT_pool_get_data(ABT_pool pool, void **data)
 {
     GOABT_POOL(p, pool);
-    if (data == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(data);
     *data = p->data;
     return ABT_SUCCESS;
 }

@@ -20,14 +20,12 @@ int ABT_sched_create(ABT_sched_def *def, int num_pools, ABT_pool *pools, ABT_sch
 {
     if (newsched != NULL) *newsched = ABT_SCHED_NULL;
     GOABT_CHECK_INIT();
-    if (newsched == NULL || def == NULL || def->run == NULL) return ABT_ERR_INV_ARG;
-    if (num_pools < 0 || num_pools > GOABT_SCHED_MAX_POOLS) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(newsched != NULL && def != NULL && def->run != NULL);
+    GOABT_CHECK_ARG(num_pools >= 0 && num_pools <= GOABT_SCHED_MAX_POOLS);
     goabt_pool *list[GOABT_SCHED_MAX_POOLS];
     for (int i = 0; i < num_pools; i++) {
-        list[i] = NULL;
-        if (pools != NULL && pools[i] != ABT_POOL_NULL && (list[i] = goabt_pool_of(pools[i])) == NULL) {
-            return ABT_ERR_INV_POOL;
-        }
+        GOABT_POOL_OR_NULL(p, pools != NULL ? pools[i] : ABT_POOL_NULL);
+        list[i] = p;
     }
     for (int i = 0; i < num_pools; i++) { /* ABT_POOL_NULL (or no array): a new FIFO pool */
         if (list[i] == NULL &&
@@ -66,11 +64,7 @@ int ABT_self_schedule(ABT_thread thread, ABT_pool pool)
 {
     GOABT_CHECK_INIT();
     GOABT_UNIT(u, thread);
-    goabt_pool *p = NULL;
-    if (pool != ABT_POOL_NULL) {
-        p = goabt_pool_of(pool);
-        if (p == NULL) return ABT_ERR_INV_POOL;
-    }
+    GOABT_POOL_OR_NULL(p, pool);
     return goabt_sched_run_unit(u, p);
 }
 
@@ -79,7 +73,7 @@ int ABT_xstream_check_events(ABT_sched sched)
     GOABT_CHECK_INIT();
     GOABT_SCHED(sc, sched);
     goabt_stream *s = goabt_self_stream();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_CHECK_TRUE(s != NULL, ABT_ERR_INV_XSTREAM);
     goabt_unit *self = s->current;
     if (self != NULL) {
         /* A ULT (a stacked scheduler's, or one running units itself) may step aside; a

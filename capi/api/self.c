@@ -20,7 +20,7 @@ int ABT_self_get_xstream(ABT_xstream *xstream)
 {
     if (xstream != NULL) *xstream = ABT_XSTREAM_NULL;
     GOABT_SELF_STREAM(s);
-    if (xstream == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(xstream);
     *xstream = s;
     return ABT_SUCCESS;
 }
@@ -28,7 +28,7 @@ int ABT_self_get_xstream(ABT_xstream *xstream)
 int ABT_self_get_xstream_rank(int *rank)
 {
     GOABT_SELF_STREAM(s);
-    if (rank == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(rank);
     *rank = s->rank;
     return ABT_SUCCESS;
 }
@@ -37,7 +37,7 @@ int ABT_self_get_thread(ABT_thread *thread)
 {
     if (thread != NULL) *thread = ABT_THREAD_NULL;
     GOABT_SELF_OR_SCHED(s, u);
-    if (thread == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(thread);
     *thread = u;
     return ABT_SUCCESS;
 }
@@ -45,7 +45,7 @@ int ABT_self_get_thread(ABT_thread *thread)
 int ABT_self_get_thread_id(ABT_unit_id *id)
 {
     GOABT_SELF_OR_SCHED(s, u);
-    if (id == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(id);
     *id = goabt_unit_id(u);
     return ABT_SUCCESS;
 }
@@ -54,7 +54,7 @@ int ABT_self_get_type(ABT_unit_type *type)
 {
     if (type != NULL) *type = ABT_UNIT_TYPE_EXT;
     GOABT_SELF_OR_SCHED(s, u);
-    if (type == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(type);
     *type = u->kind == GOABT_ULT ? ABT_UNIT_TYPE_THREAD : ABT_UNIT_TYPE_TASK;
     return ABT_SUCCESS;
 }
@@ -64,7 +64,7 @@ int ABT_self_is_primary(ABT_bool *is_primary)
     if (is_primary != NULL) *is_primary = ABT_FALSE;
     GOABT_SELF_OR_SCHED(s, u);
     if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
-    if (is_primary == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(is_primary);
     *is_primary = (u->flags & GOABT_UNIT_MAIN) ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
@@ -73,7 +73,7 @@ int ABT_self_on_primary_xstream(ABT_bool *on_primary)
 {
     if (on_primary != NULL) *on_primary = ABT_FALSE;
     GOABT_SELF_STREAM(s);
-    if (on_primary == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(on_primary);
     *on_primary = s->is_primary ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
@@ -81,7 +81,7 @@ int ABT_self_on_primary_xstream(ABT_bool *on_primary)
 int ABT_self_is_unnamed(ABT_bool *is_unnamed)
 {
     GOABT_SELF_OR_SCHED(s, u);
-    if (is_unnamed == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(is_unnamed);
     *is_unnamed = (u->flags & GOABT_UNIT_NAMED) ? ABT_FALSE : ABT_TRUE;
     return ABT_SUCCESS;
 }
@@ -89,7 +89,7 @@ int ABT_self_is_unnamed(ABT_bool *is_unnamed)
 int ABT_self_get_last_pool(ABT_pool *pool)
 {
     GOABT_SELF_OR_SCHED(s, u);
-    if (pool == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(pool);
     *pool = u->pool != NULL ? u->pool : ABT_POOL_NULL;
     return ABT_SUCCESS;
 }
@@ -98,7 +98,7 @@ int ABT_self_get_last_pool_id(int *pool_id)
 {
     if (pool_id != NULL) *pool_id = -1;
     GOABT_SELF_OR_SCHED(s, u);
-    if (pool_id == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(pool_id);
     *pool_id = u->pool != NULL ? u->pool->id : -1;
     return ABT_SUCCESS;
 }
@@ -106,7 +106,7 @@ int ABT_self_get_last_pool_id(int *pool_id)
 int ABT_self_get_unit(ABT_unit *unit)
 {
     GOABT_SELF_OR_SCHED(s, u);
-    if (unit == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(unit);
     /* As ABT_thread_get_unit: a user pool's unit for it, else the work unit itself. */
     *unit = goabt_unit_pool_handle(u);
     return ABT_SUCCESS;
@@ -215,7 +215,7 @@ int ABT_self_get_arg(void **arg)
 {
     if (arg != NULL) *arg = NULL;
     GOABT_SELF(s, u);
-    if (arg == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(arg);
     *arg = u->arg;
     return ABT_SUCCESS;
 }
@@ -223,7 +223,7 @@ int ABT_self_get_arg(void **arg)
 int ABT_self_get_thread_func(void (**thread_func)(void *))
 {
     GOABT_SELF(s, u);
-    if (thread_func == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(thread_func != NULL);
     *thread_func = u->func;
     return ABT_SUCCESS;
 }

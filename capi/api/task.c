@@ -1,6 +1,7 @@
 //go:build goabt_c_engine
 /* Tasklets (ABT_task_*). In Argobots 1.2 ABT_task is ABT_thread: the tasklet functions are the
  * unit functions with ABT_ERR_INV_THREAD reported as ABT_ERR_INV_TASK. */
+#include "args.h"
 #include "engine/handles.h"
 #include "engine/pool.h"
 #include "engine/runtime.h"
@@ -13,9 +14,8 @@ int ABT_task_create(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_tas
 {
     if (newtask != NULL) *newtask = ABT_TASK_NULL;
     if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
-    if (task_func == NULL) return ABT_ERR_INV_ARG;
+    GOABT_POOL(p, pool);
+    GOABT_CHECK_ARG(task_func != NULL);
     return goabt_unit_create(p, GOABT_TASKLET, task_func, arg, NULL, newtask != NULL, newtask);
 }
 
@@ -24,8 +24,7 @@ int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_func)(void *), v
 {
     if (newtask != NULL) *newtask = ABT_TASK_NULL;
     if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     return ABT_task_create(s->sched->pools[0], task_func, arg, newtask);
 }
 
@@ -46,7 +45,7 @@ int ABT_task_self(ABT_task *task)
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (s->current == NULL || s->current->kind != GOABT_TASKLET) return ABT_ERR_INV_TASK;
-    if (task == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(task);
     *task = s->current;
     return ABT_SUCCESS;
 }
@@ -57,7 +56,7 @@ int ABT_task_self_id(uint64_t *id)
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     if (s->current == NULL || s->current->kind != GOABT_TASKLET) return ABT_ERR_INV_TASK;
-    if (id == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(id);
     *id = goabt_unit_id(s->current);
     return ABT_SUCCESS;
 }
@@ -69,9 +68,8 @@ int ABT_task_get_xstream(ABT_task task, ABT_xstream *xstream)
 
 int ABT_task_get_state(ABT_task task, ABT_task_state *state)
 {
-    goabt_unit *u = goabt_unit_of(task);
-    if (u == NULL) return ABT_ERR_INV_TASK;
-    if (state == NULL) return ABT_ERR_INV_ARG;
+    GOABT_TASK(u, task);
+    GOABT_CHECK_OUT(state);
     switch (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE)) {
     case ABT_THREAD_STATE_READY:
         *state = ABT_TASK_STATE_READY;

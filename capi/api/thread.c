@@ -26,7 +26,7 @@ static int create_ult(goabt_pool *p, void (*func)(void *), void *arg, ABT_thread
         a = goabt_attr_of(attr);
         if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
     }
-    if (func == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(func != NULL);
     return goabt_unit_create(p, GOABT_ULT, func, arg, a, newthread != NULL, newthread);
 }
 
@@ -35,8 +35,7 @@ int ABT_thread_create(ABT_pool pool, void (*thread_func)(void *), void *arg, ABT
 {
     if (newthread != NULL) *newthread = ABT_THREAD_NULL;
     GOABT_CHECK_INIT();
-    goabt_pool *p = goabt_pool_of(pool);
-    if (p == NULL) return ABT_ERR_INV_POOL;
+    GOABT_POOL(p, pool);
     return create_ult(p, thread_func, arg, attr, newthread);
 }
 
@@ -52,7 +51,7 @@ int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
         a = goabt_attr_of(attr);
         if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
     }
-    if (thread_func == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(thread_func != NULL);
     goabt_unit *u;
     int rc = goabt_unit_create(p, GOABT_ULT, thread_func, arg, a,
                                (newthread != NULL) | GOABT_CREATE_HELD, &u);
@@ -87,8 +86,7 @@ int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *
 {
     if (newthread != NULL) *newthread = ABT_THREAD_NULL;
     GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     /* A user-defined scheduler may have no pool: nothing to push into (Argobots crashes). */
     if (s->sched->num_pools == 0) return ABT_ERR_INV_POOL;
     return create_ult(s->sched->pools[0], thread_func, arg, attr, newthread);
@@ -108,8 +106,7 @@ int ABT_thread_create_many(int num_threads, ABT_pool *pool_list, void (**thread_
     for (int i = 0; i < num_threads; i++) {
         ABT_thread *out = newthread_list != NULL ? &newthread_list[i] : NULL;
         if (out != NULL) *out = ABT_THREAD_NULL;
-        goabt_pool *p = goabt_pool_of(pool_list[i]);
-        if (p == NULL) return ABT_ERR_INV_POOL;
+        GOABT_POOL(p, pool_list[i]);
         int rc = create_ult(p, thread_func_list[i], arg_list != NULL ? arg_list[i] : NULL, attr, out);
         if (rc != ABT_SUCCESS) return rc;
     }
@@ -223,7 +220,7 @@ int ABT_thread_self(ABT_thread *thread)
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     goabt_unit *u = goabt_self_or_sched(s); /* as ABT_self_get_thread */
     if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
-    if (thread == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(thread);
     *thread = u;
     return ABT_SUCCESS;
 }
@@ -235,7 +232,7 @@ int ABT_thread_self_id(ABT_unit_id *id)
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
     goabt_unit *u = goabt_self_or_sched(s);
     if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
-    if (id == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(id);
     *id = goabt_unit_id(u);
     return ABT_SUCCESS;
 }
@@ -294,7 +291,7 @@ int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
      * itself (it is in no pool; pool calls refuse it). */
     if (u == NULL) u = goabt_unit_or_sched_of((ABT_thread)unit);
     if (u == NULL) return ABT_ERR_INV_UNIT;
-    if (thread == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(thread);
     *thread = u;
     return ABT_SUCCESS;
 }
@@ -315,7 +312,7 @@ int ABT_thread_is_unnamed(ABT_thread thread, ABT_bool *is_unnamed)
 
 int ABT_thread_equal(ABT_thread thread1, ABT_thread thread2, ABT_bool *result)
 {
-    if (result == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(result);
     if (thread1 == (ABT_thread)ABT_TASK_NULL) thread1 = ABT_THREAD_NULL;
     if (thread2 == (ABT_thread)ABT_TASK_NULL) thread2 = ABT_THREAD_NULL;
     *result = thread1 == thread2 ? ABT_TRUE : ABT_FALSE;
@@ -398,7 +395,7 @@ int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
 
 int ABT_thread_attr_create(ABT_thread_attr *newattr)
 {
-    if (newattr == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(newattr);
     *newattr = ABT_THREAD_ATTR_NULL;
     GOABT_CHECK_INIT();
     goabt_attr *a = goabt_mem_new(sizeof *a);
@@ -414,8 +411,7 @@ int ABT_thread_attr_create(ABT_thread_attr *newattr)
 int ABT_thread_attr_free(ABT_thread_attr *attr)
 {
     if (attr == NULL) return ABT_ERR_INV_THREAD_ATTR;
-    goabt_attr *a = goabt_attr_of(*attr);
-    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_ATTR(a, *attr);
     GOABT_LEAK_FORGET(a);
     goabt_mem_delete(a, sizeof *a);
     *attr = ABT_THREAD_ATTR_NULL;
@@ -424,8 +420,7 @@ int ABT_thread_attr_free(ABT_thread_attr *attr)
 
 int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stacksize)
 {
-    goabt_attr *a = goabt_attr_of(attr);
-    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_ATTR(a, attr);
     /* A user stack must be aligned and large enough to run C on (docs/design.md rule 2). */
     if (stackaddr != NULL && (((uintptr_t)stackaddr & 7) != 0 || !goabt_ctx_stack_size_ok(stacksize))) {
         return ABT_ERR_INV_ARG;
@@ -437,8 +432,7 @@ int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stac
 
 int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr, size_t *stacksize)
 {
-    goabt_attr *a = goabt_attr_of(attr);
-    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_ATTR(a, attr);
     if (stackaddr == NULL || stacksize == NULL) return ABT_ERR_INV_ARG;
     *stackaddr = a->stack;
     *stacksize = a->stacksize;
@@ -447,17 +441,15 @@ int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr, size_t *st
 
 int ABT_thread_attr_set_stacksize(ABT_thread_attr attr, size_t stacksize)
 {
-    goabt_attr *a = goabt_attr_of(attr);
-    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_ATTR(a, attr);
     a->stacksize = stacksize;
     return ABT_SUCCESS;
 }
 
 int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize)
 {
-    goabt_attr *a = goabt_attr_of(attr);
-    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
-    if (stacksize == NULL) return ABT_ERR_INV_ARG;
+    GOABT_ATTR(a, attr);
+    GOABT_CHECK_OUT(stacksize);
     *stacksize = a->stacksize;
     return ABT_SUCCESS;
 }
@@ -465,8 +457,7 @@ int ABT_thread_attr_get_stacksize(ABT_thread_attr attr, size_t *stacksize)
 int ABT_thread_attr_set_callback(ABT_thread_attr attr, void (*cb_func)(ABT_thread, void *),
                                  void *cb_arg)
 {
-    goabt_attr *a = goabt_attr_of(attr);
-    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_ATTR(a, attr);
     a->callback = cb_func; /* called on migration, which goabt does not do yet */
     a->callback_arg = cb_arg;
     return ABT_SUCCESS;
@@ -474,8 +465,7 @@ int ABT_thread_attr_set_callback(ABT_thread_attr attr, void (*cb_func)(ABT_threa
 
 int ABT_thread_attr_set_migratable(ABT_thread_attr attr, ABT_bool is_migratable)
 {
-    goabt_attr *a = goabt_attr_of(attr);
-    if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_ATTR(a, attr);
     a->migratable = is_migratable ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
@@ -486,8 +476,7 @@ int ABT_thread_set_specific(ABT_thread thread, ABT_key key, void *value)
 {
     GOABT_CHECK_INIT();
     GOABT_UNIT_OR_SCHED(u, thread);
-    goabt_key *k = goabt_key_of(key);
-    if (k == NULL) return ABT_ERR_INV_KEY;
+    GOABT_KEY(k, key);
     return goabt_keys_set(u, k, value);
 }
 
@@ -501,9 +490,8 @@ int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
         u = goabt_unit_or_sched_of(thread);
         if (u == NULL) return ABT_ERR_INV_THREAD;
     }
-    goabt_key *k = goabt_key_of(key);
-    if (k == NULL) return ABT_ERR_INV_KEY;
-    if (value == NULL) return ABT_ERR_INV_ARG;
+    GOABT_KEY(k, key);
+    GOABT_CHECK_OUT(value);
     *value = goabt_keys_get(u, k);
     return ABT_SUCCESS;
 }
@@ -548,8 +536,7 @@ int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
 {
     GOABT_CHECK_INIT();
     GOABT_UNIT(u, thread);
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED) {
         return ABT_ERR_INV_XSTREAM;
     }
@@ -607,7 +594,7 @@ int goabt_unit_revive_api(ABT_pool pool, void (*func)(void *), void *arg, ABT_th
         return ABT_ERR_INV_THREAD;
     }
     GOABT_POOL(p, pool);
-    if (func == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(func != NULL);
     if (to) {
         goabt_unit *self = goabt_self_unit();
         if (self == NULL) return goabt_self_stream() ? ABT_ERR_INV_THREAD : ABT_ERR_INV_XSTREAM;

@@ -33,7 +33,7 @@ static int stream_sched(ABT_sched sched, goabt_sched **out)
 
 static int create_stream_entered(ABT_sched sched, int rank, ABT_xstream *newxstream)
 {
-    if (newxstream == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(newxstream);
     goabt_sched *sc;
     int rc = stream_sched(sched, &sc);
     if (rc != ABT_SUCCESS) return rc;
@@ -197,7 +197,7 @@ int ABT_xstream_self(ABT_xstream *xstream)
     GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    if (xstream == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(xstream);
     *xstream = s;
     return ABT_SUCCESS;
 }
@@ -207,7 +207,7 @@ int ABT_xstream_self_rank(int *rank)
     GOABT_CHECK_INIT();
     goabt_stream *s = goabt_self_stream();
     if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    if (rank == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(rank);
     *rank = s->rank;
     return ABT_SUCCESS;
 }
@@ -234,8 +234,7 @@ int ABT_xstream_set_rank(ABT_xstream xstream, int rank)
 
 int ABT_xstream_get_main_pools(ABT_xstream xstream, int max_pools, ABT_pool *pools)
 {
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     if (max_pools < 0 || (max_pools > 0 && pools == NULL)) return ABT_ERR_INV_ARG;
     for (int i = 0; i < max_pools && i < s->sched->num_pools; i++) pools[i] = s->sched->pools[i];
     return ABT_SUCCESS;
@@ -264,7 +263,7 @@ int ABT_xstream_is_primary(ABT_xstream xstream, ABT_bool *is_primary)
 
 int ABT_xstream_equal(ABT_xstream xstream1, ABT_xstream xstream2, ABT_bool *result)
 {
-    if (result == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(result);
     *result = xstream1 == xstream2 ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
 }
@@ -272,7 +271,7 @@ int ABT_xstream_equal(ABT_xstream xstream1, ABT_xstream xstream2, ABT_bool *resu
 int ABT_xstream_get_num(int *num_xstreams)
 {
     GOABT_CHECK_INIT();
-    if (num_xstreams == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(num_xstreams);
     *num_xstreams = __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED);
     return ABT_SUCCESS;
 }
@@ -317,8 +316,7 @@ int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
     if (self_stream == NULL) return ABT_ERR_INV_XSTREAM;
     goabt_unit *self = self_stream->current;
     if (self == NULL || self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     /* A running stream changes its scheduler only from a ULT running on it. */
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_RUNNING &&
         s != self_stream) {

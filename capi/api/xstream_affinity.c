@@ -17,8 +17,7 @@
 int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid)
 {
     GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
     if (cpuid < 0 || cpuid >= CPU_SETSIZE) return ABT_ERR_CPUID;
     cpu_set_t want;
@@ -30,10 +29,9 @@ int ABT_xstream_set_cpubind(ABT_xstream xstream, int cpuid)
 int ABT_xstream_get_cpubind(ABT_xstream xstream, int *cpuid)
 {
     GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
-    if (cpuid == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(cpuid);
     cpu_set_t set;
     int rc = goabt_stream_cpus(s, &set);
     if (rc != ABT_SUCCESS) return rc;
@@ -49,8 +47,7 @@ int ABT_xstream_get_cpubind(ABT_xstream xstream, int *cpuid)
 int ABT_xstream_set_affinity(ABT_xstream xstream, int num_cpuids, int *cpuids)
 {
     GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     if (num_cpuids < 0 || (num_cpuids > 0 && cpuids == NULL)) return ABT_ERR_INV_ARG;
     if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
     cpu_set_t want;
@@ -69,8 +66,7 @@ int ABT_xstream_set_affinity(ABT_xstream xstream, int num_cpuids, int *cpuids)
 int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, int *num_cpuids)
 {
     GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
     if (max_cpuids < 0 || (max_cpuids > 0 && cpuids == NULL)) return ABT_ERR_INV_ARG;
     if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
     cpu_set_t set;
