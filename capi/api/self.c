@@ -63,7 +63,7 @@ int ABT_self_is_primary(ABT_bool *is_primary)
 {
     if (is_primary != NULL) *is_primary = ABT_FALSE;
     GOABT_SELF_OR_SCHED(s, u);
-    if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(u->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
     GOABT_CHECK_OUT(is_primary);
     *is_primary = (u->flags & GOABT_UNIT_MAIN) ? ABT_TRUE : ABT_FALSE;
     return ABT_SUCCESS;
@@ -118,14 +118,14 @@ int ABT_self_get_unit(ABT_unit *unit)
 #define SELF_ULT(s, u)                                                                        \
     GOABT_SELF_STREAM(s);                                                                     \
     goabt_unit *u = s->current;                                                               \
-    if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD
+    GOABT_CHECK_TRUE(u != NULL && u->kind == GOABT_ULT, ABT_ERR_INV_THREAD)
 
 int ABT_self_yield(void)
 {
     GOABT_SELF_STREAM(s);
     goabt_unit *u = s->current;
     if (u == NULL) return ABT_SUCCESS; /* a scheduler's context: top of file */
-    if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(u->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
     goabt_unit_yield();
     return ABT_SUCCESS;
 }
@@ -133,16 +133,16 @@ int ABT_self_yield(void)
 int ABT_self_yield_to(ABT_thread thread)
 {
     SELF_ULT(s, u);
-    goabt_unit *t = goabt_unit_of(thread);
-    if (t == NULL || t->kind != GOABT_ULT || t == u) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(t, thread);
+    GOABT_CHECK_TRUE(t->kind == GOABT_ULT && t != u, ABT_ERR_INV_THREAD);
     goabt_unit_yield_to(t);
     return ABT_SUCCESS;
 }
 
 /* target: a ULT other than self. */
 #define OTHER_ULT(t, thread, u)                                                               \
-    goabt_unit *t = goabt_unit_of(thread);                                                    \
-    if (t == NULL || t == u) return ABT_ERR_INV_THREAD
+    GOABT_UNIT(t, thread);                                                                    \
+    GOABT_CHECK_TRUE(t != u, ABT_ERR_INV_THREAD)
 
 int ABT_self_suspend(void)
 {
@@ -162,7 +162,7 @@ int ABT_self_suspend_to(ABT_thread thread)
 int ABT_self_exit_to(ABT_thread thread)
 {
     SELF_ULT(s, u);
-    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(!(u->flags & GOABT_UNIT_MAIN), ABT_ERR_INV_THREAD);
     OTHER_ULT(t, thread, u);
     goabt_unit_exit_to(t);
 }
@@ -185,7 +185,7 @@ int ABT_self_resume_suspend_to(ABT_thread thread)
 int ABT_self_resume_exit_to(ABT_thread thread)
 {
     SELF_ULT(s, u);
-    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(!(u->flags & GOABT_UNIT_MAIN), ABT_ERR_INV_THREAD);
     OTHER_ULT(t, thread, u);
     return goabt_unit_resume_to(t, 2) ? ABT_SUCCESS : ABT_ERR_THREAD;
 }
@@ -200,7 +200,7 @@ int ABT_self_set_associated_pool(ABT_pool pool)
 int ABT_self_exit(void)
 {
     SELF_ULT(s, u);
-    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(!(u->flags & GOABT_UNIT_MAIN), ABT_ERR_INV_THREAD);
     goabt_unit_exit();
 }
 

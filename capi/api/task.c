@@ -13,7 +13,7 @@ static int as_task_error(int rc) { return rc == ABT_ERR_INV_THREAD ? ABT_ERR_INV
 int ABT_task_create(ABT_pool pool, void (*task_func)(void *), void *arg, ABT_task *newtask)
 {
     if (newtask != NULL) *newtask = ABT_TASK_NULL;
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
+    GOABT_CHECK_INIT();
     GOABT_POOL(p, pool);
     GOABT_CHECK_ARG(task_func != NULL);
     return goabt_unit_create(p, GOABT_TASKLET, task_func, arg, NULL, newtask != NULL, newtask);
@@ -23,14 +23,14 @@ int ABT_task_create_on_xstream(ABT_xstream xstream, void (*task_func)(void *), v
                                ABT_task *newtask)
 {
     if (newtask != NULL) *newtask = ABT_TASK_NULL;
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
+    GOABT_CHECK_INIT();
     GOABT_STREAM(s, xstream);
     return ABT_task_create(s->sched->pools[0], task_func, arg, newtask);
 }
 
 int ABT_task_free(ABT_task *task)
 {
-    if (task == NULL) return ABT_ERR_INV_TASK;
+    GOABT_CHECK_TRUE(task != NULL, ABT_ERR_INV_TASK);
     int rc = as_task_error(ABT_thread_free(task));
     if (rc == ABT_SUCCESS) *task = ABT_TASK_NULL;
     return rc;
@@ -41,10 +41,8 @@ int ABT_task_join(ABT_task task) { return as_task_error(ABT_thread_join(task)); 
 int ABT_task_self(ABT_task *task)
 {
     if (task != NULL) *task = ABT_TASK_NULL;
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
-    goabt_stream *s = goabt_self_stream();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    if (s->current == NULL || s->current->kind != GOABT_TASKLET) return ABT_ERR_INV_TASK;
+    GOABT_SELF_STREAM(s);
+    GOABT_CHECK_TRUE(s->current != NULL && s->current->kind == GOABT_TASKLET, ABT_ERR_INV_TASK);
     GOABT_CHECK_OUT(task);
     *task = s->current;
     return ABT_SUCCESS;
@@ -52,10 +50,8 @@ int ABT_task_self(ABT_task *task)
 
 int ABT_task_self_id(uint64_t *id)
 {
-    if (!goabt_initialized()) return ABT_ERR_UNINITIALIZED;
-    goabt_stream *s = goabt_self_stream();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
-    if (s->current == NULL || s->current->kind != GOABT_TASKLET) return ABT_ERR_INV_TASK;
+    GOABT_SELF_STREAM(s);
+    GOABT_CHECK_TRUE(s->current != NULL && s->current->kind == GOABT_TASKLET, ABT_ERR_INV_TASK);
     GOABT_CHECK_OUT(id);
     *id = goabt_unit_id(s->current);
     return ABT_SUCCESS;

@@ -21,11 +21,7 @@
 static int create_ult(goabt_pool *p, void (*func)(void *), void *arg, ABT_thread_attr attr,
                       ABT_thread *newthread)
 {
-    goabt_attr *a = NULL;
-    if (attr != ABT_THREAD_ATTR_NULL) {
-        a = goabt_attr_of(attr);
-        if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
-    }
+    GOABT_ATTR_OR_NULL(a, attr);
     GOABT_CHECK_ARG(func != NULL);
     return goabt_unit_create(p, GOABT_ULT, func, arg, a, newthread != NULL, newthread);
 }
@@ -44,13 +40,9 @@ int ABT_thread_create_to(ABT_pool pool, void (*thread_func)(void *), void *arg,
 {
     if (newthread != NULL) *newthread = ABT_THREAD_NULL;
     GOABT_SELF(s, self); /* a work unit's call: ABT_ERR_INV_XSTREAM from an external thread */
-    if (self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(self->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
     GOABT_POOL(p, pool);
-    goabt_attr *a = NULL;
-    if (attr != ABT_THREAD_ATTR_NULL) {
-        a = goabt_attr_of(attr);
-        if (a == NULL) return ABT_ERR_INV_THREAD_ATTR;
-    }
+    GOABT_ATTR_OR_NULL(a, attr);
     GOABT_CHECK_ARG(thread_func != NULL);
     goabt_unit *u;
     int rc = goabt_unit_create(p, GOABT_ULT, thread_func, arg, a,
@@ -88,7 +80,7 @@ int ABT_thread_create_on_xstream(ABT_xstream xstream, void (*thread_func)(void *
     GOABT_CHECK_INIT();
     GOABT_STREAM(s, xstream);
     /* A user-defined scheduler may have no pool: nothing to push into (Argobots crashes). */
-    if (s->sched->num_pools == 0) return ABT_ERR_INV_POOL;
+    GOABT_CHECK_TRUE(s->sched->num_pools != 0, ABT_ERR_INV_POOL);
     return create_ult(s->sched->pools[0], thread_func, arg, attr, newthread);
 }
 
@@ -96,13 +88,11 @@ int ABT_thread_create_many(int num_threads, ABT_pool *pool_list, void (**thread_
                            void **arg_list, ABT_thread_attr attr, ABT_thread *newthread_list)
 {
     GOABT_CHECK_INIT();
-    if (num_threads < 0 || (num_threads > 0 && (pool_list == NULL || thread_func_list == NULL))) {
-        return ABT_ERR_INV_ARG;
-    }
-    goabt_attr *a = attr == ABT_THREAD_ATTR_NULL ? NULL : goabt_attr_of(attr);
-    if (attr != ABT_THREAD_ATTR_NULL && (a == NULL || a->stack != NULL)) {
-        return ABT_ERR_INV_THREAD_ATTR; /* one user stack cannot serve several ULTs */
-    }
+    GOABT_CHECK_ARG(num_threads >= 0 &&
+                    (num_threads == 0 || (pool_list != NULL && thread_func_list != NULL)));
+    GOABT_ATTR_OR_NULL(a, attr);
+    /* One user stack cannot serve several ULTs. */
+    GOABT_CHECK_TRUE(a == NULL || a->stack == NULL, ABT_ERR_INV_THREAD_ATTR);
     for (int i = 0; i < num_threads; i++) {
         ABT_thread *out = newthread_list != NULL ? &newthread_list[i] : NULL;
         if (out != NULL) *out = ABT_THREAD_NULL;
@@ -138,7 +128,7 @@ int ABT_thread_join(ABT_thread thread)
 int ABT_thread_join_many(int num_threads, ABT_thread *thread_list)
 {
     GOABT_CHECK_INIT();
-    if (num_threads < 0 || (num_threads > 0 && thread_list == NULL)) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(num_threads >= 0 && (num_threads == 0 || thread_list != NULL));
     for (int i = 0; i < num_threads; i++) {
         if (thread_list[i] == ABT_THREAD_NULL) continue;
         int rc = ABT_thread_join(thread_list[i]);
@@ -150,7 +140,7 @@ int ABT_thread_join_many(int num_threads, ABT_thread *thread_list)
 int ABT_thread_free(ABT_thread *thread)
 {
     GOABT_CHECK_INIT();
-    if (thread == NULL) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(thread != NULL, ABT_ERR_INV_THREAD);
     int rc;
     goabt_unit *u = joinable(*thread, &rc);
     if (u == NULL) return rc;
@@ -163,7 +153,7 @@ int ABT_thread_free(ABT_thread *thread)
 int ABT_thread_free_many(int num_threads, ABT_thread *thread_list)
 {
     GOABT_CHECK_INIT();
-    if (num_threads < 0 || (num_threads > 0 && thread_list == NULL)) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(num_threads >= 0 && (num_threads == 0 || thread_list != NULL));
     for (int i = 0; i < num_threads; i++) {
         if (thread_list[i] == ABT_THREAD_NULL) continue;
         int rc = ABT_thread_free(&thread_list[i]);
@@ -194,32 +184,27 @@ int ABT_thread_yield_to(ABT_thread thread)
         GOABT_CHECK_NOT_FORKED();
         return ABT_SUCCESS;
     }
-    goabt_unit *t = goabt_unit_of(thread);
-    if (t == NULL || t->kind != GOABT_ULT || t == self) return ABT_ERR_INV_THREAD;
+    GOABT_UNIT(t, thread);
+    GOABT_CHECK_TRUE(t->kind == GOABT_ULT && t != self, ABT_ERR_INV_THREAD);
     goabt_unit_yield_to(t);
     return ABT_SUCCESS;
 }
 
 int ABT_thread_exit(void)
 {
-    GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_self_stream();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_SELF_STREAM(s);
     goabt_unit *self = s->current;
-    if (self == NULL || self->kind != GOABT_ULT || (self->flags & GOABT_UNIT_MAIN)) {
-        return ABT_ERR_INV_THREAD;
-    }
+    GOABT_CHECK_TRUE(self != NULL && self->kind == GOABT_ULT && !(self->flags & GOABT_UNIT_MAIN),
+                     ABT_ERR_INV_THREAD);
     goabt_unit_exit();
 }
 
 int ABT_thread_self(ABT_thread *thread)
 {
     if (thread != NULL) *thread = ABT_THREAD_NULL;
-    GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_self_stream();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_SELF_STREAM(s);
     goabt_unit *u = goabt_self_or_sched(s); /* as ABT_self_get_thread */
-    if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(u != NULL && u->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
     GOABT_CHECK_OUT(thread);
     *thread = u;
     return ABT_SUCCESS;
@@ -227,11 +212,9 @@ int ABT_thread_self(ABT_thread *thread)
 
 int ABT_thread_self_id(ABT_unit_id *id)
 {
-    GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_self_stream();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_SELF_STREAM(s);
     goabt_unit *u = goabt_self_or_sched(s);
-    if (u == NULL || u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(u != NULL && u->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
     GOABT_CHECK_OUT(id);
     *id = goabt_unit_id(u);
     return ABT_SUCCESS;
@@ -290,7 +273,7 @@ int ABT_unit_get_thread(ABT_unit unit, ABT_thread *thread)
     /* ABT_self_get_unit's answer in a scheduler's context: the scheduler as a ULT, whose unit is
      * itself (it is in no pool; pool calls refuse it). */
     if (u == NULL) u = goabt_unit_or_sched_of((ABT_thread)unit);
-    if (u == NULL) return ABT_ERR_INV_UNIT;
+    GOABT_CHECK_TRUE(u != NULL, ABT_ERR_INV_UNIT);
     GOABT_CHECK_OUT(thread);
     *thread = u;
     return ABT_SUCCESS;
@@ -378,7 +361,7 @@ int ABT_thread_is_migratable(ABT_thread thread, ABT_bool *is_migratable)
 int ABT_thread_get_attr(ABT_thread thread, ABT_thread_attr *attr)
 {
     GOABT_RESOLVE_UNIT(u, thread, attr);
-    if (u->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(u->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
     goabt_attr *a = goabt_mem_new(sizeof *a);
     if (a == NULL) return ABT_ERR_MEM;
     int has_stack = !(u->flags & GOABT_UNIT_MAIN);
@@ -410,7 +393,7 @@ int ABT_thread_attr_create(ABT_thread_attr *newattr)
 
 int ABT_thread_attr_free(ABT_thread_attr *attr)
 {
-    if (attr == NULL) return ABT_ERR_INV_THREAD_ATTR;
+    GOABT_CHECK_TRUE(attr != NULL, ABT_ERR_INV_THREAD_ATTR);
     GOABT_ATTR(a, *attr);
     GOABT_LEAK_FORGET(a);
     goabt_mem_delete(a, sizeof *a);
@@ -422,9 +405,8 @@ int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stac
 {
     GOABT_ATTR(a, attr);
     /* A user stack must be aligned and large enough to run C on (docs/design.md rule 2). */
-    if (stackaddr != NULL && (((uintptr_t)stackaddr & 7) != 0 || !goabt_ctx_stack_size_ok(stacksize))) {
-        return ABT_ERR_INV_ARG;
-    }
+    GOABT_CHECK_ARG(stackaddr == NULL ||
+                    (((uintptr_t)stackaddr & 7) == 0 && goabt_ctx_stack_size_ok(stacksize)));
     a->stack = stackaddr;
     a->stacksize = stacksize;
     return ABT_SUCCESS;
@@ -433,7 +415,7 @@ int ABT_thread_attr_set_stack(ABT_thread_attr attr, void *stackaddr, size_t stac
 int ABT_thread_attr_get_stack(ABT_thread_attr attr, void **stackaddr, size_t *stacksize)
 {
     GOABT_ATTR(a, attr);
-    if (stackaddr == NULL || stacksize == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(stackaddr != NULL && stacksize != NULL);
     *stackaddr = a->stack;
     *stacksize = a->stacksize;
     return ABT_SUCCESS;
@@ -488,7 +470,7 @@ int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
     if (__builtin_expect(u == NULL, 0)) {
         GOABT_CHECK_INIT();
         u = goabt_unit_or_sched_of(thread);
-        if (u == NULL) return ABT_ERR_INV_THREAD;
+        GOABT_CHECK_TRUE(u != NULL, ABT_ERR_INV_THREAD);
     }
     GOABT_KEY(k, key);
     GOABT_CHECK_OUT(value);
@@ -504,12 +486,10 @@ int ABT_thread_get_specific(ABT_thread thread, ABT_key key, void **value)
 
 static int migrate_to_pool(goabt_unit *u, goabt_pool *p)
 {
-    if ((u->flags & GOABT_UNIT_MAIN) || !(u->flags & GOABT_UNIT_MIGRATABLE)) {
-        return ABT_ERR_INV_THREAD;
-    }
-    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
-        return ABT_ERR_INV_THREAD;
-    }
+    GOABT_CHECK_TRUE(!(u->flags & GOABT_UNIT_MAIN) && (u->flags & GOABT_UNIT_MIGRATABLE),
+                     ABT_ERR_INV_THREAD);
+    GOABT_CHECK_TRUE(__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED,
+                     ABT_ERR_INV_THREAD);
     if (p == NULL) return ABT_ERR_MIGRATION_TARGET;
     if (u->pool == p) return ABT_ERR_MIGRATION_TARGET;
     goabt_unit_request_migration(u, p);
@@ -537,9 +517,8 @@ int ABT_thread_migrate_to_xstream(ABT_thread thread, ABT_xstream xstream)
     GOABT_CHECK_INIT();
     GOABT_UNIT(u, thread);
     GOABT_STREAM(s, xstream);
-    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_TERMINATED) {
-        return ABT_ERR_INV_XSTREAM;
-    }
+    GOABT_CHECK_TRUE(__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ABT_XSTREAM_STATE_TERMINATED,
+                     ABT_ERR_INV_XSTREAM);
     return migrate_to_pool(u, goabt_sched_migration_pool(s->sched));
 }
 
@@ -574,7 +553,7 @@ int ABT_thread_cancel(ABT_thread thread)
 {
     GOABT_CHECK_INIT();
     GOABT_UNIT(u, thread);
-    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(!(u->flags & GOABT_UNIT_MAIN), ABT_ERR_INV_THREAD);
     if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED) {
         return ABT_SUCCESS; /* nothing left to cancel */
     }
@@ -586,19 +565,19 @@ int goabt_unit_revive_api(ABT_pool pool, void (*func)(void *), void *arg, ABT_th
                           int kind, int to)
 {
     GOABT_CHECK_INIT();
-    if (thread == NULL) return ABT_ERR_INV_THREAD;
-    goabt_unit *u = goabt_unit_of(*thread);
-    if (u == NULL || (kind != 0 && u->kind != kind)) return ABT_ERR_INV_THREAD;
-    if (u->flags & GOABT_UNIT_MAIN) return ABT_ERR_INV_THREAD;
-    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ABT_THREAD_STATE_TERMINATED) {
-        return ABT_ERR_INV_THREAD;
-    }
+    GOABT_CHECK_TRUE(thread != NULL, ABT_ERR_INV_THREAD);
+    GOABT_UNIT(u, *thread);
+    GOABT_CHECK_TRUE(kind == 0 || u->kind == kind, ABT_ERR_INV_THREAD);
+    GOABT_CHECK_TRUE(!(u->flags & GOABT_UNIT_MAIN), ABT_ERR_INV_THREAD);
+    GOABT_CHECK_TRUE(__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == ABT_THREAD_STATE_TERMINATED,
+                     ABT_ERR_INV_THREAD);
     GOABT_POOL(p, pool);
     GOABT_CHECK_ARG(func != NULL);
     if (to) {
         goabt_unit *self = goabt_self_unit();
-        if (self == NULL) return goabt_self_stream() ? ABT_ERR_INV_THREAD : ABT_ERR_INV_XSTREAM;
-        if (self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+        GOABT_CHECK_TRUE(self != NULL,
+                         goabt_self_stream() ? ABT_ERR_INV_THREAD : ABT_ERR_INV_XSTREAM);
+        GOABT_CHECK_TRUE(self->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
     }
     return goabt_unit_revive(u, p, func, arg, to);
 }

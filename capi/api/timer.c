@@ -37,8 +37,7 @@ double ABT_get_wtime(void) { return goabt_wtime(); }
 int ABT_timer_create(ABT_timer *newtimer)
 {
     GOABT_CHECK_NOT_FORKED();
-    if (newtimer == NULL)
-        return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(newtimer);
     struct ABT_timer_opaque *t = goabt_object_new(sizeof *t, GOABT_MAGIC_TIMER);
     if (t == NULL) {
         *newtimer = ABT_TIMER_NULL;
@@ -50,17 +49,11 @@ int ABT_timer_create(ABT_timer *newtimer)
 
 int ABT_timer_dup(ABT_timer timer, ABT_timer *newtimer)
 {
-    if (newtimer == NULL)
-        return ABT_ERR_INV_ARG;
-    if (!timer_valid(timer)) {
-        *newtimer = ABT_TIMER_NULL;
-        return ABT_ERR_INV_TIMER;
-    }
+    GOABT_CHECK_OUT(newtimer);
+    *newtimer = ABT_TIMER_NULL;
+    GOABT_CHECK_TRUE(timer_valid(timer), ABT_ERR_INV_TIMER);
     struct ABT_timer_opaque *t = goabt_object_new(sizeof *t, GOABT_MAGIC_TIMER);
-    if (t == NULL) {
-        *newtimer = ABT_TIMER_NULL;
-        return ABT_ERR_MEM;
-    }
+    if (t == NULL) return ABT_ERR_MEM;
     t->start = timer->start;
     t->stop = timer->stop;
     *newtimer = t;
@@ -69,8 +62,7 @@ int ABT_timer_dup(ABT_timer timer, ABT_timer *newtimer)
 
 int ABT_timer_free(ABT_timer *timer)
 {
-    if (timer == NULL || !timer_valid(*timer))
-        return ABT_ERR_INV_TIMER;
+    GOABT_CHECK_TRUE(timer != NULL && timer_valid(*timer), ABT_ERR_INV_TIMER);
     goabt_object_delete(*timer, sizeof **timer);
     *timer = ABT_TIMER_NULL;
     return ABT_SUCCESS;
@@ -78,36 +70,30 @@ int ABT_timer_free(ABT_timer *timer)
 
 int ABT_timer_start(ABT_timer timer)
 {
-    if (!timer_valid(timer))
-        return ABT_ERR_INV_TIMER;
+    GOABT_CHECK_TRUE(timer_valid(timer), ABT_ERR_INV_TIMER);
     clock_gettime(CLOCK_MONOTONIC, &timer->start);
     return ABT_SUCCESS;
 }
 
 int ABT_timer_stop(ABT_timer timer)
 {
-    if (!timer_valid(timer))
-        return ABT_ERR_INV_TIMER;
+    GOABT_CHECK_TRUE(timer_valid(timer), ABT_ERR_INV_TIMER);
     clock_gettime(CLOCK_MONOTONIC, &timer->stop);
     return ABT_SUCCESS;
 }
 
 int ABT_timer_read(ABT_timer timer, double *secs)
 {
-    if (!timer_valid(timer))
-        return ABT_ERR_INV_TIMER;
-    if (secs == NULL)
-        return ABT_ERR_INV_ARG;
+    GOABT_CHECK_TRUE(timer_valid(timer), ABT_ERR_INV_TIMER);
+    GOABT_CHECK_OUT(secs);
     *secs = timer_elapsed(timer);
     return ABT_SUCCESS;
 }
 
 int ABT_timer_stop_and_read(ABT_timer timer, double *secs)
 {
-    if (!timer_valid(timer))
-        return ABT_ERR_INV_TIMER;
-    if (secs == NULL)
-        return ABT_ERR_INV_ARG;
+    GOABT_CHECK_TRUE(timer_valid(timer), ABT_ERR_INV_TIMER);
+    GOABT_CHECK_OUT(secs);
     clock_gettime(CLOCK_MONOTONIC, &timer->stop);
     *secs = timer_elapsed(timer);
     return ABT_SUCCESS;
@@ -115,10 +101,8 @@ int ABT_timer_stop_and_read(ABT_timer timer, double *secs)
 
 int ABT_timer_stop_and_add(ABT_timer timer, double *secs)
 {
-    if (!timer_valid(timer))
-        return ABT_ERR_INV_TIMER;
-    if (secs == NULL)
-        return ABT_ERR_INV_ARG;
+    GOABT_CHECK_TRUE(timer_valid(timer), ABT_ERR_INV_TIMER);
+    GOABT_CHECK_OUT(secs);
     clock_gettime(CLOCK_MONOTONIC, &timer->stop);
     *secs += timer_elapsed(timer);
     return ABT_SUCCESS;
@@ -130,8 +114,7 @@ int ABT_timer_stop_and_add(ABT_timer timer, double *secs)
 int ABT_timer_get_overhead(double *overhead)
 {
     GOABT_CHECK_NOT_FORKED();
-    if (overhead == NULL)
-        return ABT_ERR_INV_ARG;
+    GOABT_CHECK_OUT(overhead);
     struct ABT_timer_opaque t = {.magic = GOABT_MAGIC_TIMER};
     volatile double sink = 0.0;
     double secs = 0.0;

@@ -25,8 +25,8 @@ static int stream_sched(ABT_sched sched, goabt_sched **out)
         }
         return ABT_SUCCESS;
     }
-    goabt_sched *sc = goabt_sched_of(sched);
-    if (sc == NULL || sc->used) return ABT_ERR_INV_SCHED;
+    GOABT_SCHED(sc, sched);
+    GOABT_CHECK_TRUE(!sc->used, ABT_ERR_INV_SCHED);
     *out = sc;
     return ABT_SUCCESS;
 }
@@ -40,7 +40,7 @@ static int create_stream_entered(ABT_sched sched, int rank, ABT_xstream *newxstr
     int got = goabt_rank_take(rank);
     if (got < 0) {
         if (sched == ABT_SCHED_NULL) goabt_sched_delete(sc);
-        return ABT_ERR_INV_XSTREAM_RANK;
+        return ABT_ERR_INV_XSTREAM_RANK; /* written out: the default scheduler is freed first */
     }
     goabt_stream *s = goabt_stream_new(sc, got);
     if (s == NULL) {
@@ -81,7 +81,7 @@ int ABT_xstream_create_with_rank(ABT_sched sched, int rank, ABT_xstream *newxstr
 {
     if (newxstream != NULL) *newxstream = ABT_XSTREAM_NULL;
     GOABT_CHECK_INIT();
-    if (rank < 0) return ABT_ERR_INV_XSTREAM_RANK;
+    GOABT_CHECK_TRUE(rank >= 0, ABT_ERR_INV_XSTREAM_RANK);
     return create_stream(sched, rank, newxstream);
 }
 
@@ -126,7 +126,7 @@ int ABT_xstream_join(ABT_xstream xstream)
     goabt_stream *s = joinable(xstream);
     if (s != NULL) goabt_stream_join(s);
     goabt_stream_calls_exit();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_CHECK_TRUE(s != NULL, ABT_ERR_INV_XSTREAM);
     after_join();
     return ABT_SUCCESS;
 }
@@ -134,7 +134,7 @@ int ABT_xstream_join(ABT_xstream xstream)
 int ABT_xstream_free(ABT_xstream *xstream)
 {
     GOABT_CHECK_INIT();
-    if (xstream == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_CHECK_TRUE(xstream != NULL, ABT_ERR_INV_XSTREAM);
     int rc = goabt_stream_calls_enter();
     if (rc != ABT_SUCCESS) return rc;
     goabt_stream *s = joinable(*xstream);
@@ -145,7 +145,7 @@ int ABT_xstream_free(ABT_xstream *xstream)
         *xstream = ABT_XSTREAM_NULL;
     }
     goabt_stream_calls_exit();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_CHECK_TRUE(s != NULL, ABT_ERR_INV_XSTREAM);
     after_join();
     return ABT_SUCCESS;
 }
@@ -176,8 +176,8 @@ static void stop_stream(goabt_stream *s)
 int ABT_xstream_exit(void)
 {
     GOABT_SELF(s, self);
-    if (self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
-    if (s->is_primary) return ABT_ERR_INV_XSTREAM;
+    GOABT_CHECK_TRUE(self->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
+    GOABT_CHECK_TRUE(!s->is_primary, ABT_ERR_INV_XSTREAM);
     stop_stream(s);
     goabt_unit_exit(); /* the stream's scheduler sees the request once the caller is gone */
 }
@@ -185,8 +185,8 @@ int ABT_xstream_exit(void)
 int ABT_xstream_cancel(ABT_xstream xstream)
 {
     GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL || s->is_primary) return ABT_ERR_INV_XSTREAM;
+    GOABT_STREAM(s, xstream);
+    GOABT_CHECK_TRUE(!s->is_primary, ABT_ERR_INV_XSTREAM);
     stop_stream(s);
     return ABT_SUCCESS;
 }
@@ -194,9 +194,7 @@ int ABT_xstream_cancel(ABT_xstream xstream)
 int ABT_xstream_self(ABT_xstream *xstream)
 {
     if (xstream != NULL) *xstream = ABT_XSTREAM_NULL;
-    GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_self_stream();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_SELF_STREAM(s);
     GOABT_CHECK_OUT(xstream);
     *xstream = s;
     return ABT_SUCCESS;
@@ -204,9 +202,7 @@ int ABT_xstream_self(ABT_xstream *xstream)
 
 int ABT_xstream_self_rank(int *rank)
 {
-    GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_self_stream();
-    if (s == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_SELF_STREAM(s);
     GOABT_CHECK_OUT(rank);
     *rank = s->rank;
     return ABT_SUCCESS;
@@ -223,10 +219,10 @@ int ABT_xstream_get_rank(ABT_xstream xstream, int *rank)
 int ABT_xstream_set_rank(ABT_xstream xstream, int rank)
 {
     GOABT_CHECK_INIT();
-    goabt_stream *s = goabt_stream_of(xstream);
-    if (s == NULL || s->is_primary) return ABT_ERR_INV_XSTREAM;
-    if (rank < 0) return ABT_ERR_INV_XSTREAM_RANK;
-    if (!goabt_rank_move(s->rank, rank)) return ABT_ERR_INV_XSTREAM_RANK;
+    GOABT_STREAM(s, xstream);
+    GOABT_CHECK_TRUE(!s->is_primary, ABT_ERR_INV_XSTREAM);
+    GOABT_CHECK_TRUE(rank >= 0, ABT_ERR_INV_XSTREAM_RANK);
+    if (!goabt_rank_move(s->rank, rank)) return ABT_ERR_INV_XSTREAM_RANK; /* the move itself */
     s->rank = rank;
     goabt_stream_bind_rank(s); /* a new rank, new CPUs, as in Argobots */
     return ABT_SUCCESS;
@@ -235,7 +231,7 @@ int ABT_xstream_set_rank(ABT_xstream xstream, int rank)
 int ABT_xstream_get_main_pools(ABT_xstream xstream, int max_pools, ABT_pool *pools)
 {
     GOABT_STREAM(s, xstream);
-    if (max_pools < 0 || (max_pools > 0 && pools == NULL)) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(max_pools >= 0 && (max_pools == 0 || pools != NULL));
     for (int i = 0; i < max_pools && i < s->sched->num_pools; i++) pools[i] = s->sched->pools[i];
     return ABT_SUCCESS;
 }
@@ -311,11 +307,9 @@ static void replace_main_sched(goabt_stream *s, goabt_sched *sc, goabt_unit *sel
 
 int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
 {
-    GOABT_CHECK_INIT();
-    goabt_stream *self_stream = goabt_self_stream();
-    if (self_stream == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_SELF_STREAM(self_stream);
     goabt_unit *self = self_stream->current;
-    if (self == NULL || self->kind != GOABT_ULT) return ABT_ERR_INV_THREAD;
+    GOABT_CHECK_TRUE(self != NULL && self->kind == GOABT_ULT, ABT_ERR_INV_THREAD);
     GOABT_STREAM(s, xstream);
     /* A running stream changes its scheduler only from a ULT running on it. */
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ABT_XSTREAM_STATE_RUNNING &&
@@ -327,7 +321,7 @@ int ABT_xstream_set_main_sched(ABT_xstream xstream, ABT_sched sched)
     if (rc != ABT_SUCCESS) return rc;
     /* The caller goes on in the new scheduler's first pool: a user-defined scheduler without
      * one would leave it nowhere (Argobots crashes at its next yield). */
-    if (s == self_stream && sc->num_pools == 0) return ABT_ERR_INV_SCHED;
+    GOABT_CHECK_TRUE(s != self_stream || sc->num_pools != 0, ABT_ERR_INV_SCHED);
     replace_main_sched(s, sc, s == self_stream ? self : NULL);
     /* A replaced user scheduler of the primary whose run ran the main ULT waits below it for it
      * to step aside (sched_user.c): the caller yields until that run has seen it has to stop
@@ -340,7 +334,7 @@ int ABT_xstream_set_main_sched_basic(ABT_xstream xstream, ABT_sched_predef prede
                                      ABT_pool *pools)
 {
     GOABT_CHECK_INIT();
-    if (goabt_self_stream() == NULL) return ABT_ERR_INV_XSTREAM;
+    GOABT_CHECK_TRUE(goabt_self_stream() != NULL, ABT_ERR_INV_XSTREAM);
     ABT_sched sched;
     int rc = ABT_sched_create_basic(predef, num_pools, pools, ABT_SCHED_CONFIG_NULL, &sched);
     if (rc != ABT_SUCCESS) return rc;

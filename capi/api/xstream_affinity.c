@@ -48,7 +48,7 @@ int ABT_xstream_set_affinity(ABT_xstream xstream, int num_cpuids, int *cpuids)
 {
     GOABT_CHECK_INIT();
     GOABT_STREAM(s, xstream);
-    if (num_cpuids < 0 || (num_cpuids > 0 && cpuids == NULL)) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(num_cpuids >= 0 && (num_cpuids == 0 || cpuids != NULL));
     if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
     cpu_set_t want;
     if (num_cpuids == 0) {
@@ -67,7 +67,7 @@ int ABT_xstream_get_affinity(ABT_xstream xstream, int max_cpuids, int *cpuids, i
 {
     GOABT_CHECK_INIT();
     GOABT_STREAM(s, xstream);
-    if (max_cpuids < 0 || (max_cpuids > 0 && cpuids == NULL)) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(max_cpuids >= 0 && (max_cpuids == 0 || cpuids != NULL));
     if (!goabt_rt.affinity) return ABT_ERR_FEATURE_NA;
     cpu_set_t set;
     int rc = goabt_stream_cpus(s, &set);
