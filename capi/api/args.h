@@ -61,7 +61,7 @@
     GOABT_HANDLE(goabt_unit, var, goabt_unit_or_sched_of, h, ABT_ERR_INV_THREAD)
 #define GOABT_POOL(var, h) GOABT_HANDLE(goabt_pool, var, goabt_pool_of, h, ABT_ERR_INV_POOL)
 #define GOABT_SCHED(var, h) GOABT_HANDLE(goabt_sched, var, goabt_sched_of, h, ABT_ERR_INV_SCHED)
-/* A tasklet: the same unit, refused as a task (the ABT_task_* and ABT_info_print_task). */
+/* A unit named as an ABT_task: refused with ABT_ERR_INV_TASK (ABT_task_*, ABT_info_print_task). */
 #define GOABT_TASK(var, h) GOABT_HANDLE(goabt_unit, var, goabt_unit_of, h, ABT_ERR_INV_TASK)
 #define GOABT_STREAM(var, h)                                                                  \
     GOABT_HANDLE(goabt_stream, var, goabt_stream_of, h, ABT_ERR_INV_XSTREAM)
@@ -76,7 +76,8 @@
 #define GOABT_SCHED_CONFIG(var, h)                                                            \
     GOABT_HANDLE(struct ABT_sched_config_opaque, var, goabt_sched_config_of, h,               \
                  ABT_ERR_INV_SCHED_CONFIG)
-/* The same for an optional handle: `var` is NULL when h is `none`, else h's object or err. */
+/* The same for an optional handle: `var` is NULL when h is `none`, else h's object or err (h
+ * is read more than once: no side effects). */
 #define GOABT_HANDLE_OR_NONE(type, var, of, h, none, err)                                     \
     type *var = (h) == (none) ? NULL : of(h);                                                 \
     if (var == NULL && (h) != (none)) return (err)
