@@ -38,6 +38,12 @@ void goabt_signals_after_load(void) GOABT_HIDDEN;
 void goabt_signals_load_failed(void) GOABT_HIDDEN;
 void goabt_signals_take(void) GOABT_HIDDEN;
 void goabt_signals_give_back(void) GOABT_HIDDEN;
+/* Takes action a for signal sig (si, ctx: the handler's arguments) as the kernel would have: a
+ * handler is called (and reset to SIG_DFL first if a has SA_RESETHAND); SIG_IGN ignores a sent
+ * signal; otherwise the default action is restored, so that a fault happens again when the
+ * instruction is retried and kills the process, and a sent signal is sent again.
+ * Async-signal-safe: for handlers that chain to another (golib_signals.c, stackcheck.c). */
+void goabt_signal_take_action(struct sigaction *a, int sig, siginfo_t *si, void *ctx) GOABT_HIDDEN;
 
 #include "gocalls_gen.h"
 

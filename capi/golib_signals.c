@@ -69,11 +69,8 @@ static int is_handler(const struct sigaction *a)
 
 static int signal_ours_to_touch(int sig) { return sig != SIGKILL && sig != SIGSTOP; }
 
-/* Go forwards here a fault in code not its own: the program's action, as the kernel would have
- * taken it. Async-signal-safe. */
-static void forward_fault(int sig, siginfo_t *si, void *ctx)
+void goabt_signal_take_action(struct sigaction *p, int sig, siginfo_t *si, void *ctx)
 {
-    struct sigaction *p = &program[sig];
     if (is_handler(p)) {
         struct sigaction h = *p;
         if (p->sa_flags & SA_RESETHAND) { /* once, as the kernel does */
@@ -96,6 +93,13 @@ static void forward_fault(int sig, siginfo_t *si, void *ctx)
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
     if (si->si_code <= 0) raise(sig);
+}
+
+/* Go forwards here a fault in code not its own: the program's action, as noted at the latest
+ * ABT_init. Async-signal-safe. */
+static void forward_fault(int sig, siginfo_t *si, void *ctx)
+{
+    goabt_signal_take_action(&program[sig], sig, si, ctx);
 }
 
 void goabt_signals_before_load(void)

@@ -54,6 +54,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include "gocalls.h"
 #include "runtime.h"
 #include "stream.h"
 #include "unit.h"
@@ -289,28 +290,11 @@ void goabt_user_stack_unguard(goabt_unit *u)
     u->user_guard = NULL;
 }
 
-/* Passes a fault that is not ours on to the handler installed before ours. */
+/* Passes a fault that is not ours on to the handler installed before ours, as the kernel would
+ * have (golib_signals.c). */
 static void chain(int sig, siginfo_t *si, void *ctx)
 {
-    const struct sigaction *p = sig == SIGBUS ? &prev_bus : &prev_segv;
-    void (*h)(int) = p->sa_handler;
-    if (h != SIG_DFL && h != SIG_IGN) {
-        if (p->sa_flags & SA_SIGINFO) {
-            p->sa_sigaction(sig, si, ctx);
-        } else {
-            h(sig);
-        }
-        return;
-    }
-    if (h == SIG_IGN && si->si_code <= 0) return; /* sent, and ignored before goabt */
-    /* The default action, as without goabt: a fault happens again when the instruction is
-     * retried and kills the process; a sent signal is sent again, delivered once we return. */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    if (si->si_code <= 0) raise(sig);
+    goabt_signal_take_action(sig == SIGBUS ? &prev_bus : &prev_segv, sig, si, ctx);
 }
 
 static void on_fault(int sig, siginfo_t *si, void *ctx)

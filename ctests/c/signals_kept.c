@@ -66,14 +66,20 @@ static void on_urg(int sig)
 }
 static void on_usr1(int sig, siginfo_t *si, void *ctx) { (void)sig, (void)si, (void)ctx; }
 
-static void install(int sig, void (*h)(int), int flags)
+/* Installs h (a sa_sigaction one with SA_SIGINFO) with flags, masking `masked` (0: none). */
+static void install(int sig, void (*h)(int), void (*info)(int, siginfo_t *, void *), int flags,
+                    int masked)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = h;
+    if (info != NULL) {
+        sa.sa_sigaction = info;
+    } else {
+        sa.sa_handler = h;
+    }
     sa.sa_flags = flags;
     sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGTERM);
+    if (masked != 0) sigaddset(&sa.sa_mask, masked);
     sigaction(sig, &sa, NULL);
 }
 
@@ -122,16 +128,10 @@ static void faulting_ult(void *arg)
 int main(void)
 {
     /* 1 and 2. */
-    install(SIGSEGV, on_segv_first, SA_RESETHAND | SA_NODEFER);
-    install(SIGURG, on_urg, SA_RESTART);
+    install(SIGSEGV, on_segv_first, NULL, SA_RESETHAND | SA_NODEFER, SIGTERM);
+    install(SIGURG, on_urg, NULL, SA_RESTART, SIGTERM);
     signal(SIGPIPE, SIG_IGN);
-    struct sigaction usr1;
-    memset(&usr1, 0, sizeof usr1);
-    usr1.sa_sigaction = on_usr1;
-    usr1.sa_flags = SA_SIGINFO;
-    sigemptyset(&usr1.sa_mask);
-    sigaddset(&usr1.sa_mask, SIGHUP);
-    sigaction(SIGUSR1, &usr1, NULL);
+    install(SIGUSR1, NULL, on_usr1, SA_SIGINFO, SIGHUP);
     read_all(before);
 
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
@@ -153,12 +153,7 @@ int main(void)
     CHECK_INT(__atomic_load_n(&urg_count, __ATOMIC_RELAXED), 3);
 
     /* 3. */
-    struct sigaction segv;
-    memset(&segv, 0, sizeof segv);
-    segv.sa_sigaction = on_segv_second;
-    segv.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&segv.sa_mask);
-    sigaction(SIGSEGV, &segv, NULL);
+    install(SIGSEGV, NULL, on_segv_second, SA_SIGINFO | SA_NODEFER, 0);
     read_all(before);
     setenv("ABT_STACK_OVERFLOW_CHECK", "none", 1);
     fault_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
