@@ -9,7 +9,7 @@
  * every waiter and starts the next round.
  */
 #include "args.h"
-#include "barrier.h"
+#include "engine/barrier.h"
 #include "engine/handles.h"
 #include "engine/object.h"
 
