@@ -1,24 +1,10 @@
 //go:build goabt_c_engine
-/* xstream_barrier.c: barriers of execution streams (ABT_xstream_barrier_*).
- *
- * Like a work-unit barrier (barrier.c), with one difference: a waiter blocks its whole stream.
- * Whoever waits, ULT (the main ULT included), tasklet or external thread, sleeps as an OS thread
- * on its waiter's futex word instead of parking, so the stream runs nothing else until the
- * barrier opens; that is what Argobots 1.2 does (a pthread barrier) and what callers of it rely
- * on, e.g. to keep every stream out of its scheduler at once. The last arrival of a round wakes
- * every waiter and starts the next round.
- */
+/* xstream_barrier.c: ABT_xstream_barrier_*: check, resolve, call the engine
+ * (engine/xstream_barrier.h, where the algorithm is, over the rounds of engine/barrier.h). */
 #include "args.h"
-#include "engine/barrier.h"
 #include "engine/handles.h"
 #include "engine/object.h"
-
-struct ABT_xstream_barrier_opaque {
-    uint32_t flags;
-    uint32_t magic;
-    goabt_barrier_round round;
-};
-typedef struct ABT_xstream_barrier_opaque goabt_xbarrier;
+#include "engine/xstream_barrier.h"
 
 #define RESOLVE_XBARRIER(var, h)                                                              \
     GOABT_RESOLVE_OBJECT(goabt_xbarrier, var, h, GOABT_MAGIC_XSTREAM_BARRIER, 0,              \
@@ -42,7 +28,7 @@ int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier)
     GOABT_CHECK_OUT(barrier);
     RESOLVE_XBARRIER(b, *barrier);
     /* Its waiters would never wake (undefined in Argobots). */
-    if (goabt_barrier_round_busy(&b->round)) return ABT_ERR_XSTREAM_BARRIER;
+    if (goabt_xstream_barrier_busy(b)) return ABT_ERR_XSTREAM_BARRIER;
     goabt_object_delete(b, sizeof *b);
     *barrier = ABT_XSTREAM_BARRIER_NULL;
     return ABT_SUCCESS;
@@ -51,6 +37,6 @@ int ABT_xstream_barrier_free(ABT_xstream_barrier *barrier)
 int ABT_xstream_barrier_wait(ABT_xstream_barrier barrier)
 {
     RESOLVE_XBARRIER(b, barrier);
-    goabt_barrier_round_wait(&b->round, 1); /* the stream must not run others meanwhile */
+    goabt_xstream_barrier_wait(b);
     return ABT_SUCCESS;
 }
