@@ -67,7 +67,7 @@ var engineFloorPlan = []floorLayer{
 	{"units", []string{"unit.h", "unit_internal.h", "unit.c", "unit_stack.c", "stackcheck.c", "unit_switch.c",
 		"unit_block.c", "unit_join.c", "keys.h", "keys.c"}},
 	// Synchronization objects' engines over wait lists (their entries are in capi/api/).
-	{"synchronization", []string{"mutex.h", "mutex.c", "cond.h", "cond.c", "rwlock.h", "rwlock.c", "barrier.h", "barrier.c", "xstream_barrier.h", "eventual.h", "eventual.c"}},
+	{"synchronization", []string{"mutex.h", "mutex.c", "cond.h", "cond.c", "rwlock.h", "rwlock.c", "barrier.h", "barrier.c", "xstream_barrier.h", "eventual.h", "eventual.c", "future.h", "future.c"}},
 	// Schedulers: goabt's loop, user schedulers, stacked ones, Go pools and policies.
 	{"schedulers", []string{"scheduler.h", "sched.c", "sched_user.c", "sched_stacked.c", "pool_go.c"}},
 	// Execution streams: their threads, registry and CPU binding.
