@@ -15,7 +15,7 @@ int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
     if (newbarrier != NULL) *newbarrier = ABT_BARRIER_NULL; /* Argobots 1.x does so on error */
     GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     GOABT_CHECK_OUT(newbarrier);
-    if (num_waiters == 0) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(num_waiters != 0);
     goabt_barrier *b = goabt_object_new(sizeof *b, GOABT_MAGIC_BARRIER);
     if (b == NULL) return ABT_ERR_MEM;
     b->round.num_waiters = num_waiters;
@@ -26,7 +26,7 @@ int ABT_barrier_create(uint32_t num_waiters, ABT_barrier *newbarrier)
 int ABT_barrier_reinit(ABT_barrier barrier, uint32_t num_waiters)
 {
     RESOLVE_BARRIER(b, barrier);
-    if (num_waiters == 0) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(num_waiters != 0);
     return goabt_barrier_reinit(b, num_waiters);
 }
 

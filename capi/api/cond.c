@@ -37,8 +37,7 @@ static int cond_wait(ABT_cond cond, ABT_mutex mutex, uint64_t deadline)
 {
     RESOLVE_COND(c, cond);
     goabt_mutex *m = goabt_mutex_of(mutex);
-    if (m == NULL) return ABT_ERR_INV_MUTEX;
-    if (!goabt_mutex_held_by_caller(m)) return ABT_ERR_INV_MUTEX;
+    GOABT_CHECK_TRUE(m != NULL && goabt_mutex_held_by_caller(m), ABT_ERR_INV_MUTEX);
     /* Argobots 1.x refuses an untimed wait from a tasklet: it would block its whole stream
      * with no end in sight. A timed wait is allowed (the stream's thread sleeps). */
     if (deadline == 0 && goabt_caller_is_tasklet()) return ABT_ERR_COND;
@@ -52,7 +51,7 @@ int ABT_cond_wait(ABT_cond cond, ABT_mutex mutex)
 
 int ABT_cond_timedwait(ABT_cond cond, ABT_mutex mutex, const struct timespec *abstime)
 {
-    if (abstime == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(abstime != NULL);
     return cond_wait(cond, mutex, goabt_timespec_ns(abstime));
 }
 

@@ -14,7 +14,7 @@
 int ABT_eventual_create(int nbytes, ABT_eventual *neweventual)
 {
     GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
-    if (nbytes < 0) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(nbytes >= 0);
     GOABT_CHECK_OUT(neweventual);
     goabt_eventual *e = goabt_object_new(goabt_eventual_size(nbytes), GOABT_MAGIC_EVENTUAL);
     if (e == NULL) return ABT_ERR_MEM;
@@ -28,10 +28,11 @@ int ABT_eventual_create(int nbytes, ABT_eventual *neweventual)
 
 int ABT_eventual_free(ABT_eventual *eventual)
 {
-    if (eventual == NULL) return ABT_ERR_INV_EVENTUAL;
+    GOABT_CHECK_TRUE(eventual != NULL, ABT_ERR_INV_EVENTUAL);
     RESOLVE_EVENTUAL(e, *eventual);
     /* Static memory is not ours to free. */
-    if (__atomic_load_n(&e->magic, __ATOMIC_RELAXED) != GOABT_MAGIC_EVENTUAL) return ABT_ERR_INV_EVENTUAL;
+    GOABT_CHECK_TRUE(__atomic_load_n(&e->magic, __ATOMIC_RELAXED) == GOABT_MAGIC_EVENTUAL,
+                     ABT_ERR_INV_EVENTUAL);
     /* Blocked waiters would never wake (undefined in Argobots; ABT_cond_free refuses the same
      * way with ABT_ERR_COND). */
     if (goabt_eventual_waited(e)) return ABT_ERR_EVENTUAL;
@@ -52,7 +53,7 @@ int ABT_eventual_wait(ABT_eventual eventual, void **value)
 int ABT_eventual_timedwait(ABT_eventual eventual, void **value, const struct timespec *abstime)
 {
     RESOLVE_EVENTUAL(e, eventual);
-    if (abstime == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(abstime != NULL);
     if (goabt_caller_is_tasklet()) return ABT_ERR_EVENTUAL; /* as ABT_eventual_wait */
     return goabt_eventual_wait(e, value, goabt_timespec_ns(abstime));
 }
@@ -70,9 +71,9 @@ int ABT_eventual_test(ABT_eventual eventual, void **value, ABT_bool *is_ready)
 int ABT_eventual_set(ABT_eventual eventual, void *value, int nbytes)
 {
     RESOLVE_EVENTUAL(e, eventual);
-    if (nbytes < 0) return ABT_ERR_INV_ARG;
-    if (nbytes > e->nbytes) return ABT_ERR_INV_EVENTUAL; /* Argobots 1.x (2.0: INV_ARG) */
-    if (nbytes > 0 && value == NULL) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(nbytes >= 0);
+    GOABT_CHECK_TRUE(nbytes <= e->nbytes, ABT_ERR_INV_EVENTUAL); /* Argobots 1.x (2.0: INV_ARG) */
+    GOABT_CHECK_ARG(nbytes == 0 || value != NULL);
     return goabt_eventual_set(e, value, nbytes);
 }
 

@@ -27,7 +27,7 @@ int ABT_future_create(uint32_t num_compartments, void (*cb_func)(void **), ABT_f
 
 int ABT_future_free(ABT_future *future)
 {
-    if (future == NULL) return ABT_ERR_INV_FUTURE;
+    GOABT_CHECK_TRUE(future != NULL, ABT_ERR_INV_FUTURE);
     RESOLVE_FUTURE(f, *future);
     /* Blocked waiters would never wake, and a completing set still uses the future (both
      * undefined in Argobots; ABT_cond_free refuses waiters the same way with ABT_ERR_COND). */

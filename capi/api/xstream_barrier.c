@@ -15,7 +15,7 @@ int ABT_xstream_barrier_create(uint32_t num_waiters, ABT_xstream_barrier *newbar
     if (newbarrier != NULL) *newbarrier = ABT_XSTREAM_BARRIER_NULL; /* as Argobots 1.x on error */
     GOABT_CHECK_NOT_FORKED(); /* a child forked after use: every call errs */
     GOABT_CHECK_OUT(newbarrier);
-    if (num_waiters == 0) return ABT_ERR_INV_ARG;
+    GOABT_CHECK_ARG(num_waiters != 0);
     goabt_xbarrier *b = goabt_object_new(sizeof *b, GOABT_MAGIC_XSTREAM_BARRIER);
     if (b == NULL) return ABT_ERR_MEM;
     b->round.num_waiters = num_waiters;
