@@ -4,7 +4,11 @@
  * libgoabt.so. Internal. Each kind has a header of its own beside this one (unit.h, pool.h,
  * scheduler.h, stream.h, wait.h, runtime.h, tool.h, handles.h ...): a file includes those it uses.
  *
- * Roles (fixed names, used everywhere):
+ * Roles (fixed names, used everywhere in the engine: its files, types and functions take the
+ * role's name, stream*.c, unit*.c, sched*.c, pool*.c, keys.c, but for scheduler.h, since a
+ * sched.h on the include path would hide the system's <sched.h>; Argobots' word for each is in
+ * parentheses, and the entry points in capi/api are named after Argobots' kinds, xstream.c,
+ * thread.c, task.c, sched.c, key.c):
  *   stream      an execution stream (ABT_xstream): one OS thread. The primary stream is the
  *               process's main thread; a secondary stream is a pthread started from C (never a
  *               Go-created thread: ULT stacks there crash the Go runtime, docs/design.md).
