@@ -25,8 +25,12 @@
  *     the hang report its own) puts back exactly the program's action where goabt's is still
  *     installed; a handler the program installed meanwhile stays.
  *
- * The cost is at the load, and at each outermost ABT_init and ABT_finalize: one sigaction read
- * per signal, and a write for the few that change (make bench's init row). */
+ * The cost is at the load (a sigaction read of every signal), and at each outermost ABT_init and
+ * ABT_finalize: a read of each signal the ledger tracks, the fault signals, those the Go runtime
+ * changed and those the program handled at the load (a system call costs about 1 us on the
+ * machines here, so reading all 64 at every init and finalize doubled make bench's
+ * init_finalize row), and a write for the few that change. A handler the program installs for
+ * another signal later is its own, and goabt never touches it. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <string.h>
@@ -44,6 +48,7 @@ static int is_fault(int sig) { return sig == SIGSEGV || sig == SIGBUS || sig == 
 static struct sigaction program[NSIG];   /* the program's action, as last noted */
 static struct sigaction installed[NSIG]; /* the action goabt last put in place (or found) */
 static struct sigaction go_fault[NSIG];  /* Go's handler for a fault signal, as it installed it */
+static char tracked[NSIG];               /* the signals take and give_back look at (top) */
 
 static int get_action(int sig, struct sigaction *a)
 {
@@ -130,6 +135,8 @@ void goabt_signals_after_load(void)
     for (int sig = 1; sig < NSIG; sig++) {
         if (!signal_ours_to_touch(sig) || get_action(sig, &installed[sig]) != 0) continue;
         if (is_fault(sig)) go_fault[sig] = installed[sig];
+        tracked[sig] = is_fault(sig) || !same_action(&installed[sig], &program[sig]) ||
+                       is_handler(&program[sig]);
     }
     goabt_signals_take();
 }
@@ -139,7 +146,7 @@ void goabt_signals_take(void)
 {
     for (int sig = 1; sig < NSIG; sig++) {
         struct sigaction now;
-        if (!signal_ours_to_touch(sig) || get_action(sig, &now) != 0) continue;
+        if (!tracked[sig] || get_action(sig, &now) != 0) continue;
         if (!same_action(&now, &installed[sig])) program[sig] = now;
         struct sigaction want = is_fault(sig) ? go_fault[sig] : program[sig];
         if (!is_fault(sig) && is_handler(&want)) want.sa_flags |= SA_ONSTACK;
@@ -153,7 +160,7 @@ void goabt_signals_give_back(void)
 {
     for (int sig = 1; sig < NSIG; sig++) {
         struct sigaction now;
-        if (!signal_ours_to_touch(sig) || get_action(sig, &now) != 0) continue;
+        if (!tracked[sig] || get_action(sig, &now) != 0) continue;
         if (!same_action(&now, &installed[sig])) {
             program[sig] = now; /* the program's, installed meanwhile */
         } else if (!same_action(&now, &program[sig])) {
