@@ -38,13 +38,12 @@ static int too_few_threads; /* the last try could not start the threads Go needs
 /* Fork handlers, registered when libgoabt.so loads: a fork never happens in the middle of a
  * load (prepare takes the load lock), and a child of a process that loaded the Go core knows
  * it cannot use it, nor anything else of goabt (goabt_engine_forked); a child of one that had
- * not loads its own. OPAL works in both (opal.c). */
+ * not loads its own. OPAL works in both (api/opal.c frees its own locks in the child). */
 static void before_fork(void) { pthread_mutex_lock(&load_lock); }
 static void after_fork_parent(void) { pthread_mutex_unlock(&load_lock); }
 static void after_fork_child(void)
 {
     pthread_mutex_init(&load_lock, NULL);
-    goabt_opal_forked();
     if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) {
         goabt_engine_forked();
         goabt_leaks_forked(); /* their registries are the Go core's */
@@ -209,7 +208,8 @@ static void load(void)
     goabt_signals_after_load();
     /* GOABT_CHECK_LEAKS for OPAL objects: set before the first class initializes, so before
      * the first object of a class with a constructor is made (leaks.c). */
-    goabt_opal_leaks_at_load(goabt_go.leak_check(), goabt_go.leak_exit_status());
+    goabt_opal_leak_exit_status = goabt_go.leak_exit_status();
+    __atomic_store_n(&opal_obj_leak_check, goabt_go.leak_check(), __ATOMIC_RELAXED);
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 

@@ -5,6 +5,7 @@
  * it describes is garbage. */
 #define OPAL_ENABLE_DEBUG 1 /* the report reads the debug layout */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "gocalls.h"
@@ -227,14 +228,7 @@ void opal_obj_report_misuse(opal_object_t *object, int misuse, const char *op, c
  * an object, whose memory a program that forgot OBJ_DESTRUCT may have freed or reused; only the
  * class's name is read here, at the report. A child forked after the Go core started has no
  * registry: the check goes off there (golib.c). */
-int opal_obj_leak_check = 0;
-static int opal_leak_exit_status = 1;
-
-void goabt_opal_leaks_at_load(int mode, int exit_status)
-{
-    opal_leak_exit_status = exit_status;
-    __atomic_store_n(&opal_obj_leak_check, mode, __ATOMIC_RELAXED);
-}
+int opal_obj_leak_check = 0; /* set by golib.c when it loads the Go core */
 
 void opal_obj_leak_note(opal_object_t *object, opal_class_t *cls, const char *file, int line,
                         int in_place)
@@ -259,13 +253,20 @@ static void leaks_report(void)
     }
     int found = n > 0 && goabt_leak_registry_report(GOABT_LEAKS_OPAL, all, n);
     free(all);
-    if (found && mode == 2) goabt_leaks_exit_later(opal_leak_exit_status);
+    if (found && mode == 2) goabt_leaks_exit_later(goabt_opal_leak_exit_status);
 }
 
 /* In the child of every fork (golib.c): the child's only thread runs this, so a lock that a
  * thread left behind held is free. */
-void goabt_opal_forked(void)
+/* In the child of every fork: OPAL's C locks are free (a thread that held one did not come
+ * along). Registered when libgoabt.so loads. */
+static void opal_after_fork_child(void)
 {
     c_classes_lock = 0;
     quarantine_lock = 0;
+}
+
+__attribute__((constructor)) static void opal_register_fork_handler(void)
+{
+    pthread_atfork(NULL, NULL, opal_after_fork_child);
 }

@@ -44,6 +44,8 @@
 #include "scheduler.h"
 #include "unit.h"
 
+int goabt_opal_leak_exit_status = 1;
+
 int goabt_leak_check;
 static int leak_exit_status = 1; /* core.LeakExitStatus once the Go core said it */
 

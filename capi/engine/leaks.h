@@ -94,10 +94,9 @@ void goabt_leaks_at_init(void) GOABT_HIDDEN;
 void goabt_leaks_report(void) GOABT_HIDDEN;
 /* In a child forked after the Go core started: the checks go off (leaks.c). */
 void goabt_leaks_forked(void) GOABT_HIDDEN;
-/* When golib.c has loaded the Go core: GOABT_CHECK_LEAKS for OPAL objects (opal.c). */
-void goabt_opal_leaks_at_load(int mode, int exit_status) GOABT_HIDDEN;
-/* In the child of every fork, from golib.c's handler: OPAL's C locks are free (opal.c). */
-void goabt_opal_forked(void) GOABT_HIDDEN;
+/* GOABT_CHECK_LEAKS=fatal's exit status for OPAL objects, set by golib.c when it loads the Go
+ * core (with opal_obj_leak_check, opal_object.h), read by api/opal.c's report (leaks.c). */
+extern int goabt_opal_leak_exit_status GOABT_HIDDEN;
 #define GOABT_LEAK_NOTE(kind, obj)                                                            \
     do {                                                                                      \
         if (__builtin_expect(__atomic_load_n(&goabt_leak_check, __ATOMIC_RELAXED) != 0, 0)) {  \
