@@ -131,7 +131,7 @@ int ABT_pool_create(ABT_pool_user_def def, ABT_pool_config config, ABT_pool *new
         int rc = init(p, c != NULL ? (ABT_pool_config)c : ABT_POOL_CONFIG_NULL);
         if (rc != ABT_SUCCESS) {
             /* Not initialized: its free function is not called. */
-            p->user = NULL;
+            p->kind_state = NULL;
             free(pu);
             goabt_pool_delete(p);
             return rc;

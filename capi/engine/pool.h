@@ -18,8 +18,9 @@
  *
  * To add a kind: write its functions (push, pop, pop_wait, remove, is_queued, size, is_empty,
  * print_all, info_kind; push_many, pop_many, associate and free may be NULL) and its flags
- * (GOABT_POOL_OPS_*) in one ops table in a file of its own, give each pool of it the ops and
- * its capabilities (GOABT_POOL_CAN_*) when it is made (goabt_pool_new), and write a unit's
+ * (GOABT_POOL_OPS_*) in one ops table in a file of its own, keep what each pool of it needs in
+ * p->kind_state, give each pool of it the ops and its capabilities (GOABT_POOL_CAN_*) when it
+ * is made (goabt_pool_new), and write a unit's
  * membership only through pool_member.h. Nothing else in the engine asks which kind a pool is:
  * it asks the ops and their flags (the FIFO's own file, pool.c, inlines the FIFO). A kind whose queue is not the FIFO's is never looked
  * into by the engine's hand-over (unit_switch.c): its units go through the scheduler's round.
@@ -126,10 +127,9 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
      * pushes go there instead (xstream.c, replace_main_sched). */
     goabt_pool *forward;
     void *data; /* ABT_pool_set_data */
-    /* A user-defined pool's copy of its definition (pool_user.c), or NULL. */
-    struct goabt_pool_user *user;
-    /* A Go pool's id of its core.Pool (pool_go.c); 0 for every other pool. */
-    int go_id;
+    /* What the pool's kind keeps for it, its own to read and write: a user-defined pool's copy
+     * of its definition (pool_user.c), a Go pool's core.Pool id (pool_go.c); NULL for the FIFO. */
+    void *kind_state;
     /* With GOABT_POOL_OPS_COUNTED: how many units it holds as the engine counts them (atomic; may
      * dip below 0 for an instant). 0 for other kinds. */
     long counted;
@@ -262,6 +262,7 @@ void goabt_pool_uncount_parked(goabt_pool *p) GOABT_HIDDEN;
 void goabt_pool_wake_sleeper(goabt_pool *p) GOABT_HIDDEN;
 
 /* User-defined pools (pool_user.c). */
+struct goabt_pool_user;
 /* A new user pool over pu, a copy of its definition that it owns from now on (not yet
  * initialized: ABT_pool_create calls its init). NULL when out of memory (pu is not freed). */
 goabt_pool *goabt_user_pool_new(struct goabt_pool_user *pu, int access, int automatic)

@@ -30,6 +30,9 @@
 #include "unit.h"
 #include "wait.h"
 
+/* A Go pool's core.Pool id, kept as its kind state (pool.h). */
+static inline int go_id_of(const goabt_pool *p) { return (int)(intptr_t)p->kind_state; }
+
 /* The rank of the calling stream, or -1 on a thread that is no stream: a Go pool may keep its
  * units by stream (core.Caller). */
 static int caller_rank(void)
@@ -139,10 +142,10 @@ static size_t go_size(goabt_pool *p)
 static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
     (void)ctx;
-    GOABT_ASSERT(p->go_id != 0); /* a Go pool's pushes come through its ops */
+    GOABT_ASSERT(go_id_of(p) != 0); /* a Go pool's pushes come through its ops */
     goabt_unit_drop_pool_unit(u); /* a user pool's unit it still had (the unit is its own) */
     goabt_pool_member_queued(p, u);
-    struct go_call c = {.id = p->go_id, .rank = caller_rank(), .unit = (uintptr_t)u};
+    struct go_call c = {.id = go_id_of(p), .rank = caller_rank(), .unit = (uintptr_t)u};
     goabt_gate(push_gated, &c);
     /* Counted after the push: a pop that sees the count finds the unit. Then one caller of
      * go_pop_wait, as pool.c's push wakes one for built-in pools (the count here and the
@@ -157,7 +160,7 @@ static goabt_unit *go_pop(goabt_pool *p, ABT_pool_context ctx)
 {
     (void)ctx;
     if (__atomic_load_n(&p->counted, __ATOMIC_ACQUIRE) <= 0) return NULL;
-    struct go_call c = {.id = p->go_id, .rank = caller_rank()};
+    struct go_call c = {.id = go_id_of(p), .rank = caller_rank()};
     goabt_gate(pop_gated, &c);
     if (c.unit == 0) return NULL;
     __atomic_sub_fetch(&p->counted, 1, __ATOMIC_ACQ_REL);
@@ -189,7 +192,7 @@ static goabt_unit *go_pop_wait(goabt_pool *p, double secs, double abstime, ABT_p
 static int go_remove(goabt_pool *p, goabt_unit *u)
 {
     if (u->pool != p || !goabt_pool_member_queued_outside(u)) return 0;
-    struct go_call c = {.id = p->go_id, .unit = (uintptr_t)u};
+    struct go_call c = {.id = go_id_of(p), .unit = (uintptr_t)u};
     goabt_gate(remove_gated, &c);
     if (c.result != 1) return 0;
     __atomic_sub_fetch(&p->counted, 1, __ATOMIC_ACQ_REL);
@@ -209,7 +212,7 @@ static int go_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_
                         void (*unit_fn)(void *, ABT_unit))
 {
     if (!goabt_pool_can(p, GOABT_POOL_CAN_LIST)) return ABT_ERR_POOL;
-    struct units_call c = {.id = p->go_id};
+    struct units_call c = {.id = go_id_of(p)};
     goabt_gate(units_gated, &c); /* how many */
     for (int tries = 0; c.total > 0 && tries < 8; tries++) {
         int room = c.total + 16;
@@ -237,15 +240,15 @@ static int go_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_
 
 static void go_free(goabt_pool *p)
 {
-    GOABT_ASSERT(p->go_id != 0);
-    struct go_call c = {.id = p->go_id};
+    GOABT_ASSERT(go_id_of(p) != 0);
+    struct go_call c = {.id = go_id_of(p)};
     goabt_gate(pool_free_gated, &c);
     if (c.result != 0) {
         /* The engine counted it empty (it frees no pool with units): the Go pool kept some. */
         fprintf(stderr, "goabt: a Go pool was freed holding %ld units it never gave back\n",
                 c.result);
     }
-    p->go_id = 0;
+    p->kind_state = NULL;
 }
 
 static int go_pool_info_kind(const goabt_pool *p)
@@ -284,7 +287,7 @@ int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **
         goabt_gate(pool_free_gated, &c);
         return ABT_ERR_MEM;
     }
-    p->go_id = c.id;
+    p->kind_state = (void *)(intptr_t)c.id;
     *out = p;
     return ABT_SUCCESS;
 }

@@ -169,7 +169,7 @@ goabt_unit *goabt_unit_of_pool_unit(ABT_unit unit)
 
 static ABT_unit user_create_unit(goabt_pool *p, goabt_unit *u)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     if (!pu->old_style) return pu->def.create_unit(p, u);
     if (u->kind == GOABT_TASKLET && pu->old.u_create_from_task != NULL) {
         return pu->old.u_create_from_task(u);
@@ -202,7 +202,7 @@ void goabt_unit_drop_user_unit(goabt_unit *u)
      * No count of a pool's units: two locked instructions per unit, ~15% of a ULT's cost in a
      * user pool. */
     if (!pool_is(p, u->pool_unit_serial)) return;
-    struct goabt_pool_user *pu = __atomic_load_n(&p->user, __ATOMIC_ACQUIRE);
+    struct goabt_pool_user *pu = __atomic_load_n(&p->kind_state, __ATOMIC_ACQUIRE);
     if (pu == NULL) return;
     if (pu->old_style) {
         pu->old.u_free(&unit);
@@ -221,7 +221,7 @@ static int user_associate(goabt_pool *p, goabt_unit *u)
     /* A pool whose units are the work units' own handles needs no entry: a handle that is in
      * no entry is taken for a work unit's (goabt_unit_of_pool_unit). */
     if (unit != (ABT_unit)u && !map_put(unit, u)) {
-        struct goabt_pool_user *pu = p->user;
+        struct goabt_pool_user *pu = p->kind_state;
         if (pu->old_style) {
             pu->old.u_free(&unit);
         } else {
@@ -248,7 +248,7 @@ static void user_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_poo
          * ABT_pool_push*): only an engine push of a unit from elsewhere lands here. */
         goabt_die("a user-defined pool's create_unit returned no unit for a ready work unit");
     }
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     GOABT_ASSERT(u->pool_unit != NULL && u->pool_unit_of == p); /* user_associate gave it */
     goabt_pool_member_queued(p, u);
     if (pu->old_style) {
@@ -277,7 +277,7 @@ static int popped_nothing(ABT_thread t)
 
 static goabt_unit *user_pop(goabt_pool *p, ABT_pool_context ctx)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     goabt_unit *u;
     if (pu->old_style) {
         ABT_unit unit = pu->old.p_pop(p);
@@ -296,7 +296,7 @@ static goabt_unit *user_pop(goabt_pool *p, ABT_pool_context ctx)
 /* Older definitions only (p_remove): GOABT_POOL_CAN_REMOVE says which. */
 static int user_remove(goabt_pool *p, goabt_unit *u)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     if (u->pool_unit_of != p || !goabt_pool_member_queued_outside(u)) return 0;
     if (pu->old.p_remove(p, u->pool_unit) != ABT_SUCCESS) return 0;
     goabt_pool_member_dequeued(u);
@@ -317,7 +317,7 @@ static int has_size(struct goabt_pool_user *pu)
 
 static size_t user_size(goabt_pool *p)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     if (pu->old_style) return pu->old.p_get_size(p);
     if (pu->def.get_size != NULL) return pu->def.get_size(p);
     return pu->def.is_empty(p) ? 0 : 1;
@@ -327,14 +327,14 @@ static size_t user_size(goabt_pool *p)
  * failed: the pool was never initialized). */
 static void user_free(goabt_pool *p)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     if (pu == NULL) return;
     if (pu->old_style) {
         if (pu->old.p_free != NULL) pu->old.p_free(p);
     } else if (pu->def.free != NULL) {
         pu->def.free(p);
     }
-    p->user = NULL;
+    p->kind_state = NULL;
     free(pu);
 }
 
@@ -363,7 +363,7 @@ goabt_pool *goabt_user_pool_new(struct goabt_pool_user *pu, int access, int auto
         caps |= GOABT_POOL_CAN_LIST;
     }
     goabt_pool *p = goabt_pool_new(&goabt_user_pool_ops, caps, -1, access, automatic);
-    if (p != NULL) p->user = pu;
+    if (p != NULL) p->kind_state = pu;
     return p;
 }
 
@@ -372,7 +372,7 @@ goabt_pool *goabt_user_pool_new(struct goabt_pool_user *pu, int access, int auto
 static goabt_unit *user_pop_wait(goabt_pool *p, double secs, double abstime, ABT_pool_context ctx,
                                  int *rc)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     goabt_unit *u = NULL;
     if (!pu->old_style && pu->def.pop_wait != NULL) {
         if (secs < 0) {
@@ -395,7 +395,7 @@ static goabt_unit *user_pop_wait(goabt_pool *p, double secs, double abstime, ABT
 
 static int user_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_context ctx)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     if (pu->old_style || pu->def.push_many == NULL) return 0;
     ABT_unit *handles = malloc((n ? n : 1) * sizeof *handles);
     if (handles == NULL) return 0;
@@ -413,7 +413,7 @@ static int user_push_many(goabt_pool *p, goabt_unit **units, size_t n, ABT_pool_
 static int user_pop_many(goabt_pool *p, goabt_unit **units, size_t len, size_t *num,
                          ABT_pool_context ctx)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     if (pu->old_style || pu->def.pop_many == NULL) return 0;
     size_t n = 0;
     pu->def.pop_many(p, (ABT_thread *)units, len, &n, ctx);
@@ -460,7 +460,7 @@ static void print_unit_as_asked(void *arg, ABT_unit unit)
 static int user_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_thread),
                           void (*unit_fn)(void *, ABT_unit))
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     if (!pu->old_style && unit_fn == NULL) { /* its own print_all gets the caller's, as they are */
         if (pu->def.print_all == NULL) return ABT_ERR_POOL;
         pu->def.print_all(p, arg, thread_fn);
@@ -480,7 +480,7 @@ static int user_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, AB
 /* Its is_empty (a definition), or its size (older ones). */
 static int user_is_empty(goabt_pool *p)
 {
-    struct goabt_pool_user *pu = p->user;
+    struct goabt_pool_user *pu = p->kind_state;
     if (!pu->old_style) return pu->def.is_empty(p) ? 1 : 0;
     return pu->old.p_get_size(p) == 0;
 }
