@@ -191,10 +191,21 @@ lib-checked: lib $(CHECKED_DIR)/libgoabt.so
 
 $(eval $(call engine_build,checked,$(CHECKED_DIR)/libgoabt.so,-DGOABT_CHECKED=1))
 
+# make demo runs demo/demo.c with its timeline trace on (GOABT_TRACE, docs/using.md), draws the
+# trace as an SVG with cmd/goabt-trace-svg, and prints where both are: $(DEMO_DIR)/timeline.json
+# for Perfetto's UI or chrome://tracing, timeline.svg for a web browser. The old files go first,
+# so that a run that fails leaves none to mistake for its own.
+DEMO_DIR := $(BUILD)/demo
 demo: lib
-	@mkdir -p $(BUILD)/demo
-	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(BUILD)/demo/demo
-	$(BUILD)/demo/demo
+	@mkdir -p $(DEMO_DIR) $(BUILD)/bin
+	@rm -f $(DEMO_DIR)/timeline.json $(DEMO_DIR)/timeline.svg
+	$(CC) $(CSTRICT) -O2 -I$(INCDIR) demo/demo.c -L$(LIBDIR) -lgoabt -Wl,-rpath,$(abspath $(LIBDIR)) -lpthread -o $(DEMO_DIR)/demo
+	GOABT_TRACE=$(DEMO_DIR)/timeline.json $(DEMO_DIR)/demo
+	$(GO) build -o $(BUILD)/bin/goabt-trace-svg ./cmd/goabt-trace-svg
+	$(BUILD)/bin/goabt-trace-svg -title "make demo: the Argobots part of demo/demo.c" -o $(DEMO_DIR)/timeline.svg $(DEMO_DIR)/timeline.json
+	@echo "The run's timeline, as a trace and as a picture:"
+	@echo "  $(abspath $(DEMO_DIR)/timeline.json)  (open it in https://ui.perfetto.dev or chrome://tracing)"
+	@echo "  $(abspath $(DEMO_DIR)/timeline.svg)  (open it in any web browser)"
 
 # The two tiers of tests (docs/testing.md). make test: the Go core's tests (race
 # detector) and every C test program against the library and the checked build, less what
