@@ -192,9 +192,9 @@ lib-checked: lib $(CHECKED_DIR)/libgoabt.so
 $(eval $(call engine_build,checked,$(CHECKED_DIR)/libgoabt.so,-DGOABT_CHECKED=1))
 
 # make demo runs demo/demo.c with its timeline trace on (GOABT_TRACE, docs/using.md), draws the
-# trace as an SVG with cmd/goabt-trace-svg, and prints where both are: $(DEMO_DIR)/timeline.json
-# for Perfetto's UI or chrome://tracing, timeline.svg for a web browser. The old files go first,
-# so that a run that fails leaves none to mistake for its own.
+# trace as an SVG with cmd/goabt-trace-svg, and prints where both are: build/demo/timeline.json
+# (or DEMO_DIR's) for Perfetto's UI or chrome://tracing, timeline.svg for a web browser. The old
+# files go first, so that a run that fails leaves none to mistake for its own.
 DEMO_DIR := $(BUILD)/demo
 demo: lib
 	@mkdir -p $(DEMO_DIR) $(BUILD)/bin
