@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/xml"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -267,6 +272,198 @@ func TestTraceSVG(t *testing.T) {
 	require.NoError(t, RenderSVG(&svg, &TraceFile{}, SVGOptions{}))
 	lanes, _ = svgLanes(t, bytes.NewReader(svg.Bytes()))
 	require.Empty(t, lanes)
+}
+
+// svgDrawing is what a picture shows, parsed from RenderSVG's output: its slices in the order
+// drawn, its legend and its axis' texts.
+type svgDrawing struct {
+	slices []svgRect
+	legend map[string]string // function -> fill
+	axis   []string          // the texts of the time axis, in order
+}
+
+type svgRect struct {
+	lane       string
+	x, y, w    float64
+	fill, tips string
+}
+
+func parseDrawing(t *testing.T, svg []byte) svgDrawing {
+	t.Helper()
+	d := svgDrawing{legend: map[string]string{}}
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	var stack []string // class of each open element
+	lane, legendFill := "", ""
+	inText, inTitle := false, false
+	num := func(attr map[string]string, name string) float64 {
+		v, err := strconv.ParseFloat(attr[name], 64)
+		require.NoError(t, err, "%s=%q", name, attr[name])
+		return v
+	}
+	in := func(class string) bool { return slices.Contains(stack, class) }
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err, "the SVG is well-formed XML")
+		switch e := tok.(type) {
+		case xml.StartElement:
+			attr := map[string]string{}
+			for _, a := range e.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			stack = append(stack, attr["class"])
+			switch {
+			case e.Name.Local == "g" && attr["class"] == "lane":
+				lane = attr["data-tid"]
+			case e.Name.Local == "rect" && attr["class"] == "slice":
+				d.slices = append(d.slices, svgRect{lane: lane, x: num(attr, "x"), y: num(attr, "y"),
+					w: num(attr, "width"), fill: attr["fill"]})
+			case e.Name.Local == "rect" && in("legend"):
+				legendFill = attr["fill"]
+			case e.Name.Local == "title":
+				inTitle = true
+			case e.Name.Local == "text":
+				inText = true
+			}
+		case xml.CharData:
+			switch {
+			case inTitle && len(d.slices) > 0:
+				d.slices[len(d.slices)-1].tips += string(e)
+			case inText && in("legend"):
+				d.legend[string(e)] = legendFill
+			case inText && in("axis"):
+				d.axis = append(d.axis, string(e))
+			}
+		case xml.EndElement:
+			inText, inTitle = false, false
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return d
+}
+
+// visibleWidth is how much of slice i's width the slices drawn after it in its row leave
+// uncovered, in pixels.
+func (d svgDrawing) visibleWidth(i int) float64 {
+	s := d.slices[i]
+	visible := [][2]float64{{s.x, s.x + s.w}}
+	for _, o := range d.slices[i+1:] {
+		if o.lane != s.lane || o.y != s.y {
+			continue
+		}
+		var left [][2]float64
+		for _, v := range visible {
+			if o.x > v[0] {
+				left = append(left, [2]float64{v[0], math.Min(v[1], o.x)})
+			}
+			if o.x+o.w < v[1] {
+				left = append(left, [2]float64{math.Max(v[0], o.x+o.w), v[1]})
+			}
+		}
+		visible = left
+	}
+	total := 0.0
+	for _, v := range visible {
+		total += max(0, v[1]-v[0])
+	}
+	return total
+}
+
+// traceOf is a trace of the given slices (tid, fn, start and length in µs) on streams named
+// "xstream <tid>".
+func traceOf(slices ...TraceEvent) *TraceFile {
+	f := &TraceFile{}
+	named := map[int]bool{}
+	for _, s := range slices {
+		if !named[s.TID] {
+			named[s.TID] = true
+			f.TraceEvents = append(f.TraceEvents, TraceEvent{Name: "thread_name", Ph: "M", TID: s.TID,
+				Args: map[string]any{"name": fmt.Sprintf("xstream %d", s.TID)}})
+		}
+		s.Ph, s.Args = "X", map[string]any{"fn": s.Name}
+		f.TraceEvents = append(f.TraceEvents, s)
+	}
+	return f
+}
+
+// Units far shorter than a pixel (the demo's tasklets: 0.05 µs in 20 ms) are still in the
+// picture: every slice is at least 1 px wide, and every function the legend names has a slice
+// that the slices drawn after it leave at least 1 px of.
+func TestTraceSVGShortUnitsVisible(t *testing.T) {
+	f := traceOf(
+		// A tasklet between two runs of a ULT, and a tasklet just before a ULT starts.
+		TraceEvent{TID: 0, Name: "long_ult", TS: 0, Dur: 5000},
+		TraceEvent{TID: 0, Name: "tiny_tasklet", TS: 5000.01, Dur: 0.03},
+		TraceEvent{TID: 0, Name: "long_ult", TS: 5000.05, Dur: 15000},
+		TraceEvent{TID: 1, Name: "early_tasklet", TS: 20, Dur: 0.05},
+		TraceEvent{TID: 1, Name: "other_ult", TS: 20.06, Dur: 9000},
+		// The last event of the run: a tick there stays inside the plot.
+		TraceEvent{TID: 1, Name: "last_tasklet", TS: 20050, Dur: 0.04},
+	)
+	var svg bytes.Buffer
+	require.NoError(t, RenderSVG(&svg, f, SVGOptions{Width: 1000}))
+	d := parseDrawing(t, svg.Bytes())
+	require.Len(t, d.legend, 5, "%v", d.legend)
+	for _, s := range d.slices {
+		require.GreaterOrEqual(t, s.w, 1.0, "slice %q is at least a pixel wide", s.tips)
+		require.LessOrEqual(t, s.x+s.w, 1000-20.0+1e-9, "slice %q ends inside the plot", s.tips)
+	}
+	for fn, fill := range d.legend {
+		best := 0.0
+		for i, s := range d.slices {
+			if s.fill == fill {
+				best = math.Max(best, d.visibleWidth(i))
+			}
+		}
+		require.GreaterOrEqual(t, best, 1.0, "%s, in the legend, shows at least a pixel in the picture", fn)
+	}
+}
+
+// The time axis: the unit said once ("time (ms)"), every tick label a plain number in that
+// unit with the same number of decimals, from 0 on by one step.
+func TestTraceSVGAxisLabels(t *testing.T) {
+	for _, c := range []struct {
+		span float64 // µs
+		unit string
+	}{
+		{0.8, "µs"}, {800, "µs"}, {2300, "ms"}, {22000, "ms"}, {3.5e6, "s"},
+	} {
+		// The run starts at 123.4 µs, not on a tick.
+		f := traceOf(TraceEvent{TID: 0, Name: "f", TS: 123.4, Dur: c.span})
+		var svg bytes.Buffer
+		require.NoError(t, RenderSVG(&svg, f, SVGOptions{}))
+		d := parseDrawing(t, svg.Bytes())
+		label := regexp.MustCompile(`^time \((µs|ms|s)\)$`)
+		var ticks []string
+		units := 0
+		for _, s := range d.axis {
+			if m := label.FindStringSubmatch(s); m != nil {
+				units++
+				require.Equal(t, c.unit, m[1], "span %g µs", c.span)
+				continue
+			}
+			require.Regexp(t, `^\d+(\.\d+)?$`, s, "span %g µs: a tick label is a number in the axis' unit", c.span)
+			ticks = append(ticks, s)
+		}
+		require.Equal(t, 1, units, "span %g µs: the axis says its unit once: %q", c.span, d.axis)
+		require.GreaterOrEqual(t, len(ticks), 3, "span %g µs: %q", c.span, d.axis)
+		decimals := func(s string) int {
+			if _, frac, ok := strings.Cut(s, "."); ok {
+				return len(frac)
+			}
+			return 0
+		}
+		first, _ := strconv.ParseFloat(ticks[0], 64)
+		second, _ := strconv.ParseFloat(ticks[1], 64)
+		require.Zero(t, first, "span %g µs: the axis starts at 0: %q", c.span, ticks)
+		for i, s := range ticks {
+			require.Equal(t, decimals(ticks[0]), decimals(s), "span %g µs: one format: %q", c.span, ticks)
+			v, _ := strconv.ParseFloat(s, 64)
+			require.InDelta(t, float64(i)*second, v, second*1e-6, "span %g µs: ticks one step apart: %q", c.span, ticks)
+		}
+	}
 }
 
 func TestNiceStepAndMicros(t *testing.T) {

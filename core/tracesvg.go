@@ -24,10 +24,16 @@ type svgSlice struct {
 	runs       int
 }
 
+// minSliceW is the width, in pixels, of a slice shorter than that: a tasklet of 0.05 µs in a run
+// of milliseconds would be a hundredth of a pixel, and its function, named in the legend, would
+// be nowhere in the picture.
+const minSliceW = 2.0
+
 // RenderSVG draws a trace (ReadTrace) as an SVG timeline: one lane per thread the trace names
 // (execution streams, then external threads), each run of a unit a slice coloured by its
-// function (slices of one function closer than a pixel are drawn as one), nested runs below
-// their parent, wake-ups as thin lines from waker to woken, a time axis and a legend.
+// function (slices of one function closer than a pixel are drawn as one; a slice narrower than
+// minSliceW is a tick that wide, drawn over its lane's wider slices), nested runs below their
+// parent, wake-ups as thin lines from waker to woken, a time axis in one unit and a legend.
 func RenderSVG(w io.Writer, f *TraceFile, opt SVGOptions) error {
 	width := opt.Width
 	if width <= 0 {
@@ -151,15 +157,25 @@ func RenderSVG(w io.Writer, f *TraceFile, opt SVGOptions) error {
 		p(`<g class="lane" data-tid="%d">`+"\n", tid)
 		p(`<rect x="0" y="%.1f" width="%d" height="%.1f" fill="%s"/>`+"\n", ly, width, h, fill)
 		p(`<text x="6" y="%.1f" dominant-baseline="middle">%s</text>`+"\n", ly+laneH/2, html.EscapeString(names[tid]))
-		for _, s := range lanes[tid] {
-			x0, x1 := x(s.start), x(s.end)
-			title := s.name
-			if s.runs > 1 {
-				title = fmt.Sprintf("%s: %d runs", s.name, s.runs)
+		// The wide slices first, then the ticks over them: a tick drawn before the slice after
+		// it would be hidden under that slice.
+		for _, ticks := range []bool{false, true} {
+			for _, s := range lanes[tid] {
+				x0, w := x(s.start), x(s.end)-x(s.start)
+				if (w < minSliceW) != ticks {
+					continue
+				}
+				if ticks {
+					x0, w = math.Min(x0, left+plotW-minSliceW), minSliceW
+				}
+				title := s.name
+				if s.runs > 1 {
+					title = fmt.Sprintf("%s: %d runs", s.name, s.runs)
+				}
+				p(`<rect class="slice" x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%s (%s)</title></rect>`+"\n",
+					x0, ly+3+float64(s.depth)*rowH, w, rowH-2, fnColor(s.fn),
+					html.EscapeString(title), fmtMicros(s.end-s.start))
 			}
-			p(`<rect class="slice" x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%s (%s)</title></rect>`+"\n",
-				x0, ly+3+float64(s.depth)*rowH, math.Max(x1-x0, 0.5), rowH-2, fnColor(s.fn),
-				html.EscapeString(title), fmtMicros(s.end-s.start))
 		}
 		p("</g>\n")
 	}
@@ -181,10 +197,16 @@ func RenderSVG(w io.Writer, f *TraceFile, opt SVGOptions) error {
 	p("</g>\n")
 	// The time axis.
 	p(`<g class="axis"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>`+"\n", left, axisY, left+plotW, axisY)
+	// Ticks from the first event on, every label in one unit with one number of decimals, the
+	// unit said once, under the lanes' names.
 	step := niceStep((t1 - t0) / 8)
-	for t := math.Ceil(t0/step) * step; t <= t1+step/1e6; t += step {
+	unit, scale := axisUnit(t1 - t0)
+	decimals := stepDecimals(step / scale)
+	p(`<text class="axis-label" x="6" y="%.1f">time (%s)</text>`+"\n", axisY+16, unit)
+	for k := 0; t0+float64(k)*step <= t1+step/1e6; k++ {
+		t := t0 + float64(k)*step
 		p(`<line x1="%.2f" y1="%.1f" x2="%.2f" y2="%.1f" stroke="black"/>`, x(t), axisY, x(t), axisY+4)
-		p(`<text x="%.2f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(t), axisY+16, fmtMicros(t-t0))
+		p(`<text x="%.2f" y="%.1f" text-anchor="middle">%.*f</text>`+"\n", x(t), axisY+16, decimals, float64(k)*step/scale)
 	}
 	p("</g>\n")
 	p(`<g class="legend">` + "\n")
@@ -221,6 +243,30 @@ func niceStep(raw float64) float64 {
 		}
 	}
 	return 10 * p
+}
+
+// axisUnit is the unit of a time axis spanning span µs, and how many µs one of it is.
+func axisUnit(span float64) (string, float64) {
+	switch {
+	case span >= 1e6:
+		return "s", 1e6
+	case span >= 1e3:
+		return "ms", 1e3
+	}
+	return "µs", 1
+}
+
+// stepDecimals is how many decimals write every multiple of step (1, 2 or 5 times a power of
+// ten: niceStep) exactly.
+func stepDecimals(step float64) int {
+	d := 0
+	for ; d < 9; d++ {
+		v := step * math.Pow(10, float64(d))
+		if math.Abs(v-math.Round(v)) < 1e-6*v {
+			break
+		}
+	}
+	return d
 }
 
 // fmtMicros formats a duration in µs as µs, ms or s.
