@@ -34,18 +34,35 @@ var (
 )
 
 // trace holds the records of the run being traced (GOABT_TRACE), from ABT_init to the last
-// ABT_finalize.
-var trace core.Trace
+// ABT_finalize; traceFile is the file they go to, created by that ABT_init.
+var (
+	trace     core.Trace
+	traceFile *os.File
+)
 
 // goabt_go_trace_begin starts a trace if the configuration the last ABT_init read asks for one
-// (core.Config.Trace): 1, else 0.
+// (core.Config.Trace): it creates the file, empty, so that a path that cannot be written is
+// said now, while the program can still do something about it, in one line naming the path
+// and the system's error; that run goes untraced, and ABT_init still succeeds (as with a
+// yes/no variable's unknown word). 1 if the run is traced, else 0.
 //
 //export goabt_go_trace_begin
 func goabt_go_trace_begin() C.int {
 	trace.Take() // a run that never reached finalize left records: not this run's
-	if rt.Config.Trace == "" {
+	if traceFile != nil {
+		traceFile.Close()
+		traceFile = nil
+	}
+	path := rt.Config.Trace
+	if path == "" {
 		return 0
 	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "goabt: GOABT_TRACE=%s: %v; this run writes no trace\n", path, err)
+		return 0
+	}
+	traceFile = f
 	return 1
 }
 
@@ -59,21 +76,22 @@ func goabt_go_trace_add(recs C.uintptr_t, n C.int) {
 	trace.Add(unsafe.Slice((*core.TraceRecord)(core.Addr(recs).Pointer()), int(n)))
 }
 
-// goabt_go_trace_write makes the timeline of the records and writes it to GOABT_TRACE's file;
-// a file it cannot write is said on stderr.
+// goabt_go_trace_write makes the timeline of the records and writes it to the file
+// goabt_go_trace_begin created; a write that fails (a full disk) is said on stderr.
 //
 //export goabt_go_trace_write
 func goabt_go_trace_write() {
-	path := rt.Config.Trace
 	tl := core.BuildTimeline(trace.Take(), symbolName)
-	f, err := os.Create(path)
-	if err == nil {
-		err = tl.WriteJSON(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+	f := traceFile
+	traceFile = nil
+	if f == nil {
+		return
+	}
+	err := tl.WriteJSON(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "goabt: GOABT_TRACE=%s: %v\n", path, err)
+		fmt.Fprintf(os.Stderr, "goabt: GOABT_TRACE=%s: %v\n", f.Name(), err)
 	}
 }

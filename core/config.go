@@ -77,8 +77,9 @@ type Config struct {
 	DumpSignal int
 	// Trace, when not empty, is the file the last ABT_finalize writes a timeline trace of the
 	// run to (GOABT_TRACE=path): the Chrome JSON trace event format that Perfetto and
-	// chrome://tracing open (trace.go). Empty: no trace, and the engine's event sites cost what
-	// they cost without it.
+	// chrome://tracing open (trace.go). Every outermost ABT_init creates it, empty
+	// (capi/trace.go): a path that cannot be written is said then, in one line, and that run is
+	// not traced. Empty: no trace, and the engine's event sites cost what they cost without it.
 	Trace string
 }
 

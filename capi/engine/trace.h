@@ -60,7 +60,8 @@ struct goabt_trace_buf {
     goabt_trace_rec rec[GOABT_TRACE_BUF_RECS];
 };
 
-/* At ABT_init (after goabt_tool_reset): starts a trace if GOABT_TRACE is set. */
+/* At ABT_init (after goabt_tool_reset): starts a trace if GOABT_TRACE is set and the Go core
+ * could create its file (it says on stderr when it could not: the run goes on untraced). */
 void goabt_trace_init(void) GOABT_HIDDEN;
 /* At the outermost ABT_finalize, on the main ULT: records mark where the main ULT steps aside
  * (begin, before the primary runs what is left) and the end; end hands every buffer to the Go
