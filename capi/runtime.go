@@ -133,11 +133,15 @@ func goabt_go_runtime_finalize() {
 
 // goabt_go_leak_check reads GOABT_CHECK_LEAKS now (core.LeakCheckFromEnv): 0 off, 1 report,
 // 2 report and exit with core.LeakExitStatus. The OPAL object system asks when it first loads
-// the Go core, ABT_init at every outermost init; a bad value is said by ABT_init's warnings.
+// the Go core, ABT_init at every outermost init; a bad value is said on stderr once per
+// process, by whichever reads it first (a program may use OPAL and never call ABT_init).
 //
 //export goabt_go_leak_check
 func goabt_go_leak_check() C.int {
-	mode, _ := core.LeakCheckFromEnv(cGetenv)
+	mode, warning := core.LeakCheckFromEnv(cGetenv)
+	if warning != "" && rt.FirstTime(warning) {
+		fmt.Fprintf(os.Stderr, "goabt: %s\n", warning)
+	}
 	return C.int(mode)
 }
 

@@ -53,8 +53,8 @@ type Config struct {
 	// An unknown name makes ABT_init fail.
 	Sched string
 	// PrintConfig makes every outermost ABT_init print the configuration on stdout, as
-	// ABT_info_print_config does (ABT_PRINT_CONFIG: 1, y, yes, true or on; 0, n, no, false or
-	// off leave it off).
+	// ABT_info_print_config does (ABT_PRINT_CONFIG, a yes/no variable: parseSwitch; off by
+	// default).
 	PrintConfig bool
 	// Warnings says, one line each, which variables held values goabt could not use, and the
 	// value it used instead ("ABT_THREAD_STACKSIZE=lots is not a number of bytes; using
@@ -63,7 +63,7 @@ type Config struct {
 	// StackCheck is how ULT stack overflows are caught (ABT_STACK_OVERFLOW_CHECK, read as
 	// Argobots reads it): StackCheckMprotect unless the environment says otherwise.
 	StackCheck StackCheck
-	// Tool turns on the tool interface (GOABT_TOOL: 1, y, yes, true or on). Off, as in an
+	// Tool turns on the tool interface (GOABT_TOOL, a yes/no variable: parseSwitch). Off, as in an
 	// Argobots built without --enable-tool (its default), ABT_info_query_config says
 	// ENABLED_TOOL is false and ABT_tool_* return ABT_ERR_FEATURE_NA: clients such as Margo
 	// start a profiler when they see a tool interface.
@@ -146,10 +146,11 @@ func parseStackCheck(v string) (mode StackCheck, ok bool) {
 type LeakCheck int
 
 const (
-	// LeakCheckOff: no tracking, no report (unset, 0, no, off, false, n).
+	// LeakCheckOff: no tracking, no report (unset, a no, and any value parseSwitch does not
+	// know, with a warning).
 	LeakCheckOff LeakCheck = 0
 	// LeakCheckReport: the last ABT_finalize and opal_class_finalize list what is left on
-	// stderr; the exit status does not change (1, yes, on, true, y, and any other value).
+	// stderr; the exit status does not change (a yes).
 	LeakCheckReport LeakCheck = 1
 	// LeakCheckFatal: as LeakCheckReport, and a process whose report found something exits
 	// with LeakExitStatus (fatal).
@@ -160,9 +161,9 @@ const (
 // LeakSanitizer's, which is what a C programmer's CI already reads as "leaks found".
 const LeakExitStatus = 23
 
-// LeakCheckFromEnv reads GOABT_CHECK_LEAKS (case does not matter). A value that is neither a
-// yes, a no nor "fatal" turns the report on, with a warning saying so: whoever set the
-// variable wanted a check.
+// LeakCheckFromEnv reads GOABT_CHECK_LEAKS: a yes/no variable (parseSwitch) with a third
+// value, "fatal" (case does not matter). Any other value keeps the default, off, with a
+// warning saying so, as every yes/no variable does.
 func LeakCheckFromEnv(getenv func(string) string) (LeakCheck, string) {
 	v := getenv("GOABT_CHECK_LEAKS")
 	if strings.EqualFold(strings.TrimSpace(v), "fatal") {
@@ -170,7 +171,7 @@ func LeakCheckFromEnv(getenv func(string) string) (LeakCheck, string) {
 	}
 	on, ok := parseSwitch(v)
 	if !ok {
-		return LeakCheckReport, fmt.Sprintf("GOABT_CHECK_LEAKS=%s is neither yes, no nor fatal; using yes", v)
+		return LeakCheckOff, fmt.Sprintf("GOABT_CHECK_LEAKS=%s is neither yes, no nor fatal; using no", v)
 	}
 	if on {
 		return LeakCheckReport, ""
@@ -213,7 +214,10 @@ func envName(getenv func(string) string, name string) string {
 	return "ABT_" + name
 }
 
-// parseSwitch reads a yes/no variable: ok is false when v is neither.
+// parseSwitch reads a yes/no variable's value as Argobots 1.2 reads its own (load_env_bool):
+// 1, y, yes, true and on say yes; 0, n, no, false and off say no; case and blanks around do not
+// matter. ok is false when v is neither: every yes/no variable then keeps its default, as in
+// Argobots, and unlike Argobots says so in a warning (switchFromEnv, LeakCheckFromEnv).
 func parseSwitch(v string) (on, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "1", "y", "yes", "true", "on":
@@ -222,6 +226,21 @@ func parseSwitch(v string) (on, ok bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// switchFromEnv reads the yes/no variable name, whose value v is not empty: a value
+// parseSwitch does not know keeps def, and the warning names the variable, the value and what
+// is used instead.
+func switchFromEnv(name, v string, def bool) (on bool, warning string) {
+	on, ok := parseSwitch(v)
+	if ok {
+		return on, ""
+	}
+	used := "no"
+	if def {
+		used = "yes"
+	}
+	return def, fmt.Sprintf("%s=%s is neither yes nor no; using %s", name, v, used)
 }
 
 // ConfigFromEnv reads the configuration; getenv is os.Getenv outside tests. Values that do not
@@ -238,18 +257,17 @@ func ConfigFromEnv(getenv func(string) string, cpus int) Config {
 		warn("%v; streams are not bound to CPUs", c.AffinityInvalid)
 	}
 	if v := lookupEnv(getenv, "PRINT_CONFIG"); v != "" {
-		on, ok := parseSwitch(v)
-		if !ok {
-			warn("%s=%s is neither yes nor no; using no", envName(getenv, "PRINT_CONFIG"), v)
+		var warning string
+		c.PrintConfig, warning = switchFromEnv(envName(getenv, "PRINT_CONFIG"), v, false)
+		if warning != "" {
+			warn("%s", warning)
 		}
-		c.PrintConfig = on
 	}
 	if v := getenv("GOABT_TOOL"); v != "" {
-		on, ok := parseSwitch(v)
-		if !ok {
-			warn("GOABT_TOOL=%s is neither yes nor no; using no", v)
+		var warning string
+		if c.Tool, warning = switchFromEnv("GOABT_TOOL", v, false); warning != "" {
+			warn("%s", warning)
 		}
-		c.Tool = on
 	}
 	leaks, warning := LeakCheckFromEnv(getenv)
 	c.CheckLeaks, c.CheckLeaksFatal = leaks != LeakCheckOff, leaks == LeakCheckFatal

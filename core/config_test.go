@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +195,53 @@ func TestConfigPrintConfig(t *testing.T) {
 	require.True(t, ConfigFromEnv(func(k string) string { return env[k] }, 1).PrintConfig, "ABT_ENV_ prefix")
 }
 
+// TestConfigSwitches checks the one rule every yes/no variable follows: Argobots' words turn it
+// on or off, whatever their case and the blanks around them, and any other value keeps the
+// variable's default, with one warning naming the variable, the value and what is used.
+func TestConfigSwitches(t *testing.T) {
+	switches := []struct {
+		name  string
+		get   func(Config) bool
+		def   bool
+		words string // what the warning says the variable takes
+	}{
+		{"ABT_PRINT_CONFIG", func(c Config) bool { return c.PrintConfig }, false, "yes nor no"},
+		{"ABT_ENV_PRINT_CONFIG", func(c Config) bool { return c.PrintConfig }, false, "yes nor no"},
+		{"GOABT_TOOL", func(c Config) bool { return c.Tool }, false, "yes nor no"},
+		{"GOABT_CHECK_LEAKS", func(c Config) bool { return c.CheckLeaks }, false, "yes, no nor fatal"},
+	}
+	yes := []string{"1", "y", "Y", "yes", "YES", "true", "True", "on", " On "}
+	no := []string{"0", "n", "N", "no", "No", "false", "FALSE", "off", " off\n"}
+	unknown := []string{"sure", "2", "-1", "maybe", "enable", "yes please", "t", "f"}
+	for _, s := range switches {
+		env := map[string]string{}
+		config := func() Config { return ConfigFromEnv(func(k string) string { return env[k] }, 2) }
+		c := config()
+		require.Equal(t, s.def, s.get(c), "%s unset", s.name)
+		require.Empty(t, c.Warnings, "%s unset", s.name)
+		for _, v := range yes {
+			env[s.name] = v
+			c = config()
+			require.True(t, s.get(c), "%s=%q", s.name, v)
+			require.Empty(t, c.Warnings, "%s=%q", s.name, v)
+		}
+		for _, v := range no {
+			env[s.name] = v
+			c = config()
+			require.False(t, s.get(c), "%s=%q", s.name, v)
+			require.Empty(t, c.Warnings, "%s=%q", s.name, v)
+		}
+		for _, v := range unknown {
+			env[s.name] = v
+			c = config()
+			require.Equal(t, s.def, s.get(c), "%s=%q keeps the default", s.name, v)
+			used := map[bool]string{false: "no", true: "yes"}[s.def]
+			require.Equal(t, []string{fmt.Sprintf("%s=%s is neither %s; using %s", s.name, v, s.words, used)},
+				c.Warnings, "%s=%q", s.name, v)
+		}
+	}
+}
+
 // TestConfigTool checks GOABT_TOOL: the tool interface is off unless it says yes.
 func TestConfigTool(t *testing.T) {
 	for v, want := range map[string]bool{"": false, "1": true, "yes": true, "on": true, "0": false,
@@ -218,6 +266,15 @@ func TestNewWarningsOnce(t *testing.T) {
 	env["ABT_SET_AFFINITY"] = "garbage"
 	r.Init(getenv)
 	require.Equal(t, []string{"ABT_SET_AFFINITY=\"garbage\": a CPU id or \"{\" expected at offset 0; streams are not bound to CPUs"}, r.NewWarnings())
+	r.Finalize()
+	// A warning said before ABT_init (GOABT_CHECK_LEAKS, read when OPAL loads the Go core) is
+	// not said again by it.
+	env["GOABT_CHECK_LEAKS"] = "sure"
+	_, w := LeakCheckFromEnv(getenv)
+	require.True(t, r.FirstTime(w))
+	require.False(t, r.FirstTime(w))
+	r.Init(getenv)
+	require.Empty(t, r.NewWarnings())
 	r.Finalize()
 }
 
@@ -253,7 +310,7 @@ func TestConfigCheckLeaks(t *testing.T) {
 		"": {LeakCheckOff, false}, "0": {LeakCheckOff, false}, "no": {LeakCheckOff, false},
 		"OFF": {LeakCheckOff, false}, "1": {LeakCheckReport, false}, "yes": {LeakCheckReport, false},
 		"on": {LeakCheckReport, false}, "fatal": {LeakCheckFatal, false}, " FATAL ": {LeakCheckFatal, false},
-		"loud": {LeakCheckReport, true},
+		"loud": {LeakCheckOff, true},
 	} {
 		env := map[string]string{"GOABT_CHECK_LEAKS": v}
 		getenv := func(k string) string { return env[k] }
@@ -264,7 +321,7 @@ func TestConfigCheckLeaks(t *testing.T) {
 		require.Equal(t, w.mode != LeakCheckOff, c.CheckLeaks, "%q", v)
 		require.Equal(t, w.mode == LeakCheckFatal, c.CheckLeaksFatal, "%q", v)
 		if w.warning {
-			require.Equal(t, []string{"GOABT_CHECK_LEAKS=loud is neither yes, no nor fatal; using yes"}, c.Warnings)
+			require.Equal(t, []string{"GOABT_CHECK_LEAKS=loud is neither yes, no nor fatal; using no"}, c.Warnings)
 		} else {
 			require.Empty(t, c.Warnings, "%q", v)
 		}

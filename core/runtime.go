@@ -78,17 +78,33 @@ func (r *Runtime) Init(getenv func(string) string) Config {
 func (r *Runtime) NewWarnings() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.warned == nil {
-		r.warned = map[string]bool{}
-	}
 	var fresh []string
 	for _, w := range r.Config.Warnings {
-		if !r.warned[w] {
-			r.warned[w] = true
+		if r.firstTimeLocked(w) {
 			fresh = append(fresh, w)
 		}
 	}
 	return fresh
+}
+
+// FirstTime says whether warning w is said for the first time in the process, and notes it
+// said: for a variable read before ABT_init (GOABT_CHECK_LEAKS, by the OPAL object system),
+// whose warning NewWarnings then does not hand out again.
+func (r *Runtime) FirstTime(w string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.firstTimeLocked(w)
+}
+
+func (r *Runtime) firstTimeLocked(w string) bool {
+	if r.warned == nil {
+		r.warned = map[string]bool{}
+	}
+	if r.warned[w] {
+		return false
+	}
+	r.warned[w] = true
+	return true
 }
 
 // TakeRank takes a rank for a new stream (rank < 0: the lowest free one) and sizes GOMAXPROCS

@@ -5,7 +5,9 @@
  *    not leaks);
  *  - a program that leaks one object of each kind gets one line per object naming its kind (a
  *    ULT's and a tasklet's with the id the program read and the function's symbol), exits 0 with
- *    GOABT_CHECK_LEAKS=1, with status 23 with =fatal, and prints nothing with it unset;
+ *    GOABT_CHECK_LEAKS=1, with status 23 with =fatal, and prints nothing with it unset; a value
+ *    that is neither yes, no nor fatal keeps the check off, as every yes/no variable keeps its
+ *    default, and says so in one line, whether ABT_init or OPAL reads it first;
  *  - an OPAL program that leaks an OBJ_NEW'd and an OBJ_CONSTRUCT'ed object of user classes gets
  *    one line per class and one per object at opal_class_finalize, with the file:line that made
  *    each in debug builds; same exit statuses.
@@ -365,6 +367,9 @@ static void test_leaky(void)
     CHECK_INT(count_lines("goabt:"), 0);
     CHECK_INT(in_child(leaky_program, "0"), 0);
     CHECK_INT(count_lines("goabt:"), 0);
+    CHECK_INT(in_child(leaky_program, "sure"), 0);
+    CHECK_INT(count_lines("goabt: GOABT_CHECK_LEAKS=sure is neither yes, no nor fatal; using no\n"), 1);
+    CHECK_INT(count_lines("goabt:"), 1);
 }
 
 static void test_opal_leaky(void)
@@ -401,6 +406,9 @@ static void test_opal_leaky(void)
     CHECK_INT(count_lines("goabt: class "), 2);
     CHECK_INT(in_child(opal_leaky_program, NULL), 0);
     CHECK_INT(count_lines("goabt:"), 0);
+    CHECK_INT(in_child(opal_leaky_program, "sure"), 0);
+    CHECK_INT(count_lines("goabt: GOABT_CHECK_LEAKS=sure is neither yes, no nor fatal; using no\n"), 1);
+    CHECK_INT(count_lines("goabt:"), 1);
 }
 
 int main(void)
