@@ -19,6 +19,18 @@ endif
 # the installed headers.
 ABT_VERSION   := $(shell sed -n 's/^.define ABT_VERSION "\(.*\)"$$/\1/p' include/abt.h)
 GOABT_VERSION := $(shell sed -n 's/^.define GOABT_VERSION "\(.*\)"$$/\1/p' include/goabt.h)
+# libgoabt.so is versioned as shared libraries are: the real file libgoabt.so.MAJOR.MINOR.PATCH,
+# its soname libgoabt.so.MAJOR (what a program linked -lgoabt records, so that only an
+# incompatible goabt changes it), and the links libgoabt.so.MAJOR -> the file and libgoabt.so
+# (for -lgoabt) -> libgoabt.so.MAJOR, in every build directory and in the install.
+GOABT_MAJOR := $(shell sed -n 's/^.define GOABT_VERSION_MAJOR \([0-9]*\)$$/\1/p' include/goabt.h)
+GOABT_MINOR := $(shell sed -n 's/^.define GOABT_VERSION_MINOR \([0-9]*\)$$/\1/p' include/goabt.h)
+GOABT_PATCH := $(shell sed -n 's/^.define GOABT_VERSION_PATCH \([0-9]*\)$$/\1/p' include/goabt.h)
+ifneq ($(GOABT_VERSION),$(GOABT_MAJOR).$(GOABT_MINOR).$(GOABT_PATCH))
+$(error include/goabt.h: GOABT_VERSION "$(GOABT_VERSION)" is not GOABT_VERSION_MAJOR.MINOR.PATCH ($(GOABT_MAJOR).$(GOABT_MINOR).$(GOABT_PATCH)))
+endif
+LIB_SONAME := libgoabt.so.$(GOABT_MAJOR)
+LIB_FILE   := libgoabt.so.$(GOABT_VERSION)
 BUILD   := build
 LIBDIR  := $(BUILD)/lib
 INCDIR  := $(BUILD)/include
@@ -29,7 +41,7 @@ CSTRICT := -Wall -Wextra -Werror
 # -Bsymbolic-functions replaces the -Bsymbolic that go passes: with -Bsymbolic the library would
 # keep its own copy of every exported variable (opal_uses_threads, opal_object_t_class …) while a
 # program, through its copy relocation, used another.
-LDFLAGS_LIB := -Wl,-z,now -Wl,-soname,libgoabt.so -Wl,-Bsymbolic-functions
+LDFLAGS_LIB := -Wl,-z,now -Wl,-soname,$(LIB_SONAME) -Wl,-Bsymbolic-functions
 # The Go core is a library of its own, libgoabt-go.so, which libgoabt.so loads on first need
 # (capi/golib.c: a Go runtime started at load time would not survive a fork).
 # The Go runtime there never preempts by signal (asyncpreemptoff=1, its default GODEBUG): its
@@ -52,7 +64,8 @@ ENGINE_CFLAGS := -fPIC -O2 -g $(CSTRICT) -Iinclude -Icapi -I$(GEN_DIR)
 # listed by gcc (-MMD), so that a change recompiles only the objects it touches; the objects'
 # command line is kept beside them, so that another CC or other flags compile all of them again.
 # Each object's line says which build and source it is; the command is in the flags file.
-# $(call engine_build,NAME,LIBRARY,FLAGS) writes the rules of one build.
+# $(call engine_build,NAME,DIR,FLAGS) writes the rules of one build: DIR/$(LIB_FILE) and its two
+# links (libgoabt.so.MAJOR, libgoabt.so), which a target naming either link makes.
 define engine_build
 $(1)_OBJ := $$(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$$(ENGINE_C)) $$(patsubst %.S,$(BUILD)/obj/$(1)/%.o,$$(ENGINE_S))
 $(1)_CMD := $$(CC) $$(ENGINE_CFLAGS) $(3)
@@ -67,10 +80,15 @@ $(BUILD)/obj/$(1)/%.o: %.S $(BUILD)/obj/$(1)/flags
 	@mkdir -p $$(@D)
 	@echo "cc [$(1)] $$<"
 	@$$($(1)_CMD) -MMD -MP -c $$< -o $$@
-$(2): $$($(1)_OBJ)
+$(2)/$(LIB_FILE): $$($(1)_OBJ)
 	@mkdir -p $$(@D)
 	@echo "$$(CC) -shared $(3) <the $(1) objects> -o $$@"
 	@$$(CC) -shared $(3) $$($(1)_OBJ) -o $$@ $$(LDFLAGS_LIB) -lpthread -ldl
+	@ln -sf $(LIB_FILE) $(2)/$(LIB_SONAME)
+	@ln -sf $(LIB_SONAME) $(2)/libgoabt.so
+$(2)/libgoabt.so $(2)/$(LIB_SONAME) &: $(2)/$(LIB_FILE)
+	@ln -sf $(LIB_FILE) $(2)/$(LIB_SONAME)
+	@ln -sf $(LIB_SONAME) $(2)/libgoabt.so
 -include $$(patsubst %.o,%.d,$$($(1)_OBJ))
 endef
 
@@ -78,13 +96,14 @@ endef
 # libgoabt.so (a program linked through it would record libgoabt.so and run on goabt only) but a
 # filter library. It defines the functions and variables of the Argobots 1.2 manifest, as stubs
 # that abi/genfilter generates from abi/argobots-1.2.json, so that a program linked -labt records
-# libabt.so.1 and runs on native Argobots too; it names libgoabt.so as its filtee (DT_FILTER,
-# found beside it through its run path $ORIGIN), so at run time the loader takes every one of
-# those symbols from libgoabt.so: one engine, whichever of the two names a process loads it by.
+# libabt.so.1 and runs on native Argobots too; it names libgoabt.so's soname, libgoabt.so.MAJOR,
+# as its filtee (DT_FILTER, found beside it through its run path $ORIGIN), so at run time the
+# loader takes every one of those symbols from libgoabt.so: one engine, whichever of the two
+# names a process loads it by.
 # Built in $(FILTER_DIR) and copied into $(LIBDIR) (an older build tree has a link there).
 FILTER_DIR := $(BUILD)/filter
 FILTER := $(FILTER_DIR)/libabt.so.1
-LDFLAGS_FILTER := -Wl,-soname,libabt.so.1 -Wl,--filter,libgoabt.so -Wl,-rpath,'$$ORIGIN'
+LDFLAGS_FILTER := -Wl,-soname,libabt.so.1 -Wl,--filter,$(LIB_SONAME) -Wl,-rpath,'$$ORIGIN'
 # $(call apt_install,PACKAGES): Debian installs packages without asking and without a front end;
 # apt-get's log is shown only when it fails.
 apt_install = echo "installing $(1) with apt-get"; log=$$(mktemp); \
@@ -143,7 +162,7 @@ all: lib
 # The libraries, the headers beside them, and libabt.so.1 (the filter) with libabt.so linking to
 # it, so that -labt links goabt under Argobots' soname. `go build` decides itself whether
 # anything is stale.
-lib: $(LIB) $(FILTER)
+lib: $(LIB) $(LIBDIR)/$(LIB_SONAME) $(FILTER)
 	@mkdir -p $(LIBDIR) $(INCDIR)/opal/class
 	$(gopools_setup)
 	$(GOLIB_ENV) $(GO) build $(GOLIB_FLAGS) -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(GOLIB) ./capi
@@ -154,10 +173,12 @@ lib: $(LIB) $(FILTER)
 	@install -m 755 $(FILTER) $(LIBDIR)/libabt.so.1
 	@ln -sf libabt.so.1 $(LIBDIR)/libabt.so
 	@cp include/*.h $(INCDIR)/
-	@cp gdb/goabt-gdb.py $(LIBDIR)/libgoabt.so-gdb.py
+	@# gdb auto-loads an objfile's script by the library's real file name.
+	@rm -f $(LIBDIR)/libgoabt.so-gdb.py
+	@cp gdb/goabt-gdb.py $(LIBDIR)/$(LIB_FILE)-gdb.py
 	@cp include/opal/class/*.h $(INCDIR)/opal/class/
 
-$(eval $(call engine_build,plain,$(LIB),))
+$(eval $(call engine_build,plain,$(LIBDIR),))
 
 FORCE:
 
@@ -169,27 +190,34 @@ $(FILTER_DIR)/abt_filter.c: abi/argobots-1.2.json $(wildcard abi/genfilter/*.go)
 	$(GO) run ./abi/genfilter abi/argobots-1.2.json > $@.tmp
 	@mv $@.tmp $@
 
-$(FILTER): $(FILTER_DIR)/abt_filter.c include/abt.h
-	$(CC) -shared -fPIC -O2 $(CSTRICT) -Iinclude $< -o $@ $(LDFLAGS_FILTER)
+# Its command line is kept beside it, as the engine's are, so that another CC or filtee (a new
+# soname) links it again.
+FILTER_CMD := $(CC) -shared -fPIC -O2 $(CSTRICT) -Iinclude $(FILTER_DIR)/abt_filter.c -o $(FILTER) $(LDFLAGS_FILTER)
+$(FILTER_DIR)/flags: FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(FILTER_CMD))' ]; then echo '$(subst ','\'',$(FILTER_CMD))' > $@; fi
+
+$(FILTER): $(FILTER_DIR)/abt_filter.c include/abt.h $(FILTER_DIR)/flags
+	$(FILTER_CMD)
 
 lib-asan: $(ASAN_DIR)/libgoabt.so
 	$(gopools_setup)
 	$(GOLIB_ENV) $(GO) build $(GOLIB_FLAGS) -asan -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(ASAN_DIR)/libgoabt-go.so ./capi
 	@rm -f $(ASAN_DIR)/libgoabt-go.h
 
-$(eval $(call engine_build,asan,$(ASAN_DIR)/libgoabt.so,-fsanitize=address -fno-omit-frame-pointer))
+$(eval $(call engine_build,asan,$(ASAN_DIR),-fsanitize=address -fno-omit-frame-pointer))
 
 lib-valgrind: $(VALGRIND_DIR)/libgoabt.so
 	$(gopools_setup)
 	$(GOLIB_ENV) $(GO) build $(GOLIB_FLAGS) -tags valgrind -buildmode=c-shared -ldflags '$(LDFLAGS_GOLIB)' -o $(VALGRIND_DIR)/libgoabt-go.so ./capi
 	@rm -f $(VALGRIND_DIR)/libgoabt-go.h
 
-$(eval $(call engine_build,valgrind,$(VALGRIND_DIR)/libgoabt.so,-DGOABT_VALGRIND=1))
+$(eval $(call engine_build,valgrind,$(VALGRIND_DIR),-DGOABT_VALGRIND=1))
 
 lib-checked: lib $(CHECKED_DIR)/libgoabt.so
 	@ln -sf ../lib/libgoabt-go.so $(CHECKED_DIR)/libgoabt-go.so
 
-$(eval $(call engine_build,checked,$(CHECKED_DIR)/libgoabt.so,-DGOABT_CHECKED=1))
+$(eval $(call engine_build,checked,$(CHECKED_DIR),-DGOABT_CHECKED=1))
 
 # make demo runs demo/demo.c with its timeline trace on (GOABT_TRACE, docs/using.md), draws the
 # trace as an SVG with cmd/goabt-trace-svg, and prints where both are: build/demo/timeline.json
@@ -267,62 +295,69 @@ bench-deps:
 bench: lib bench-deps
 	$(GO) run ./bench$(if $(NATIVE_ARGOBOTS), -native '$(NATIVE_ARGOBOTS)')
 
-# Installed under $(DESTDIR)$(PREFIX): the libraries, the headers (also opal/class/opal_object.h,
-# where Open MPI code includes it), goabt.pc (-lgoabt), the CMake package, and with
-# ABT_ALIASES=yes (the default) libabt.so.1 (the filter library for libgoabt.so, above), libabt.so
-# (a link to it) and argobots.pc (-labt: a program built through it records libabt.so.1). The .pc
-# files name $(PREFIX), without DESTDIR. (install replaces an older install's link libabt.so.1 ->
-# libgoabt.so, not the file it leads to.)
+# Installed under $(DESTDIR)$(PREFIX) (docs/install.md): the libraries (libgoabt.so.MAJOR.MINOR.PATCH
+# and its links), the headers (also opal/class/opal_object.h, where Open MPI code includes it),
+# goabt.pc (-lgoabt), the CMake package, gdb's script, and with ABT_ALIASES=yes (the default)
+# libabt.so.1 (the filter library for libgoabt.so, above), libabt.so (a link to it) and
+# argobots.pc (-labt: a program built through it records libabt.so.1). With ABT_ALIASES=yes the
+# headers go in include/, where Argobots' abt.h goes; with ABT_ALIASES=no in include/goabt/, a
+# directory of goabt's own, which goabt.pc and the CMake package name: nothing goabt installs
+# then has a name Argobots installs. The .pc files name $(PREFIX), without DESTDIR.
+#
+# make puts the tree together in $(STAGE); goabt-install (cmd/goabt-install) copies it in. It
+# refuses, before writing anything, to overwrite a file that no goabt install manifest says it
+# wrote there (it names each, and says how to install beside it), unless OVERWRITE=yes, which
+# keeps each such file in share/goabt/backup/ for make uninstall to put back. It records what it
+# wrote in share/goabt/install-manifest (each file's SHA-256, paths relative to the prefix, so a
+# DESTDIR-staged tree uninstalls the same way in place).
 INSTDIR := $(DESTDIR)$(PREFIX)
-HEADERS := $(notdir $(wildcard include/*.h)) $(addprefix opal/class/,$(notdir $(wildcard include/opal/class/*.h)))
-CMAKE_FILES := $(notdir $(wildcard cmake/*.cmake))
-# What install may create under the prefix, deepest first: uninstall removes each when empty.
-INSTALL_DIRS := lib/cmake/goabt lib/cmake lib/pkgconfig include/opal/class include/opal lib include
-
-# gdb's commands for goabt (gdb/goabt-gdb.py: docs/hangs.md) go where gdb's auto-load
-# looks for libgoabt.so's script: <datadir>/auto-load/<the library's absolute path>-gdb.py.
-GDB_SCRIPT_DIR := $(INSTDIR)/share/gdb/auto-load$(abspath $(PREFIX))/lib
-
-install: lib
-	install -d $(INSTDIR)/lib $(INSTDIR)/lib/pkgconfig $(INSTDIR)/include/opal/class $(INSTDIR)/lib/cmake/goabt
-	install -d $(GDB_SCRIPT_DIR)
-	install -m 644 gdb/goabt-gdb.py $(GDB_SCRIPT_DIR)/libgoabt.so-gdb.py
-	install -m 755 $(LIB) $(GOLIB) $(INSTDIR)/lib/
-	install -m 644 include/*.h $(INSTDIR)/include/
-	install -m 644 include/opal/class/*.h $(INSTDIR)/include/opal/class/
-	install -m 644 cmake/*.cmake $(INSTDIR)/lib/cmake/goabt/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@GOABT_VERSION@|$(GOABT_VERSION)|' pkgconfig/goabt.pc.in > $(INSTDIR)/lib/pkgconfig/goabt.pc
-	chmod 644 $(INSTDIR)/lib/pkgconfig/goabt.pc
-ifeq ($(ABT_ALIASES),yes)
-	install -m 755 $(FILTER) $(INSTDIR)/lib/libabt.so.1
-	ln -sf libabt.so.1 $(INSTDIR)/lib/libabt.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@ABT_VERSION@|$(ABT_VERSION)|' pkgconfig/argobots.pc.in > $(INSTDIR)/lib/pkgconfig/argobots.pc
-	chmod 644 $(INSTDIR)/lib/pkgconfig/argobots.pc
+STAGE   := $(BUILD)/stage
+INSTALLER := $(BUILD)/bin/goabt-install
+OVERWRITE ?= no
+ifeq ($(filter $(OVERWRITE),yes no),)
+$(error OVERWRITE must be yes or no, not '$(OVERWRITE)')
 endif
+ifeq ($(ABT_ALIASES),yes)
+INCLUDE_SUBDIR := include
+else
+INCLUDE_SUBDIR := include/goabt
+endif
+# $(call configure,TEMPLATE,OUT): a .pc or .cmake file with the install's names filled in.
+configure = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@GOABT_VERSION@|$(GOABT_VERSION)|' -e 's|@ABT_VERSION@|$(ABT_VERSION)|' \
+  -e 's|@INCLUDE_SUBDIR@|$(INCLUDE_SUBDIR)|' -e 's|@LIB_FILE@|$(LIB_FILE)|' -e 's|@LIB_SONAME@|$(LIB_SONAME)|' $(1) > $(2) && chmod 644 $(2)
 
-# Removes what install put under $(DESTDIR)$(PREFIX), and the directories it leaves empty. Names
-# another package may own too (abt.h, opal_object.h, libabt.so, libabt.so.1, argobots.pc) are
-# removed only when they are goabt's: a header or .pc file that mentions goabt; a libabt.so or
-# libabt.so.1 that is, or leads to, a file that mentions libgoabt.so (the filter names it as its
-# filtee; an older install's links led to libgoabt.so itself). libabt.so goes first: it is
-# recognized through libabt.so.1.
-uninstall:
-	@for p in $(INSTDIR)/lib/libabt.so $(INSTDIR)/lib/libabt.so.1; do \
-	  if grep -qsF libgoabt.so $$p; then echo "rm $$p"; rm -f $$p; fi; \
-	done
-	@for p in $(addprefix $(INSTDIR)/include/,$(HEADERS)) $(INSTDIR)/lib/pkgconfig/argobots.pc; do \
-	  if grep -qs goabt $$p; then echo "rm $$p"; rm -f $$p; fi; \
-	done
-	@for p in $(INSTDIR)/lib/libgoabt.so $(INSTDIR)/lib/libgoabt-go.so $(INSTDIR)/lib/pkgconfig/goabt.pc \
-	  $(addprefix $(INSTDIR)/lib/cmake/goabt/,$(CMAKE_FILES)); do \
-	  if [ -e $$p ]; then echo "rm $$p"; rm -f $$p; fi; \
-	done
-	@for d in $(INSTALL_DIRS); do \
-	  if [ -d $(INSTDIR)/$$d ]; then rmdir $(INSTDIR)/$$d 2>/dev/null || true; fi; \
-	done
-	@if [ -e $(GDB_SCRIPT_DIR)/libgoabt.so-gdb.py ]; then \
-	  echo "rm $(GDB_SCRIPT_DIR)/libgoabt.so-gdb.py"; rm -f $(GDB_SCRIPT_DIR)/libgoabt.so-gdb.py; fi
-	@d=$(GDB_SCRIPT_DIR); while [ "$$d" != "$(INSTDIR)" ] && [ "$$d" != / ] && rmdir "$$d" 2>/dev/null; do d=$$(dirname "$$d"); done
+# gdb's commands for goabt (gdb/goabt-gdb.py: docs/hangs.md) go where gdb's auto-load looks for
+# libgoabt.so's script: <datadir>/auto-load/<the library's real path>-gdb.py (gdb follows the
+# links to the real file, libgoabt.so.MAJOR.MINOR.PATCH).
+GDB_SCRIPT_DIR := share/gdb/auto-load$(abspath $(PREFIX))/lib
+
+$(INSTALLER): $(wildcard cmd/goabt-install/*.go) go.mod
+	$(GO) build -o $@ ./cmd/goabt-install
+
+install: lib $(INSTALLER)
+	@rm -rf $(STAGE)
+	@mkdir -p $(STAGE)/lib/pkgconfig $(STAGE)/lib/cmake/goabt $(STAGE)/$(INCLUDE_SUBDIR)/opal/class $(STAGE)/$(GDB_SCRIPT_DIR)
+	@install -m 755 $(LIBDIR)/$(LIB_FILE) $(GOLIB) $(STAGE)/lib/
+	@ln -s $(LIB_FILE) $(STAGE)/lib/$(LIB_SONAME)
+	@ln -s $(LIB_SONAME) $(STAGE)/lib/libgoabt.so
+	@install -m 644 include/*.h $(STAGE)/$(INCLUDE_SUBDIR)/
+	@install -m 644 include/opal/class/*.h $(STAGE)/$(INCLUDE_SUBDIR)/opal/class/
+	@for f in $(notdir $(wildcard cmake/*.cmake)); do $(call configure,cmake/$$f,$(STAGE)/lib/cmake/goabt/$$f) || exit 1; done
+	@$(call configure,pkgconfig/goabt.pc.in,$(STAGE)/lib/pkgconfig/goabt.pc)
+	@install -m 644 gdb/goabt-gdb.py $(STAGE)/$(GDB_SCRIPT_DIR)/$(LIB_FILE)-gdb.py
+ifeq ($(ABT_ALIASES),yes)
+	@install -m 755 $(FILTER) $(STAGE)/lib/libabt.so.1
+	@ln -s libabt.so.1 $(STAGE)/lib/libabt.so
+	@$(call configure,pkgconfig/argobots.pc.in,$(STAGE)/lib/pkgconfig/argobots.pc)
+endif
+	@$(INSTALLER) install -root '$(INSTDIR)' -stage $(STAGE) -aliases $(ABT_ALIASES) -version $(GOABT_VERSION) \
+	  $(if $(filter yes,$(OVERWRITE)),-overwrite)
+
+# Removes exactly what the manifest lists, each file only if it is as install wrote it (one
+# changed since is kept, and named), puts back each file install kept a backup of, and then each
+# directory install created that is left empty. Without a manifest it removes nothing and fails.
+uninstall: $(INSTALLER)
+	@$(INSTALLER) uninstall -root '$(INSTDIR)'
 
 clean:
 	rm -rf $(BUILD)

@@ -4,8 +4,10 @@
 #   target_link_libraries(app PRIVATE goabt::goabt)
 #
 # goabt::goabt carries the include directory (abt.h, goabt.h, opal_object.h,
-# opal/class/opal_object.h) and libgoabt.so. The package is relocatable: paths are found from
-# this file's own location, <prefix>/lib/cmake/goabt.
+# opal/class/opal_object.h: <prefix>/include, or with make install ABT_ALIASES=no
+# <prefix>/include/goabt) and libgoabt.so (@LIB_FILE@, soname @LIB_SONAME@). make install fills
+# in the @…@ names. The package is relocatable: paths are found from this file's own location,
+# <prefix>/lib/cmake/goabt.
 #
 # Versions (README, "Versions"): goabt_VERSION, the package's, is the Argobots API version goabt
 # implements (1.2.0; goabtConfigVersion.cmake); goabt_ARGOBOTS_VERSION is abt.h's ABT_VERSION
@@ -17,16 +19,16 @@ if(NOT TARGET goabt::goabt)
   find_dependency(Threads)
   add_library(goabt::goabt SHARED IMPORTED)
   set_target_properties(goabt::goabt PROPERTIES
-    IMPORTED_LOCATION "${_goabt_prefix}/lib/libgoabt.so"
-    IMPORTED_SONAME "libgoabt.so"
-    INTERFACE_INCLUDE_DIRECTORIES "${_goabt_prefix}/include"
+    IMPORTED_LOCATION "${_goabt_prefix}/lib/@LIB_FILE@"
+    IMPORTED_SONAME "@LIB_SONAME@"
+    INTERFACE_INCLUDE_DIRECTORIES "${_goabt_prefix}/@INCLUDE_SUBDIR@"
     INTERFACE_LINK_LIBRARIES Threads::Threads)
 endif()
 
-set(goabt_INCLUDE_DIRS "${_goabt_prefix}/include")
-file(STRINGS "${_goabt_prefix}/include/abt.h" goabt_ARGOBOTS_VERSION REGEX "^#define ABT_VERSION \"")
+set(goabt_INCLUDE_DIRS "${_goabt_prefix}/@INCLUDE_SUBDIR@")
+file(STRINGS "${goabt_INCLUDE_DIRS}/abt.h" goabt_ARGOBOTS_VERSION REGEX "^#define ABT_VERSION \"")
 string(REGEX REPLACE "^#define ABT_VERSION \"([^\"]*)\".*" "\\1" goabt_ARGOBOTS_VERSION "${goabt_ARGOBOTS_VERSION}")
-file(STRINGS "${_goabt_prefix}/include/goabt.h" goabt_RUNTIME_VERSION REGEX "^#define GOABT_VERSION \"")
+file(STRINGS "${goabt_INCLUDE_DIRS}/goabt.h" goabt_RUNTIME_VERSION REGEX "^#define GOABT_VERSION \"")
 string(REGEX REPLACE "^#define GOABT_VERSION \"([^\"]*)\".*" "\\1" goabt_RUNTIME_VERSION "${goabt_RUNTIME_VERSION}")
 set(goabt_LIBRARIES goabt::goabt)
 unset(_goabt_prefix)

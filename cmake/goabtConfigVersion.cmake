@@ -7,8 +7,8 @@
 # the same major number and is at least the one requested.
 #
 # Both are read from the installed headers, found from this file's location,
-# <prefix>/lib/cmake/goabt.
-get_filename_component(_goabt_include "${CMAKE_CURRENT_LIST_DIR}/../../../include" ABSOLUTE)
+# <prefix>/lib/cmake/goabt (make install fills in where in the prefix they are).
+get_filename_component(_goabt_include "${CMAKE_CURRENT_LIST_DIR}/../../../@INCLUDE_SUBDIR@" ABSOLUTE)
 file(STRINGS "${_goabt_include}/abt.h" _goabt_abt REGEX "^#define ABT_NUMVERSION [0-9]+")
 file(STRINGS "${_goabt_include}/goabt.h" _goabt_own REGEX "^#define GOABT_VERSION \"")
 string(REGEX REPLACE "^#define ABT_NUMVERSION ([0-9]+).*" "\\1" _goabt_abt "${_goabt_abt}")

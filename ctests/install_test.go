@@ -22,10 +22,29 @@ func installTree(t *testing.T) string {
 	return prefix
 }
 
-// runMake runs make in the repository with the given target and variables.
-func runMake(t *testing.T, args ...string) {
+// runMake runs make in the repository with the given target and variables, and returns its
+// output.
+func runMake(t *testing.T, args ...string) string {
 	out, err := exec.Command("make", append([]string{"-s", "-C", repoRoot}, args...)...).CombinedOutput()
 	require.NoError(t, err, "make %s\n%s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// runMakeFails runs make as runMake does, expects it to fail, and returns its output.
+func runMakeFails(t *testing.T, args ...string) string {
+	out, err := exec.Command("make", append([]string{"-s", "-C", repoRoot}, args...)...).CombinedOutput()
+	require.Error(t, err, "make %s\n%s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// goabtSoname is libgoabt.so's soname, libgoabt.so.MAJOR (goabt.h's GOABT_VERSION_MAJOR), and
+// goabtLibFile the name of the file, libgoabt.so.MAJOR.MINOR.PATCH.
+func goabtSoname(t *testing.T) string {
+	return "libgoabt.so." + headerDefine(t, "goabt.h", "GOABT_VERSION_MAJOR")
+}
+
+func goabtLibFile(t *testing.T) string {
+	return "libgoabt.so." + headerVersion(t, "goabt.h", "GOABT_VERSION")
 }
 
 // consumer is a C program as a user would write it against the installed headers.
@@ -99,7 +118,7 @@ int main(int argc, char **argv)
 // pluginSource is a library that uses goabt under its own name (goabt.h, linked -lgoabt), for a
 // process whose program was built through argobots.pc: plugin_run needs the runtime the program
 // started (goabt_pool_create_go answers ABT_ERR_UNINITIALIZED in one that was not) and prints
-// how many libraries named libgoabt.so the process has loaded.
+// how many libraries named libgoabt.so* the process has loaded.
 const pluginSource = `#define _GNU_SOURCE
 #include <link.h>
 #include <stdio.h>
@@ -111,7 +130,7 @@ static int count_goabt(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     const char *slash = strrchr(info->dlpi_name, '/');
-    if (strcmp(slash != NULL ? slash + 1 : info->dlpi_name, "libgoabt.so") == 0) ++*(int *)arg;
+    if (strncmp(slash != NULL ? slash + 1 : info->dlpi_name, "libgoabt.so", 11) == 0) ++*(int *)arg;
     return 0;
 }
 
@@ -136,12 +155,14 @@ func neededOf(t *testing.T, exe string) []string {
 	return needed
 }
 
-// requireRunsOnArgobotsSoname checks that exe records NEEDED libabt.so.1 and not libgoabt.so:
+// requireRunsOnArgobotsSoname checks that exe records NEEDED libabt.so.1 and no libgoabt.so*:
 // a program that runs on Argobots and on goabt alike.
 func requireRunsOnArgobotsSoname(t *testing.T, exe string) {
 	needed := neededOf(t, exe)
 	require.Contains(t, needed, "libabt.so.1", "NEEDED of %s", exe)
-	require.NotContains(t, needed, "libgoabt.so", "NEEDED of %s", exe)
+	for _, n := range needed {
+		require.False(t, strings.HasPrefix(n, "libgoabt"), "NEEDED of %s: %s", exe, n)
+	}
 }
 
 // runAbtConsumer runs exe (built from abtConsumer) with env and args and checks its output; the
@@ -181,12 +202,13 @@ func TestInstallTree(t *testing.T) {
 	checkOnly(t, "an install")
 	prefix := installTree(t)
 	for _, f := range []string{
-		"lib/libgoabt.so", "lib/libgoabt-go.so", "lib/libabt.so", "lib/libabt.so.1", "include/abt.h",
-		"include/goabt.h",
+		"lib/libgoabt.so", "lib/" + goabtSoname(t), "lib/" + goabtLibFile(t), "lib/libgoabt-go.so",
+		"lib/libabt.so", "lib/libabt.so.1", "include/abt.h", "include/goabt.h",
 		"include/opal_object.h", "include/opal/class/opal_object.h",
 		"lib/cmake/goabt/goabtConfig.cmake", "lib/cmake/goabt/goabtConfigVersion.cmake",
 		"lib/pkgconfig/argobots.pc", "lib/pkgconfig/goabt.pc",
-		"share/gdb/auto-load" + prefix + "/lib/libgoabt.so-gdb.py",
+		"share/gdb/auto-load" + prefix + "/lib/" + goabtLibFile(t) + "-gdb.py",
+		"share/goabt/install-manifest",
 	} {
 		_, err := os.Stat(filepath.Join(prefix, f))
 		require.NoError(t, err, "installed %s", f)
@@ -194,18 +216,11 @@ func TestInstallTree(t *testing.T) {
 	lib := filepath.Join(prefix, "lib")
 	requireFilter(t, lib)
 
-	// Over an older install, whose libabt.so.1 was a link to libgoabt.so, install replaces the
-	// link and leaves libgoabt.so as it is.
-	require.NoError(t, os.Remove(filepath.Join(lib, "libabt.so.1")))
-	require.NoError(t, os.Symlink("libgoabt.so", filepath.Join(lib, "libabt.so.1")))
+	// Installing again over its own install, unchanged, rewrites it.
+	before := snapshot(t, prefix)
 	runMake(t, "install", "PREFIX="+prefix)
+	require.Equal(t, before, snapshot(t, prefix), "the prefix after installing the same tree again")
 	requireFilter(t, lib)
-	f, err := elf.Open(filepath.Join(lib, "libgoabt.so"))
-	require.NoError(t, err)
-	defer f.Close()
-	soname, err := f.DynString(elf.DT_SONAME)
-	require.NoError(t, err)
-	require.Equal(t, []string{"libgoabt.so"}, soname, "libgoabt.so is still goabt's engine")
 }
 
 // requireFilter checks lib/libabt.so.1 (lib/libabt.so a link to it): a file of its own, the ELF
@@ -231,7 +246,7 @@ func requireFilter(t *testing.T, lib string) {
 	require.Equal(t, []string{"$ORIGIN"}, runpath)
 	needed, err := f.ImportedLibraries()
 	require.NoError(t, err)
-	require.NotContains(t, needed, "libgoabt.so", "a filter, not a dependency")
+	require.NotContains(t, needed, goabtSoname(t), "a filter, not a dependency")
 	filters, err := f.DynValue(elf.DT_FILTER)
 	require.NoError(t, err)
 	dynstr, err := f.Section(".dynstr").Data()
@@ -242,7 +257,7 @@ func requireFilter(t *testing.T, lib string) {
 		name, _, _ := strings.Cut(string(dynstr[off:]), "\x00")
 		filtees = append(filtees, name)
 	}
-	require.Equal(t, []string{"libgoabt.so"}, filtees, "DT_FILTER")
+	require.Equal(t, []string{goabtSoname(t)}, filtees, "DT_FILTER: libgoabt.so's soname")
 
 	defined := func(f *elf.File) map[string]elf.Symbol {
 		syms, err := f.DynamicSymbols()
@@ -323,7 +338,7 @@ func TestArgobotsProgramWithGoabtPlugin(t *testing.T) {
 		strings.Fields(pkgConfig(t, env, "--cflags", "--libs", "goabt"))...)
 	out, err := exec.Command("gcc", args...).CombinedOutput()
 	require.NoError(t, err, "gcc %s\n%s", strings.Join(args, " "), out)
-	require.Contains(t, neededOf(t, plugin), "libgoabt.so")
+	require.Contains(t, neededOf(t, plugin), goabtSoname(t))
 	const pluginOutput = "plugin: goabt_pool_create_go 0, libgoabt.so loaded 1 time(s)\n"
 	for _, libDir := range []string{lib, filepath.Join(repoRoot, "build", "lib")} {
 		rest := runAbtConsumer(t, exe, []string{"LD_LIBRARY_PATH=" + libDir}, filepath.Join(libDir, "libgoabt.so"), plugin)
@@ -396,6 +411,15 @@ func headerVersion(t *testing.T, header, name string) string {
 	src, err := os.ReadFile(filepath.Join(repoRoot, "include", header))
 	require.NoError(t, err)
 	m := regexp.MustCompile(`(?m)^#define ` + name + ` "([^"]+)"$`).FindSubmatch(src)
+	require.NotNil(t, m, "%s defines %s", header, name)
+	return string(m[1])
+}
+
+// headerDefine returns the number a header's `#define NAME <number>` gives.
+func headerDefine(t *testing.T, header, name string) string {
+	src, err := os.ReadFile(filepath.Join(repoRoot, "include", header))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^#define ` + name + ` ([0-9]+)$`).FindSubmatch(src)
 	require.NotNil(t, m, "%s defines %s", header, name)
 	return string(m[1])
 }
@@ -514,7 +538,7 @@ func TestPkgConfig(t *testing.T) {
 	for _, modules := range [][]string{{"goabt"}, {"argobots", "goabt"}} {
 		t.Run(strings.Join(modules, "+"), func(t *testing.T) {
 			exe := buildWithPkgConfigModules(t, env, consumer, modules...)
-			require.Contains(t, neededOf(t, exe), "libgoabt.so")
+			require.Contains(t, neededOf(t, exe), goabtSoname(t))
 			runConsumer(t, exe, lib)
 		})
 	}
@@ -572,26 +596,99 @@ func treeOf(t *testing.T, root string) []string {
 }
 
 // TestUninstall: `make uninstall` removes every file install put in a fresh prefix, and every
-// directory it made there, so that the prefix is empty again; so too from an older install,
-// whose libabt.so.1 was a link to libgoabt.so.
+// directory it made there, so that the prefix is empty again, with ABT_ALIASES=yes and no.
 func TestUninstall(t *testing.T) {
 	checkOnly(t, "an install")
-	prefix := installTree(t)
-	require.Contains(t, treeOf(t, prefix), "lib/libgoabt.so")
-	runMake(t, "uninstall", "PREFIX="+prefix)
-	require.Empty(t, treeOf(t, prefix), "the prefix after uninstall")
-
-	runMake(t, "install", "PREFIX="+prefix)
-	lib := filepath.Join(prefix, "lib")
-	require.NoError(t, os.Remove(filepath.Join(lib, "libabt.so.1")))
-	require.NoError(t, os.Symlink("libgoabt.so", filepath.Join(lib, "libabt.so.1")))
-	runMake(t, "uninstall", "PREFIX="+prefix)
-	require.Empty(t, treeOf(t, prefix), "the prefix after uninstalling an older install")
+	for _, aliases := range []string{"yes", "no"} {
+		prefix := t.TempDir()
+		runMake(t, "install", "PREFIX="+prefix, "ABT_ALIASES="+aliases)
+		require.Contains(t, treeOf(t, prefix), "lib/libgoabt.so")
+		runMake(t, "uninstall", "PREFIX="+prefix)
+		require.Empty(t, treeOf(t, prefix), "the prefix after uninstall (ABT_ALIASES=%s)", aliases)
+	}
 }
 
-// TestInstallWithoutAliases installs with ABT_ALIASES=no into a prefix that holds a real
-// Argobots (its libraries and argobots.pc): install leaves them alone, uninstall too, and the
-// prefix ends as it was. (abt.h is the one name both install: goabt's replaces Argobots'.)
+// snapshot describes every file, link and directory under root, by relative path: a file's
+// mode and bytes, a link's target. Two equal snapshots are byte-identical trees.
+func snapshot(t *testing.T, root string) map[string]string {
+	tree := map[string]string{}
+	require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			tree[rel] = "dir " + info.Mode().String()
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			tree[rel] = "link -> " + target
+		default:
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			tree[rel] = "file " + info.Mode().String() + " " + string(b)
+		}
+		return nil
+	}))
+	return tree
+}
+
+// argobotsPrefix returns a prefix that holds an Argobots install as `make install` of Argobots
+// leaves it: lib/libabt.so.1 (a stand-in: a file of its own bytes), lib/libabt.so linking to it,
+// include/abt.h and lib/pkgconfig/argobots.pc, none of them goabt's.
+func argobotsPrefix(t *testing.T) string {
+	prefix := t.TempDir()
+	lib := filepath.Join(prefix, "lib")
+	require.NoError(t, os.MkdirAll(filepath.Join(lib, "pkgconfig"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(prefix, "include"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(lib, "libabt.so.1"), []byte("native Argobots' libabt.so.1\n"), 0o755))
+	require.NoError(t, os.Symlink("libabt.so.1", filepath.Join(lib, "libabt.so")))
+	require.NoError(t, os.WriteFile(filepath.Join(prefix, "include", "abt.h"),
+		[]byte("/* native Argobots' abt.h */\n#define ABT_VERSION \"1.2\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(lib, "pkgconfig", "argobots.pc"),
+		[]byte("prefix="+prefix+"\nName: argobots\nDescription: native\nVersion: 1.2\nLibs: -labt\n"), 0o644))
+	return prefix
+}
+
+// TestInstallRefusesForeignFiles: over an Argobots install, `make install` with the default
+// ABT_ALIASES=yes would overwrite abt.h, libabt.so, libabt.so.1 and argobots.pc: it writes
+// nothing, names each, and says how to install beside them and how to replace them.
+func TestInstallRefusesForeignFiles(t *testing.T) {
+	checkOnly(t, "an install")
+	prefix := argobotsPrefix(t)
+	before := snapshot(t, prefix)
+	out := runMakeFails(t, "install", "PREFIX="+prefix)
+	for _, f := range []string{"include/abt.h", "lib/libabt.so", "lib/libabt.so.1", "lib/pkgconfig/argobots.pc"} {
+		require.Contains(t, out, filepath.Join(prefix, f), "the refusal names %s", f)
+	}
+	require.Contains(t, out, "make install wrote nothing")
+	require.Contains(t, out, "make install ABT_ALIASES=no", "the way to install beside them")
+	require.Contains(t, out, "make install OVERWRITE=yes", "the way to replace them")
+	require.Equal(t, before, snapshot(t, prefix), "the prefix after a refused install")
+
+	// A file of goabt's own name (another install's libgoabt.so, say) is refused the same way.
+	prefix = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(prefix, "lib"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(prefix, "lib", "libgoabt-go.so"), []byte("someone else's\n"), 0o644))
+	before = snapshot(t, prefix)
+	out = runMakeFails(t, "install", "PREFIX="+prefix, "ABT_ALIASES=no")
+	require.Contains(t, out, filepath.Join(prefix, "lib", "libgoabt-go.so"))
+	require.Equal(t, before, snapshot(t, prefix), "the prefix after a refused install")
+}
+
+// TestInstallWithoutAliases installs with ABT_ALIASES=no into a prefix that holds an Argobots:
+// nothing goabt installs has a name Argobots' files have (its headers go in include/goabt/,
+// which goabt.pc and the CMake package name), a program built through goabt.pc runs on goabt,
+// Argobots' files stay byte-identical, and uninstall leaves the prefix as it was.
 func TestInstallWithoutAliases(t *testing.T) {
 	checkOnly(t, "an install")
 	// In a fresh prefix: no libabt.* and no argobots.pc.
@@ -599,44 +696,128 @@ func TestInstallWithoutAliases(t *testing.T) {
 	runMake(t, "install", "PREFIX="+fresh, "ABT_ALIASES=no")
 	freshTree := treeOf(t, fresh)
 	require.Contains(t, freshTree, "lib/libgoabt.so")
+	require.Contains(t, freshTree, "include/goabt/abt.h")
 	for _, f := range freshTree {
 		require.NotContains(t, filepath.Base(f), "libabt", "ABT_ALIASES=no installed %s", f)
 		require.NotEqual(t, "lib/pkgconfig/argobots.pc", f)
+		require.False(t, strings.HasPrefix(f, "include/") && f != "include/" && !strings.HasPrefix(f, "include/goabt"),
+			"ABT_ALIASES=no installed %s outside include/goabt/", f)
 	}
 
-	prefix := t.TempDir()
+	prefix := argobotsPrefix(t)
+	before := snapshot(t, prefix)
 	lib := filepath.Join(prefix, "lib")
-	require.NoError(t, os.MkdirAll(filepath.Join(lib, "pkgconfig"), 0o755))
-	realLib := []byte("not goabt: a real Argobots\n")
-	realPC := []byte("prefix=" + prefix + "\nName: argobots\nDescription: the real one\nVersion: 1.2\nLibs: -labt\n")
-	require.NoError(t, os.WriteFile(filepath.Join(lib, "libabt.so.1.0.0"), realLib, 0o755))
-	require.NoError(t, os.Symlink("libabt.so.1.0.0", filepath.Join(lib, "libabt.so.1")))
-	require.NoError(t, os.Symlink("libabt.so.1", filepath.Join(lib, "libabt.so")))
-	require.NoError(t, os.WriteFile(filepath.Join(lib, "pkgconfig", "argobots.pc"), realPC, 0o644))
-	before := treeOf(t, prefix)
-
 	runMake(t, "install", "PREFIX="+prefix, "ABT_ALIASES=no")
-	for _, f := range []string{"libabt.so", "libabt.so.1"} {
-		target, err := filepath.EvalSymlinks(filepath.Join(lib, f))
-		require.NoError(t, err)
-		require.Equal(t, "libabt.so.1.0.0", filepath.Base(target), "%s still leads to the real Argobots", f)
+	for f, was := range before {
+		require.Equal(t, was, snapshot(t, prefix)[f], "%s after install", f)
 	}
-	pc, err := os.ReadFile(filepath.Join(lib, "pkgconfig", "argobots.pc"))
-	require.NoError(t, err)
-	require.Equal(t, string(realPC), string(pc), "argobots.pc is the real Argobots'")
-	for _, f := range []string{"lib/libgoabt.so", "lib/pkgconfig/goabt.pc", "lib/cmake/goabt/goabtConfig.cmake"} {
+	for _, f := range []string{"lib/libgoabt.so", "lib/pkgconfig/goabt.pc", "lib/cmake/goabt/goabtConfig.cmake", "include/goabt/abt.h"} {
 		_, err := os.Stat(filepath.Join(prefix, f))
 		require.NoError(t, err, "installed %s", f)
 	}
-	// goabt.pc gives goabt under its own name.
+	// goabt.pc gives goabt under its own name, and its own headers.
 	env := []string{"PKG_CONFIG_PATH=" + filepath.Join(lib, "pkgconfig")}
 	require.Equal(t, "-L"+lib+" -lgoabt", pkgConfig(t, env, "--libs", "goabt"))
+	require.Equal(t, "-I"+filepath.Join(prefix, "include", "goabt"), pkgConfig(t, env, "--cflags", "goabt"))
+	exe := buildWithPkgConfigModules(t, env, consumer, "goabt")
+	require.Contains(t, neededOf(t, exe), goabtSoname(t))
+	runConsumer(t, exe, lib)
+	// A program written for Argobots, built through goabt.pc, runs on goabt.
+	exe = buildWithPkgConfigModules(t, env, abtConsumer, "goabt")
+	require.Empty(t, runAbtConsumer(t, exe, []string{"LD_LIBRARY_PATH=" + lib}, filepath.Join(lib, goabtLibFile(t))))
 
 	runMake(t, "uninstall", "PREFIX="+prefix)
-	require.Equal(t, before, treeOf(t, prefix), "the prefix after uninstall is as it was before install")
-	got, err := os.ReadFile(filepath.Join(lib, "libabt.so.1.0.0"))
+	require.Equal(t, before, snapshot(t, prefix), "the prefix after uninstall is as it was before install")
+}
+
+// TestInstallOverwrite: OVERWRITE=yes replaces Argobots' files, keeping each, and uninstall puts
+// them back: the prefix ends byte-identical to what it was.
+func TestInstallOverwrite(t *testing.T) {
+	checkOnly(t, "an install")
+	prefix := argobotsPrefix(t)
+	before := snapshot(t, prefix)
+	out := runMake(t, "install", "PREFIX="+prefix, "OVERWRITE=yes")
+	require.Contains(t, out, filepath.Join(prefix, "share", "goabt", "backup", "include", "abt.h"))
+	requireFilter(t, filepath.Join(prefix, "lib"))
+	runMake(t, "uninstall", "PREFIX="+prefix)
+	require.Equal(t, before, snapshot(t, prefix), "the prefix after uninstall")
+}
+
+// TestUninstallKeepsChangedFiles: uninstall removes a file install wrote only if it is as
+// install wrote it; one changed since is kept, and named. Without a manifest (no install in
+// that prefix, or another PREFIX) it removes nothing and says so.
+func TestUninstallKeepsChangedFiles(t *testing.T) {
+	checkOnly(t, "an install")
+	prefix := installTree(t)
+	pc := filepath.Join(prefix, "lib", "pkgconfig", "goabt.pc")
+	require.NoError(t, os.WriteFile(pc, []byte("Name: goabt\nDescription: edited by hand\nVersion: 0\n"), 0o644))
+	out := runMake(t, "uninstall", "PREFIX="+prefix)
+	require.Contains(t, out, "kept "+pc)
+	require.Equal(t, []string{"lib/", "lib/pkgconfig/", "lib/pkgconfig/goabt.pc"}, treeOf(t, prefix))
+
+	// A prefix holding a goabt install's files but no manifest.
+	other := installTree(t)
+	require.NoError(t, os.Remove(filepath.Join(other, "share", "goabt", "install-manifest")))
+	before := snapshot(t, other)
+	out = runMakeFails(t, "uninstall", "PREFIX="+other)
+	require.Contains(t, out, "removed nothing: no goabt install manifest at "+filepath.Join(other, "share", "goabt", "install-manifest"))
+	require.Equal(t, before, snapshot(t, other), "the prefix after uninstall without a manifest")
+}
+
+// TestLibraryVersions: the version is goabt.h's, everywhere it is given. libgoabt.so is the
+// file libgoabt.so.MAJOR.MINOR.PATCH with soname libgoabt.so.MAJOR and the links
+// libgoabt.so.MAJOR and libgoabt.so, in build/lib and in an install; goabt.pc's version, the
+// CMake package's goabt_RUNTIME_VERSION and CHANGELOG.md's newest entry are GOABT_VERSION; the
+// CMake target's soname is the library's; gdb's script is named after the real file, which is
+// the name gdb looks it up by.
+func TestLibraryVersions(t *testing.T) {
+	checkOnly(t, "an install")
+	version := headerVersion(t, "goabt.h", "GOABT_VERSION")
+	numbers := headerDefine(t, "goabt.h", "GOABT_VERSION_MAJOR") + "." +
+		headerDefine(t, "goabt.h", "GOABT_VERSION_MINOR") + "." + headerDefine(t, "goabt.h", "GOABT_VERSION_PATCH")
+	require.Equal(t, version, numbers, "GOABT_VERSION is MAJOR.MINOR.PATCH")
+	soname, file := goabtSoname(t), goabtLibFile(t)
+
+	prefix := installTree(t)
+	for _, lib := range []string{filepath.Join(repoRoot, "build", "lib"), filepath.Join(prefix, "lib")} {
+		link, err := os.Readlink(filepath.Join(lib, "libgoabt.so"))
+		require.NoError(t, err, "%s/libgoabt.so is a link", lib)
+		require.Equal(t, soname, link)
+		link, err = os.Readlink(filepath.Join(lib, soname))
+		require.NoError(t, err, "%s/%s is a link", lib, soname)
+		require.Equal(t, file, link)
+		f, err := elf.Open(filepath.Join(lib, file))
+		require.NoError(t, err)
+		got, err := f.DynString(elf.DT_SONAME)
+		f.Close()
+		require.NoError(t, err)
+		require.Equal(t, []string{soname}, got, "%s's soname", filepath.Join(lib, file))
+	}
+	_, err := os.Stat(filepath.Join(prefix, "share", "gdb", "auto-load"+prefix, "lib", file+"-gdb.py"))
+	require.NoError(t, err, "gdb's script, named after the real file")
+
+	env := []string{"PKG_CONFIG_PATH=" + filepath.Join(prefix, "lib", "pkgconfig")}
+	require.Equal(t, version, pkgConfig(t, env, "--modversion", "goabt"))
+
+	cmake, err := exec.LookPath("cmake")
+	require.NoError(t, err, "cmake is needed: `make check` installs it")
+	proj := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "CMakeLists.txt"), []byte(strings.Join([]string{
+		"cmake_minimum_required(VERSION 3.13)",
+		"project(versions C)",
+		"find_package(goabt REQUIRED)",
+		"get_target_property(soname goabt::goabt IMPORTED_SONAME)",
+		`message(STATUS "goabt ${goabt_RUNTIME_VERSION} ${soname}")`,
+	}, "\n")+"\n"), 0o644))
+	out, err := exec.Command(cmake, "-S", proj, "-B", filepath.Join(proj, "build"), "-DCMAKE_PREFIX_PATH="+prefix).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "-- goabt "+version+" "+soname+"\n")
+
+	changelog, err := os.ReadFile(filepath.Join(repoRoot, "CHANGELOG.md"))
 	require.NoError(t, err)
-	require.Equal(t, realLib, got)
+	entry := regexp.MustCompile(`(?m)^## (\S+)`).FindSubmatch(changelog)
+	require.NotNil(t, entry, "CHANGELOG.md has an entry")
+	require.Equal(t, version, string(entry[1]), "CHANGELOG.md's newest entry")
 }
 
 // TestCMakePackageVersions: the package's version is the Argobots API's, 1.2.0; requests for 1.x

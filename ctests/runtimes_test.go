@@ -117,7 +117,7 @@ func TestOneRuntimePerProcess(t *testing.T) {
 
 	plugin := filepath.Join(dir, "plugin.so")
 	buildC(t, goabtPlugin, plugin, "-shared", "-fPIC", "-L"+goabtLib, "-lgoabt", "-Wl,-rpath,"+goabtLib)
-	require.Contains(t, neededOf(t, plugin), "libgoabt.so")
+	require.Contains(t, neededOf(t, plugin), goabtSoname(t))
 
 	// A program on goabt: -lgoabt, as the C tests link.
 	onGoabt := filepath.Join(dir, "on-goabt")

@@ -6,7 +6,8 @@
     goabt streams       the execution streams and what each runs
 
 gdb loads this file by itself beside libgoabt.so when it is installed where gdb's auto-load
-looks (make install puts it in <prefix>/share/gdb/auto-load/<libdir>/libgoabt.so-gdb.py), or
+looks (make install puts it in <prefix>/share/gdb/auto-load/<libdir>/libgoabt.so.<version>-gdb.py,
+named after the library's real file, which gdb looks it up by), or
 by `source <path>/goabt-gdb.py`. It needs libgoabt.so's debug information (the release build
 has it: -g) and the Go core's (libgoabt-go.so: Go writes it by default). It reads memory only.
 

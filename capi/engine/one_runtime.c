@@ -9,9 +9,10 @@
  * loads, and again at the outermost ABT_init, it looks at the objects loaded in the process
  * (dl_iterate_phdr) for
  *   - another Argobots: an object whose soname is libabt.so.N that is not goabt's filter library
- *     (the filter, Makefile, has DT_FILTER libgoabt.so: it is this library under Argobots'
- *     soname), or
- *   - another copy of libgoabt.so: an object with that soname other than this one.
+ *     (the filter, Makefile, has DT_FILTER libgoabt.so.MAJOR: it is this library under
+ *     Argobots' soname), or
+ *   - another copy of libgoabt.so: an object other than this one whose soname is libgoabt.so or
+ *     libgoabt.so.<version> (any version: two goabts would share the ABT_ names as well).
  * If it finds one it says so in one line on stderr, once, and ABT_init returns ABT_ERR_OTHER; a
  * runtime that is already running is left alone. Found at load, the line comes even if goabt's
  * ABT_init is never called (the program's ABT_init may be the other runtime's), so the program
@@ -28,6 +29,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "runtime.h"
+
+/* Whether name is a soname of goabt's engine: libgoabt.so, or libgoabt.so.<version>. */
+static int is_goabt_soname(const char *name)
+{
+    static const char base[] = "libgoabt.so";
+    return strncmp(name, base, sizeof base - 1) == 0 &&
+           (name[sizeof base - 1] == '\0' || name[sizeof base - 1] == '.');
+}
 
 /* Whether [addr, addr + len) lies within one of the object's loaded segments. */
 static int loaded_range(const struct dl_phdr_info *info, uintptr_t addr, size_t len)
@@ -96,12 +105,12 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
     t.base = (const char *)strtab;
     const char *name = dyn_string(&t, soname);
     if (name == NULL) return 0;
-    if (strcmp(name, "libgoabt.so") == 0) {
+    if (is_goabt_soname(name)) {
         s->other_kind = "another copy of libgoabt.so";
     } else if (strncmp(name, "libabt.so", 9) == 0) {
         for (int i = 0; i < nfilters; i++) {
             const char *filtee = dyn_string(&t, filters[i]);
-            if (filtee != NULL && strcmp(filtee, "libgoabt.so") == 0) return 0; /* goabt's filter */
+            if (filtee != NULL && is_goabt_soname(filtee)) return 0; /* goabt's filter */
         }
         s->other_kind = "another Argobots runtime";
     } else {
