@@ -2,8 +2,8 @@ package main
 
 import "path/filepath"
 
-// argobotsRounds caps the rounds of the Argobots suites: a round runs each of abt_bench.c's ~70
-// operations once per implementation, about 30 s each.
+// argobotsRounds is the rounds of the Argobots tables (work units, keys, synchronization): a round
+// runs each of abt_bench.c's ~70 operations once per implementation, about 30 s each.
 const argobotsRounds = 3
 
 // abtSuite is the Argobots work units: bench/c/abt_bench.c compiled against goabt's abt.h and
@@ -45,7 +45,7 @@ func abtSuite(root string, native impl) suite {
 	s.notes = []string{
 		"Create + join + free: rounds of 256 creates, then 256 frees (free joins); with 2 streams each",
 		"  stream runs such rounds in its own pool at once, and the figure is wall time per unit over both.",
-		"yield_to: next to yield it shows what the direct switch saves (no trip through the scheduler).",
+		"yield_to: the same two ULTs, each calling ABT_thread_yield_to(the other) instead of ABT_thread_yield.",
 		"Yield alone (a polling loop: nothing else ready on the stream): in goabt the yielder goes on",
 		"  without a switch, as the scheduler's round would pop it back.",
 		"Migration round trip: one ULT moves itself to the other stream's pool and yields, and back.",
@@ -61,13 +61,13 @@ func abtSuite(root string, native impl) suite {
 // targets and notes.
 func argobotsSuite(root string, native impl, title string, ops func(string) bool) suite {
 	return suite{
-		title:     title,
-		source:    filepath.Join("bench", "c", "abt_bench.c"),
-		goabt:     abtGoabt(root),
-		ops:       ops,
-		ref:       native,
-		maxRounds: argobotsRounds,
-		threads:   "streams",
+		title:   title,
+		source:  filepath.Join("bench", "c", "abt_bench.c"),
+		goabt:   abtGoabt(root),
+		ops:     ops,
+		ref:     native,
+		rounds:  argobotsRounds,
+		threads: "streams",
 	}
 }
 

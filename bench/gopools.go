@@ -44,6 +44,9 @@ var userPoolRows = []struct {
 
 const userPoolTarget = 1.2
 
+// goPoolRounds is the rounds of the Go pools and user pools tables: a round takes a few seconds.
+const goPoolRounds = 7
+
 // goPoolSuite is what pools and schedulers written in Go cost next to goabt's C FIFO and
 // predefined scheduler: bench/c/gopool_bench.c against goabt alone, and the Go code measured on
 // its own in this process, which tells the share of the crossings into Go.
@@ -58,8 +61,9 @@ func goPoolSuite(root string) suite {
 			cflags:  []string{"-I" + filepath.Join(root, "build", "include")},
 			ldflags: []string{"-L" + lib, "-lgoabt", "-Wl,-rpath," + lib, "-lpthread"},
 		},
-		ref:   impl{name: "none", absent: "goabt alone"},
-		table: printGoPools,
+		ref:    impl{name: "none", absent: "goabt alone"},
+		rounds: goPoolRounds,
+		table:  printGoPools,
 	}
 }
 
@@ -91,8 +95,9 @@ func goAlone() (pushPop, pick float64) {
 // reference to judge against; the table shows what the crossings cost).
 func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 	fmt.Fprintf(w, "\n%s: goabt alone (%s)\n", s.title, s.source)
-	fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs; "+
-		"Go - C: median of the rounds' differences\n\n", rounds)
+	fmt.Fprintf(w, "%d rounds of each operation; ns per operation: the median of the rounds, each the "+
+		"median of 5 calibrated runs\n", rounds)
+	fmt.Fprint(w, "Go - C: the Go median shown less the C one; per crossing: Go - C over the crossings\n\n")
 	v := verdict{suite: s.title, check: fmt.Sprintf("every row measured; a user C pool ≤ %.1f× the C FIFO", userPoolTarget)}
 	byOp := map[string]row{}
 	for _, r := range m.order {
@@ -108,28 +113,24 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		if !okG && !okC {
 			continue // -only left it out
 		}
-		gs, cs := m.values[g][s.goabt.name], m.values[c][s.goabt.name]
-		var diffs []float64
-		for i := 0; i < len(gs) && i < len(cs); i++ {
-			diffs = append(diffs, gs[i]-cs[i])
-		}
-		diff := median(diffs)
+		gm, cm := median(m.values[g][s.goabt.name]), median(m.values[c][s.goabt.name])
+		diff := shownNs(gm) - shownNs(cm)
 		if math.IsNaN(diff) {
 			v.above = append(v.above, gr.goOp+": no figure")
 		}
 		if gr.goOp == "gopool_pushpop_ws" {
 			perCrossingPushPop = (diff - pushPopAlone) / gr.crossings
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t\n", gr.label, g.threads, nsNum(median(cs)),
-			nsNum(median(gs)), nsNum(diff), gr.crossings, nsNum(diff/gr.crossings))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t\n", gr.label, g.threads, nsNum(cm), nsNum(gm),
+			nsNum(diff), gr.crossings, nsNum(diff/gr.crossings))
 	}
 	_ = tw.Flush()
-	crossing := "So one crossing costs about (push + pop: Go - C - Go code alone) / 2 (the push + pop row, not run). Most of it is"
+	crossing := "One crossing, without the Go code: (push + pop: Go - C - Go code alone) / 2 (the push + pop row, not run)."
 	if !math.IsNaN(perCrossingPushPop) {
-		crossing = fmt.Sprintf("So one crossing costs about (push + pop: Go - C - Go code alone) / 2 = %s ns. Most of it is",
+		crossing = fmt.Sprintf("One crossing, without the Go code: (push + pop: Go - C - Go code alone) / 2 = %s ns.",
 			nsNum(perCrossingPushPop))
 	}
-	printUserPools(w, byOp, s, m, &v)
+	printUserPools(w, byOp, s, m, rounds, &v)
 	for _, n := range []string{
 		"C: goabt's C FIFO pool (GOABT_POOL unset) or its predefined scheduler (GOABT_SCHED unset);",
 		"  Go: the same program with GOABT_POOL=ws or GOABT_SCHED=deadline, set before its ABT_init.",
@@ -140,10 +141,10 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		fmt.Sprintf("Go code alone, measured in this process without C: ws Push + Pop %.1f ns; deadline", pushPopAlone),
 		fmt.Sprintf("  Pick between two pools holding units %.1f ns (its clock read included).", pickAlone),
 		crossing,
-		"  the Go runtime's entry from a C thread (cgocallback: exitsyscall, reentersyscall) and a lock",
-		"  it takes on every call from a thread that runs no Go (a receive on the closed channel",
-		"  main_init_done, golang/go#77522): streams crossing at once contend on that one lock, which",
-		"  is why the 2-stream row costs more per crossing. The gate's own stack switch is a few ns.",
+		"  A crossing is the gate (capi/engine/pool_go.c), then the Go runtime's entry from a C thread (cgocallback:",
+		"  exitsyscall, reentersyscall), which takes one lock on every call from a thread that runs no Go",
+		"  (a receive on the closed channel main_init_done, golang/go#77522): streams crossing at once",
+		"  contend on that lock.",
 	} {
 		fmt.Fprintln(w, n)
 	}
@@ -152,11 +153,13 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 
 // printUserPools writes the user pool table under the Go one, and adds to v the rows above
 // their target.
-func printUserPools(w io.Writer, byOp map[string]row, s suite, m measurement, v *verdict) {
+func printUserPools(w io.Writer, byOp map[string]row, s suite, m measurement, rounds int, v *verdict) {
 	fmt.Fprintf(w, "\nUser-defined C pools (FIFOs written against ABT_pool_user_def) against goabt's C FIFO:\n"+
+		"%d rounds (the Go pools table's); ns per operation: the median of the rounds; user / FIFO: the\n"+
+		"  user pool median shown over the C FIFO one\n"+
 		"ring: a ring of 1024 thread handles under a spinlock, its units the threads' handles; target ≤ %.1f×;\n"+
 		"list: a list under a spinlock of units create_unit mallocs (shown, not judged: the allocation is the pool's)\n\n",
-		userPoolTarget)
+		rounds, userPoolTarget)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
 	fmt.Fprintln(tw, "operation\tstreams\tC FIFO\tuser pool\tuser / FIFO\ttarget\t")
 	for _, ur := range userPoolRows {
@@ -166,16 +169,17 @@ func printUserPools(w io.Writer, byOp map[string]row, s suite, m measurement, v 
 			continue // -only left one out
 		}
 		us, cs := median(m.values[u][s.goabt.name]), median(m.values[c][s.goabt.name])
-		ratio := us / cs
+		ratio := shownRatio(us, cs)
 		target := "-"
 		if ur.judged {
 			target = fmt.Sprintf("≤ %.1f", userPoolTarget)
-			if math.IsNaN(ratio) || ratio > userPoolTarget {
+			// judged as printed, as the other tables
+			if math.IsNaN(ratio) || math.Round(ratio*100) > math.Round(userPoolTarget*100) {
 				v.above = append(v.above, fmt.Sprintf("%s (%s streams): %.2f×", ur.userOp, u.threads, ratio))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t\n", ur.label, u.threads, nsNum(cs), nsNum(us),
-			ratio, target)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", ur.label, u.threads, nsNum(cs), nsNum(us),
+			ratioNum(ratio), target)
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, "The engine reaches a user pool through its functions: create_unit when a ULT joins the pool,")

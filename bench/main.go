@@ -5,9 +5,13 @@
 // It is what `make bench` runs. It builds libgoabt.so if it is missing or older than its
 // sources, compiles each suite's C benchmark once per implementation into build/bench/, and runs
 // the binaries one at a time, never two at once: per operation, several rounds alternating
-// implementations, so that a burst of load on the machine does not land on one side only. The
-// table shows, per operation, the median of the rounds, and the median of the rounds' ratios;
-// each round is itself the median of five calibrated runs inside the C program.
+// implementations, so that a burst of load on the machine does not land on one side only. Each
+// kind of table runs its own number of rounds (opalRounds, argobotsRounds, scaleRounds,
+// goPoolRounds; -rounds sets them all) and says how many above it. The table shows, per
+// operation, the median of the rounds for each implementation and the ratio of those two medians
+// as printed (goabt/reference: a reader can check it by dividing), then the least and greatest of
+// the rounds' own ratios; each round is itself the median of five calibrated runs inside the C
+// program.
 //
 // A suite is a C benchmark source plus the implementations it is compiled against; adding one
 // means appending to suites() below. Two suites may share a source, each taking its own share of
@@ -86,8 +90,8 @@ type suite struct {
 	// 1.0 for ops not listed.
 	targets map[string]float64
 	notes   []string // printed under the table
-	// maxRounds, when not 0, caps the rounds of this suite (a slow one).
-	maxRounds int
+	// rounds is how many rounds the suite runs when -rounds does not say: its kind's constant.
+	rounds int
 	// table, when not nil, prints the suite's table and verdict instead of the comparison.
 	table func(w io.Writer, s suite, m measurement, rounds int) verdict
 	// rowNote, when not nil, may return a line to print under the table for a row, from the
@@ -121,7 +125,8 @@ type measurement struct {
 }
 
 func main() {
-	rounds := flag.Int("rounds", 7, "runs of each operation per implementation, alternating; the table shows the median")
+	rounds := flag.Int("rounds", 0, "runs of each operation per implementation, alternating, in every table; "+
+		"0: each table's own count (the table says how many it ran)")
 	only := flag.String("only", "", "run only the operations whose op name starts with this")
 	lib := flag.Bool("lib", true, "run make -s lib first when build/lib/libgoabt.so is older than its sources")
 	native := flag.String("native", os.Getenv("NATIVE_ARGOBOTS"),
@@ -134,8 +139,8 @@ func main() {
 }
 
 func run(w io.Writer, rounds int, only string, buildLib bool, nativeArg string) error {
-	if rounds < 1 {
-		return errors.New("-rounds must be at least 1")
+	if rounds < 0 {
+		return errors.New("-rounds must be 0 (each table's own count) or more")
 	}
 	root, err := repoRoot()
 	if err != nil {
@@ -161,9 +166,9 @@ func run(w io.Writer, rounds int, only string, buildLib bool, nativeArg string) 
 	start := time.Now()
 	var verdicts []verdict
 	for _, s := range suites(root, native) {
-		n := rounds
-		if s.maxRounds > 0 && n > s.maxRounds {
-			n = s.maxRounds
+		n := s.rounds
+		if rounds > 0 {
+			n = rounds
 		}
 		m, err := s.measure(root, out, n, only)
 		if err != nil {
@@ -439,14 +444,17 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 	if alone {
 		fmt.Fprintf(w, "\n%s: goabt alone, NO %s COLUMN (%s)\n", s.title, strings.ToUpper(s.ref.name), s.source)
 		fmt.Fprintf(w, "%s\n", s.ref.absent)
-		fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs\n\n", rounds)
+		fmt.Fprintf(w, "%d rounds; ns per operation: the median of the rounds, each the median of 5 calibrated runs\n\n",
+			rounds)
 	} else {
 		fmt.Fprintf(w, "\n%s: goabt vs %s (%s)\n", s.title, ref, s.source)
 		if s.ref.path != "" {
 			fmt.Fprintf(w, "%s: %s\n", s.ref.name, s.ref.path)
 		}
-		fmt.Fprintf(w, "ns per operation: median of %d rounds, each the median of 5 calibrated runs; "+
-			"ratio: median of the rounds' ratios\n\n", rounds)
+		fmt.Fprintf(w, "%d rounds, alternating goabt and %s; ns per operation: the median of the rounds, each the "+
+			"median of 5 calibrated runs\n", rounds, s.ref.name)
+		fmt.Fprintf(w, "ratio (goabt/%s): the goabt median shown over the %s one; rounds' ratios: the least and "+
+			"greatest goabt/%s of a single round\n\n", s.ref.name, s.ref.name, s.ref.name)
 	}
 	// A target column only when some row's target is not 1.0; the verdict names the targets.
 	targets := map[float64]bool{}
@@ -472,7 +480,8 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 	if alone {
 		fmt.Fprintf(tw, "operation\t%s\t%s\t", threads, s.goabt.name)
 	} else {
-		fmt.Fprintf(tw, "operation\t%s\t%s\t%s\tratio (goabt/%s)\t", threads, s.goabt.name, s.ref.name, s.ref.name)
+		fmt.Fprintf(tw, "operation\t%s\t%s\t%s\tratio (goabt/%s)\trounds' ratios\t", threads, s.goabt.name,
+			s.ref.name, s.ref.name)
 	}
 	if showTarget {
 		fmt.Fprint(tw, "target\t")
@@ -486,13 +495,7 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 		}
 		gs, rs := m.values[r][s.goabt.name], m.values[r][s.ref.name]
 		g, o := median(gs), median(rs)
-		// The ratio is the median of the rounds' ratios: the two sides of a round ran within a
-		// fraction of a second of each other, so a slow spell of the machine cancels out.
-		var ratios []float64
-		for i := 0; i < len(gs) && i < len(rs); i++ {
-			ratios = append(ratios, gs[i]/rs[i])
-		}
-		ratio := median(ratios)
+		ratio := shownRatio(g, o)
 		gcol, gfields := nsNum(g), m.fields[r][s.goabt.name]
 		missing := field(gfields, "not_implemented")
 		if missing != "" && math.IsNaN(g) {
@@ -530,7 +533,8 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 					who))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t", info.label, r.threads, gcol, nsNum(o), ratioNum(ratio), mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%s\t", info.label, r.threads, gcol, nsNum(o), ratioNum(ratio), mark,
+			roundRatios(gs, rs))
 		if showTarget {
 			fmt.Fprintf(tw, "%s\t", target)
 		}
@@ -572,6 +576,44 @@ func nsNum(x float64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// shownNs returns x as nsNum prints it (NaN for "-"), so that a figure computed from printed
+// figures is what a reader of the table computes.
+func shownNs(x float64) float64 {
+	v, err := strconv.ParseFloat(strings.ReplaceAll(nsNum(x), ",", ""), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// shownRatio is the ratio column: a over b, both as the table prints them; NaN when either has no
+// figure.
+func shownRatio(a, b float64) float64 {
+	return shownNs(a) / shownNs(b)
+}
+
+// roundRatios formats the least and greatest ratio a/b of a single round ("0.91 to 1.07"; the
+// two sides of a round ran within seconds of each other), "-" when no round has both figures.
+func roundRatios(as, bs []float64) string {
+	lo, hi := math.NaN(), math.NaN()
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x := as[i] / bs[i]
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			continue
+		}
+		if math.IsNaN(lo) || x < lo {
+			lo = x
+		}
+		if math.IsNaN(hi) || x > hi {
+			hi = x
+		}
+	}
+	if math.IsNaN(lo) {
+		return "-"
+	}
+	return ratioNum(lo) + " to " + ratioNum(hi)
 }
 
 // ratioNum formats a ratio with two decimals, or two significant digits below 0.01.

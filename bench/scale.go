@@ -12,8 +12,7 @@ import (
 // scaleTarget is how much more a ULT may cost with many alive than with 1,000 alive.
 const scaleTarget = 2.0
 
-// scaleRounds caps the rounds of the scale suite: a round of its 1,000,000-ULT row takes about
-// 20 s.
+// scaleRounds is the rounds of the scale table: a round of its 1,000,000-ULT row takes about 20 s.
 const scaleRounds = 3
 
 // scaleSuite is ULT create + join + free with 1,000 to 1,000,000 ULTs alive at once on 4
@@ -31,29 +30,28 @@ func scaleSuite(root string) suite {
 			cflags:  []string{"-I" + filepath.Join(root, "build", "include")},
 			ldflags: []string{"-L" + lib, "-lgoabt", "-Wl,-rpath," + lib, "-lpthread"},
 		},
-		ref:       impl{name: "none", absent: "goabt alone"},
-		maxRounds: scaleRounds,
-		table:     printScale,
+		ref:    impl{name: "none", absent: "goabt alone"},
+		rounds: scaleRounds,
+		table:  printScale,
 	}
 }
 
 // printScale writes the scale table and its verdict: every row's ns per ULT within scaleTarget
-// of the 1,000-live figure its own process measured.
+// of the 1,000-live figure its own processes measured.
 func printScale(w io.Writer, s suite, m measurement, rounds int) verdict {
 	fmt.Fprintf(w, "\n%s: goabt alone (%s)\n", s.title, s.source)
-	fmt.Fprintf(w, "ns per ULT: median of %d rounds (processes), each the median of 3 measurements after a first run\n\n",
-		rounds)
+	fmt.Fprintf(w, "%d rounds (processes); ns per ULT: the median of the rounds, each the median of 3 measurements "+
+		"after a first run;\n1,000 live: the median of the same processes' figures with 1,000 ULTs alive; "+
+		"x 1,000-live: ns per ULT shown over 1,000 live shown\n\n", rounds)
 	v := verdict{suite: s.title, check: fmt.Sprintf("every row ≤ %.1fx its 1,000-live figure", scaleTarget)}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
-	fmt.Fprintln(tw, "live ULTs\tstreams\tns per ULT\tx 1,000-live\tfirst run, ns per ULT\tpeak RSS, MiB\t")
+	fmt.Fprintln(tw, "live ULTs\tstreams\tns per ULT\t1,000 live\tx 1,000-live\tfirst run, ns per ULT\tpeak RSS, MiB\t")
 	for _, r := range m.order {
 		gs, fields := m.values[r][s.goabt.name], m.fields[r][s.goabt.name]
-		var ratios, firsts []float64
+		var bases, firsts []float64
 		rss := math.NaN()
-		for i, f := range fields {
-			if base := floatField(f, "base1k"); i < len(gs) && base > 0 {
-				ratios = append(ratios, gs[i]/base)
-			}
+		for _, f := range fields {
+			bases = append(bases, floatField(f, "base1k"))
 			firsts = append(firsts, floatField(f, "first"))
 			if x := floatField(f, "rss_mib"); !math.IsNaN(x) && (math.IsNaN(rss) || x > rss) {
 				rss = x
@@ -63,11 +61,12 @@ func printScale(w io.Writer, s suite, m measurement, rounds int) verdict {
 		if n, err := strconv.Atoi(live); err == nil && n >= 10000 {
 			live = nsNum(float64(n)) // thousands separated
 		}
-		ratio := median(ratios)
+		ns, base := median(gs), median(bases)
+		ratio := shownRatio(ns, base)
 		if math.IsNaN(ratio) || math.Round(ratio*100) > math.Round(scaleTarget*100) {
 			v.above = append(v.above, fmt.Sprintf("%s live: %s", live, ratioNum(ratio)))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", live, r.threads, nsNum(median(gs)), ratioNum(ratio),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", live, r.threads, nsNum(ns), nsNum(base), ratioNum(ratio),
 			nsNum(median(firsts)), num(rss, "%.0f"))
 	}
 	_ = tw.Flush()
@@ -75,10 +74,9 @@ func printScale(w io.Writer, s suite, m measurement, rounds int) verdict {
 		"A run creates N ULTs from the main ULT, round-robin into the 4 streams' pools (the other streams",
 		"  run them meanwhile), then frees them all with ABT_thread_free. A measurement is runs back to",
 		"  back, at least 100,000 ULTs in all (1,000 live: 100 runs); ns per ULT is its wall time over them.",
-		"x 1,000-live: over the figure for N = 1,000 measured in the same process just before.",
+		"1,000 live: each process first measures N = 1,000 (the median of 5 measurements), then N.",
 		"first run: the process's first run at N, which maps and first touches the stacks and",
-		"  descriptors; a first touch of a page costs the kernel far more than a reuse. Freed ULTs'",
-		"  memory is reused from then on, without the Go core.",
+		"  descriptors; the measurements after it reuse the freed ULTs' memory, without the Go core.",
 		"peak RSS: the process's peak resident memory (getrusage), all its runs included.",
 	} {
 		fmt.Fprintln(w, n)
