@@ -161,7 +161,7 @@ func run(w io.Writer, rounds int, only string, buildLib bool, nativeArg string) 
 	}
 	if busy, err := otherLoad(300 * time.Millisecond); err == nil && busy > 0.2 {
 		fmt.Fprintf(w, "warning: before the run other processes kept %.1f of %d CPUs busy; the figures, "+
-			"the 2-thread rows above all, are unreliable\n", busy, runtime.NumCPU())
+			"the 2-thread rows above all, may be off\n", busy, runtime.NumCPU())
 	}
 	start := time.Now()
 	var verdicts []verdict

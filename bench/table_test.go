@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -214,6 +216,41 @@ func TestGoPoolColumnsAreComputedFromTheMediansShown(t *testing.T) {
 	for _, a := range v.above {
 		if strings.HasPrefix(a, "gopool_pushpop_user") {
 			t.Errorf("the ring at 1.20 is within its target 1.2, but the verdict has %q", a)
+		}
+	}
+}
+
+// rowOfRounds is a row of docs/testing.md's table of the rounds per table: rounds, constant.
+var rowOfRounds = regexp.MustCompile("(?m)^\\| [^|]+ \\| (\\d+) \\| `(\\w+Rounds)` in bench/\\w+\\.go \\|$")
+
+func TestTestingDocStatesEachTablesRounds(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "testing.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	constants := map[string]int{"opalRounds": opalRounds, "argobotsRounds": argobotsRounds,
+		"scaleRounds": scaleRounds, "goPoolRounds": goPoolRounds}
+	stated := map[string]bool{}
+	for _, m := range rowOfRounds.FindAllStringSubmatch(string(doc), -1) {
+		want, ok := constants[m[2]]
+		if !ok {
+			t.Errorf("docs/testing.md names %s, which bench/ does not have", m[2])
+			continue
+		}
+		stated[m[2]] = true
+		if m[1] != strconv.Itoa(want) {
+			t.Errorf("docs/testing.md says %s is %s rounds; bench/ says %d", m[2], m[1], want)
+		}
+	}
+	for c := range constants {
+		if !stated[c] {
+			t.Errorf("docs/testing.md's table of rounds has no row for %s", c)
+		}
+	}
+	// without -rounds, a table that set none would run no round
+	for _, s := range suites("..", impl{name: "native", absent: "not given"}) {
+		if s.rounds < 1 {
+			t.Errorf("%s runs %d rounds", s.title, s.rounds)
 		}
 	}
 }
