@@ -51,9 +51,10 @@ const (
 // engineFloorPlan: the engine's layers from the bottom up, every file of capi/engine on one of
 // them (a .c and its .h share a layer). A new file must be placed here, and in docs/design.md.
 var engineFloorPlan = []floorLayer{
-	// Names, spinlocks and checks every file shares; the context switch; valgrind's view of it.
+	// Names, spinlocks and checks every file shares; the context switch; valgrind's view of it;
+	// a function's name from its ELF file.
 	{"primitives", []string{"common.h", "configs.h", "context.h", "context_amd64.S", "context_arm64.S",
-		"valgrind_stacks.h"}},
+		"valgrind_stacks.h", "symname.h", "symname.c"}},
 	// The calling thread's stream, the gate into Go, futexes, fork; one runtime per process.
 	{"runtime basics", []string{"runtime.h", "base.c", "one_runtime.c"}},
 	// Handle memory and the leak check's notes.

@@ -283,11 +283,14 @@ typedef enum ABT_sched_predef ABT_sched_predef;
  * libgoabt loads), and gives the primary thread and each execution stream's thread an alternate
  * signal stack when it has none; every other fault goes to the handler it replaced, so faults
  * elsewhere end as they would without goabt (a NULL dereference in a ULT: SIGSEGV). The
- * function's name comes from dladdr: build the program with -rdynamic to see its own functions
- * named. The outermost ABT_finalize puts back the handler (unless the program installed one
- * over goabt's since) and the primary thread's signal stack. Mode none adds nothing to any
- * path, and the other modes nothing to creating, running, joining or freeing a ULT (canary:
- * the canary's writes and reads). ABT_info_query_config reports the mode as Argobots does. */
+ * function (the one the ULT was created with) is named from the symbol table of the file it is
+ * in, read when the line is written: the executable's .symtab, which lists its static functions
+ * too (no -rdynamic needed), or its .dynsym when it is stripped; a library's the same way, or by
+ * dladdr; with no name found, the address alone. The outermost ABT_finalize puts back the
+ * handler (unless the program installed one over goabt's since) and the primary thread's
+ * signal stack. Mode none adds nothing to any path, and the other modes nothing to creating,
+ * running, joining or freeing a ULT (canary: the canary's writes and reads).
+ * ABT_info_query_config reports the mode as Argobots does. */
 ABT_API_PUBLIC int ABT_init(int argc, char **argv);
 
 /* Undo one ABT_init; ABT_ERR_UNINITIALIZED when there is none. The outermost call must come from

@@ -17,8 +17,9 @@
  *     runs) looks at the unit the thread's stream runs now (stream->current): a fault in its
  *     guard page with the stack pointer at most a little above it, or just below its stack with
  *     the stack pointer below it too, is an overflow.
- *     It writes one line on stderr naming the ULT (id, function, stack size, how to raise it)
- *     and aborts. Any other fault goes to the handler installed before ours.
+ *     It writes one line on stderr naming the ULT (id, the function it was created with, by
+ *     name and address, stack size, how to raise it) and aborts. Any other fault goes to the
+ *     handler installed before ours.
  *
  * Order with the Go runtime, and Go's rules (os/signal, "Go programs that use cgo" and
  * "Non-Go programs that call Go code"): libgoabt-go.so, a c-shared Go library, installs Go's
@@ -42,11 +43,13 @@
  * nowhere, on stacks past the guarded ones (from slabs) and on stacks the program gave.
  *
  * Everything the handler does is async-signal-safe: reads of the stream and unit, the unit's id
- * (atomics), write(2), sigaction, raise, abort, numbers formatted by hand; except dladdr, to
- * name the ULT's function, which glibc implements under the loader's lock: a ULT that overflows
- * inside the dynamic loader itself (dlopen) could hang there instead of aborting. */
+ * (atomics), write(2), sigaction, raise, abort, numbers formatted by hand, and the function's
+ * name read from the symbol table of the executable (static functions too) with open and pread
+ * (symname.c); except, for a function of a library, dladdr, which glibc implements under the
+ * loader's lock: such a ULT that overflows inside the dynamic loader itself (dlopen) could hang
+ * there instead of aborting. Both overflow reports (the handler's, and the canary's when the
+ * function returns) name the function so. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -57,6 +60,7 @@
 #include "gocalls.h"
 #include "runtime.h"
 #include "stream.h"
+#include "symname.h"
 #include "unit.h"
 #include "valgrind_stacks.h"
 
@@ -153,9 +157,9 @@ __attribute__((noreturn)) static void report(goabt_unit *u, const char *how)
     put_str(&l, "goabt: stack overflow: ULT ");
     put_dec(&l, goabt_unit_id(u));
     put_str(&l, " (function ");
-    Dl_info info;
-    if (dladdr((void *)(uintptr_t)u->func, &info) != 0 && info.dli_sname != NULL) {
-        put_str(&l, info.dli_sname);
+    char name[256];
+    if (goabt_symname((uintptr_t)u->func, name, sizeof name)) {
+        put_str(&l, name);
         put_str(&l, " at ");
     }
     put_hex(&l, (uint64_t)(uintptr_t)u->func);
@@ -323,6 +327,7 @@ void goabt_stackcheck_init(void)
 {
     goabt_rt.ult_entry = goabt_rt.stack_check == CHECK_CANARY ? ult_entry_canary : goabt_ult_entry;
     if (goabt_rt.stack_check == CHECK_NONE) return;
+    goabt_symname_init();
     goabt_sigstack_begin(&primary_sigstack);
     if (!installed) {
         struct sigaction sa;
