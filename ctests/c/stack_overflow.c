@@ -1,17 +1,22 @@
 /* Stack overflows (ABT_STACK_OVERFLOW_CHECK), each in a child forked before this process used
  * goabt, whose stderr and end the parent reads:
  *  - a ULT with a 16 KiB stack recursing without end, on the primary stream and on a secondary
- *    one: the child writes one line on stderr naming the ULT (its id, its function, by name:
- *    the program is linked with -rdynamic), its stack size and ABT_THREAD_STACKSIZE, and dies
+ *    one: the child writes one line on stderr naming the ULT (its id, the function it was
+ *    created with, by name and address), its stack size and ABT_THREAD_STACKSIZE, and dies
  *    by SIGABRT; with the check off (none) it dies by a bare SIGSEGV; the same with 20,000
  *    ULTs alive when the overflowing one is made, where the kernel has lightweight guard
- *    regions (Linux 6.13; without them stacks past 16,384 have none);
+ *    regions (Linux 6.13; without them stacks past 16,384 have none). The program is not
+ *    linked with -rdynamic, so dladdr names none of its functions: the ULT on the primary runs
+ *    overflow_ult, the one function it exports (--export-dynamic-symbol), the others static
+ *    functions, which only its .symtab lists; the variant stripped has no .symtab, and the
+ *    line names overflow_ult (from .dynsym) and gives the static ones' addresses alone;
  *  - a NULL dereference in a ULT is no overflow: the child dies by SIGSEGV, nothing said (under
  *    ASan, whose handler was there first, ASan reports it; valgrind counts it as an error, so
  *    that child does not run there);
  *  - a ULT on a stack the program gave, using more than it was given but not leaving memory
  *    the program owns: in mode canary it is caught when it returns, in the mprotect modes by
  *    the read-only page goabt keeps at the bottom of such a stack, in mode none not at all;
+ *    its function, static, named as above;
  *  - then, in this process: what ABT_info_query_config reports for the mode, signal stacks on
  *    the stream threads, the handler put back at ABT_finalize; and a nil dereference in Go code
  *    (the Go core's self-test) still becomes a Go panic, recovered, with goabt's handler
@@ -22,7 +27,8 @@
 // ctest-variant: canary ABT_STACK_OVERFLOW_CHECK=canary
 // ctest-variant: mprotect ABT_STACK_OVERFLOW_CHECK=mprotect
 // ctest-variant: strict ABT_STACK_OVERFLOW_CHECK=mprotect_strict
-// ctest-libs: -rdynamic -ldl
+// ctest-variant: stripped -s -DSTACK_OVERFLOW_STRIPPED
+// ctest-libs: -Wl,--export-dynamic-symbol=overflow_ult -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -60,8 +66,18 @@ __attribute__((noinline)) static int recurse(int depth, uintptr_t stop)
     return recurse(depth + 1, stop) + pad[0];
 }
 
-/* The ULT that overflows (not static: dladdr names it, the program being -rdynamic). */
+/* A ULT that overflows: a dynamic symbol (ctest-libs), which dladdr knows too. */
 void overflow_ult(void *arg)
+{
+    (void)arg;
+    ABT_unit_id id;
+    ABT_self_get_thread_id(&id);
+    *shared_id = id;
+    recurse(0, 0);
+}
+
+/* The same, static: in .symtab only. */
+static void static_overflow_ult(void *arg)
 {
     (void)arg;
     ABT_unit_id id;
@@ -78,7 +94,7 @@ void null_ult(void *arg)
 
 /* Uses about `extra` bytes below the stack it was given (*arg: the bottom), then returns. */
 static uintptr_t user_stack_bottom;
-void deep_ult(void *arg)
+static void deep_ult(void *arg)
 {
     (void)arg;
     ABT_unit_id id;
@@ -118,7 +134,7 @@ static int run_ult(void (*fn)(void *), void *arg, int secondary, void *stack, si
 }
 
 static int child_overflow_primary(void) { return run_ult(overflow_ult, NULL, 0, NULL, 16384); }
-static int child_overflow_secondary(void) { return run_ult(overflow_ult, NULL, 1, NULL, 16384); }
+static int child_overflow_secondary(void) { return run_ult(static_overflow_ult, NULL, 1, NULL, 16384); }
 
 /* 20,000 ULTs alive (queued on the primary, run before the overflowing one), then the one. */
 #define MANY_ALIVE 20000
@@ -136,7 +152,7 @@ static int child_overflow_many_alive(void)
             return 15;
         }
     }
-    return run_ult(overflow_ult, NULL, 0, NULL, 16384);
+    return run_ult(static_overflow_ult, NULL, 0, NULL, 16384);
 }
 
 /* Whether this kernel has lightweight guard regions (MADV_GUARD_INSTALL, Linux 6.13). */
@@ -197,7 +213,26 @@ static int died_by(const outcome_t *o, int sig)
     return WIFSIGNALED(o->status) && WTERMSIG(o->status) == sig;
 }
 
-static void check_overflow_report(int (*child)(void))
+/* Whether the report names fn, its function: "(function NAME at 0xADDR)", or, for a static
+ * function of the stripped variant, "(function 0xADDR)". */
+static int names_function(const char *err, void (*fn)(void *), const char *name, int is_static)
+{
+    char want[128];
+    uintptr_t addr = (uintptr_t)fn;
+#if defined(STACK_OVERFLOW_STRIPPED)
+    if (is_static) {
+        snprintf(want, sizeof want, "(function 0x%llx)", (unsigned long long)addr);
+        return strstr(err, want) != NULL;
+    }
+#else
+    (void)is_static;
+#endif
+    snprintf(want, sizeof want, "(function %s at 0x%llx)", name, (unsigned long long)addr);
+    return strstr(err, want) != NULL;
+}
+
+static void check_overflow_report(int (*child)(void), void (*fn)(void *), const char *name,
+                                  int is_static)
 {
     outcome_t o;
     fork_child(child, &o);
@@ -217,7 +252,7 @@ static void check_overflow_report(int (*child)(void))
     CHECK(strstr(o.err, "goabt: stack overflow") != NULL);
     CHECK(strstr(o.err, "16384-byte stack") != NULL);
     CHECK(strstr(o.err, "ABT_THREAD_STACKSIZE") != NULL);
-    CHECK(strstr(o.err, "overflow_ult") != NULL);
+    CHECK(names_function(o.err, fn, name, is_static));
     /* Its first fault is in its guard page (frames are under a page): without one it would
      * have written on through the memory below first. */
     CHECK(strstr(o.err, "a fault in its guard page") != NULL);
@@ -299,10 +334,12 @@ int main(void)
     } else
 #endif
     {
-        check_overflow_report(child_overflow_primary);
-        check_overflow_report(child_overflow_secondary);
+        check_overflow_report(child_overflow_primary, overflow_ult, "overflow_ult", 0);
+        check_overflow_report(child_overflow_secondary, static_overflow_ult,
+                              "static_overflow_ult", 1);
         if (kernel_has_light_guards()) {
-            check_overflow_report(child_overflow_many_alive);
+            check_overflow_report(child_overflow_many_alive, static_overflow_ult,
+                                  "static_overflow_ult", 1);
         } else {
             printf("skipped: overflow with %d ULTs alive (no lightweight guard regions here)\n",
                    MANY_ALIVE);
@@ -331,6 +368,7 @@ int main(void)
         CHECK(died_by(&o, SIGABRT));
         CHECK(strstr(o.err, "canary") != NULL);
         CHECK(strstr(o.err, "ABT_thread_attr_set_stack") != NULL);
+        CHECK(names_function(o.err, deep_ult, "deep_ult", 1));
 #if !defined(GOABT_CTEST_ASAN)
         CHECK_INT(o.lines, 1);
 #endif
@@ -340,6 +378,7 @@ int main(void)
         CHECK(died_by(&o, SIGABRT));
         CHECK(strstr(o.err, "a fault in its guard page") != NULL);
         CHECK(strstr(o.err, "ABT_thread_attr_set_stack") != NULL);
+        CHECK(names_function(o.err, deep_ult, "deep_ult", 1));
     } else {
         CHECK(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0); /* unnoticed */
         CHECK(strstr(o.err, "stack overflow") == NULL);
