@@ -45,10 +45,10 @@
  * Everything the handler does is async-signal-safe: reads of the stream and unit, the unit's id
  * (atomics), write(2), sigaction, raise, abort, numbers formatted by hand, and the function's
  * name read from the symbol table of the executable (static functions too) with open and pread
- * (symname.c); except, for a function of a library, dladdr, which glibc implements under the
- * loader's lock: such a ULT that overflows inside the dynamic loader itself (dlopen) could hang
- * there instead of aborting. Both overflow reports (the handler's, and the canary's when the
- * function returns) name the function so. */
+ * (symname.c); except, for a function of a library (or without /proc), dladdr, which glibc
+ * implements under the loader's lock: such a ULT that overflows inside the dynamic loader itself
+ * (dlopen) could hang there instead of aborting. Both overflow reports (the handler's, and the
+ * canary's when the function returns) name the function so. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>

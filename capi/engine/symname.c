@@ -11,10 +11,10 @@
  * Which file, and where it is loaded: the executable's load bias and the range its segments
  * span are noted at ABT_init from its program headers (the auxiliary vector's AT_PHDR); a
  * function in that range is looked up in /proc/self/exe (the file the process runs, even if its
- * path names another file since), without dladdr. A function elsewhere (a library's) is found
- * through dladdr1, which gives its file and bias (the link map); dladdr takes the loader's lock,
- * so a ULT whose function is a library's and that overflows inside the loader (in dlopen) could
- * hang there instead of aborting. A file is read only if it is the one loaded: its dynamic
+ * path names another file since), without dladdr. A function elsewhere (a library's), or the
+ * executable's when that file cannot be read (no /proc), is found through dladdr1, which gives
+ * its file and bias (the link map) and its dynamic symbol; dladdr takes the loader's lock, so
+ * such a ULT that overflows inside the loader (in dlopen) could hang there instead of aborting. A file is read only if it is the one loaded: its dynamic
  * section lies where the loaded object's does (a file replaced on disk, or a tool's own binary
  * behind /proc/self/exe, names nothing).
  *
