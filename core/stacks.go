@@ -86,7 +86,10 @@ func madvise(addr, length uintptr, advice int) error {
 	return nil
 }
 
-// probeLightGuards says whether this kernel installs lightweight guard regions.
+// probeLightGuards says whether this kernel installs lightweight guard regions: the madvise
+// succeeds, and the kernel then refuses to write into the page (EFAULT). The second test is
+// needed where madvise succeeds without doing anything, as qemu-user's does for any advice it
+// does not know: every stack would then be unguarded.
 func probeLightGuards(page uintptr) guardKind {
 	m, err := syscall.Mmap(-1, 0, int(2*page), syscall.PROT_READ|syscall.PROT_WRITE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANON)
@@ -94,7 +97,13 @@ func probeLightGuards(page uintptr) guardKind {
 		return guardMapping
 	}
 	defer func() { _ = syscall.Munmap(m) }()
-	if madvise(uintptr(unsafe.Pointer(&m[0])), page, madvGuardInstall) != nil {
+	guard := uintptr(unsafe.Pointer(&m[0]))
+	if madvise(guard, page, madvGuardInstall) != nil {
+		return guardMapping
+	}
+	// clock_gettime writes its result into the page; a guard page makes it fail, not fault.
+	const clockMonotonic = 1
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockMonotonic, guard, 0); e != syscall.EFAULT {
 		return guardMapping
 	}
 	return guardLight
