@@ -71,6 +71,11 @@ enum { CHECK_NONE = 0, CHECK_CANARY = 1, CHECK_MPROTECT = 2, CHECK_STRICT = 3 };
 /* How far below a ULT's stack the stack pointer may be for a fault there to be its overflow
  * (a frame larger than the guard page jumps over it). */
 #define BELOW_MAX (1024 * 1024)
+/* How far below the stack pointer the first store of a frame being made may fault: x86-64's
+ * push and call store 8 bytes below it; arm64's pre-indexed store pair allocates and fills a
+ * frame in one instruction (stp x29, x30, [sp, #-272]!) and faults with the stack pointer not
+ * yet moved, up to 512 bytes below it (1024 for a pair of q registers). */
+#define SP_SLACK 1024
 #define CANARY_WORDS 4
 
 static struct sigaction prev_segv, prev_bus; /* what ours chains to */
@@ -260,11 +265,11 @@ static int overflowed(goabt_unit *u, siginfo_t *si, void *ctx)
                                            : (uintptr_t)u->stack;
     if (lo == 0) return 0;
     uintptr_t addr = (uintptr_t)si->si_addr, sp = context_sp(ctx);
-    if (addr < lo && addr >= lo - page) return addr + 256 >= sp ? OVERFLOW_GUARD : 0;
+    if (addr < lo && addr >= lo - page) return addr + SP_SLACK >= sp ? OVERFLOW_GUARD : 0;
     /* A frame larger than a page jumps over the guard: the stack pointer is below the stack
      * and the fault between it and the stack. (On the system stack, in a gated Go call, the
      * stack pointer may happen to be below too, but then the fault is not right above it.) */
-    return sp < lo && sp >= lo - BELOW_MAX && addr + 256 >= sp && addr < lo ? OVERFLOW_BELOW : 0;
+    return sp < lo && sp >= lo - BELOW_MAX && addr + SP_SLACK >= sp && addr < lo ? OVERFLOW_BELOW : 0;
 }
 
 /* ---- Guards in stacks the program gave, and the stack a ULT reports ---------------------- */
