@@ -155,7 +155,7 @@ VALGRIND_DIR := $(BUILD)/valgrind
 # libgoabt-go.so, linked beside it (golib.c loads it from libgoabt.so's directory).
 CHECKED_DIR := $(BUILD)/checked
 
-.PHONY: FORCE all lib lib-asan lib-valgrind lib-checked demo test test-deps check check-deps go-checks bench bench-deps install uninstall clean
+.PHONY: FORCE all lib lib-asan lib-valgrind lib-checked lib-arm64 demo test test-deps check check-deps go-checks bench bench-deps install uninstall clean
 
 all: lib
 
@@ -219,6 +219,16 @@ lib-checked: lib $(CHECKED_DIR)/libgoabt.so
 
 $(eval $(call engine_build,checked,$(CHECKED_DIR),-DGOABT_CHECKED=1))
 
+# The libraries built for linux/arm64 with Debian's cross compiler, in $(ARM64_DIR), for
+# ctests/arm64_test.go, which runs the C test programs under qemu-user: make lib with this build
+# directory, the arm64 context code (ARCH), the cross compiler for the engine and for cgo, and
+# go build for GOARCH=arm64. The generated sources are made again there by the host's go run.
+ARM64_DIR := $(BUILD)/arm64
+ARM64_CC  := aarch64-linux-gnu-gcc
+lib-arm64:
+	@$(MAKE) --no-print-directory lib BUILD=$(ARM64_DIR) ARCH=arm64 CC=$(ARM64_CC) \
+	  GOLIB_ENV='$$(if $$(strip $$(GOPOOLS)),GOWORK=$$(GOPOOLS_DIR)/go.work) GOARCH=arm64 CGO_ENABLED=1 CC=$(ARM64_CC)'
+
 # make demo runs demo/demo.c with its timeline trace on (GOABT_TRACE, docs/using.md), draws the
 # trace as an SVG with cmd/goabt-trace-svg, and prints where both are: build/demo/timeline.json
 # (or DEMO_DIR's) for Perfetto's UI or chrome://tracing, timeline.svg for a web browser. The old
@@ -253,7 +263,8 @@ test-deps:
 # And make check's: cmake for the find_package(goabt) tests, pkg-config for the .pc ones,
 # valgrind (and its headers, for lib-valgrind), Open MPI's compiler wrapper and launcher (mpicc
 # from libopenmpi-dev, mpirun from openmpi-bin) for ctests/mpi_test.go, gdb for
-# ctests/gdb_test.go.
+# ctests/gdb_test.go, the arm64 cross compiler with its C library and qemu-user (qemu-aarch64)
+# for ctests/arm64_test.go.
 check-deps: test-deps
 	@command -v cmake >/dev/null 2>&1 || { $(call apt_install,cmake); }
 	@command -v pkg-config >/dev/null 2>&1 || { $(call apt_install,pkg-config); }
@@ -262,6 +273,9 @@ check-deps: test-deps
 	@{ command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } \
 	  || { $(call apt_install,libopenmpi-dev openmpi-bin); }
 	@command -v gdb >/dev/null 2>&1 || { $(call apt_install,gdb); }
+	@{ command -v $(ARM64_CC) >/dev/null 2>&1 && command -v qemu-aarch64 >/dev/null 2>&1 \
+	  && test -f /usr/aarch64-linux-gnu/include/stdio.h; } \
+	  || { $(call apt_install,gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user); }
 
 $(TESTRUN): $(wildcard ctests/testrun/*.go) go.mod
 	$(GO) build -o $@ ./ctests/testrun

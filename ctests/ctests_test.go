@@ -14,7 +14,7 @@
 //
 // Each run of a program has a time limit: its own "// ctest-timeout: SECONDS" line, or
 // defaultTimeout, times the factor of the way it runs (library.timeoutFactor: plain 1, checked
-// 1.5, ASan 3, valgrind 20), times GOABT_TEST_TIMEOUT_SCALE (a number, 1 when unset) for slow
+// 1.5, ASan 3, arm64 10, valgrind 20), times GOABT_TEST_TIMEOUT_SCALE (a number, 1 when unset) for slow
 // machines. A program still running then is killed with its whole process group, named, and
 // fails, while the others go on: no limit spans the whole run.
 //
@@ -184,10 +184,11 @@ func readProgram(t *testing.T, path string) program {
 
 // library is a build of libgoabt.so the C tests link: the plain one, or a checking build.
 type library struct {
-	name   string   // the way of running, in the summary line: plain, checked, ASan, valgrind
+	name   string   // the way of running, in the summary line: plain, checked, ASan, valgrind, arm64
 	dir    string   // holds libgoabt.so
 	suffix string   // added to executable names
 	flags  []string // extra compiler flags
+	cc     string   // the C compiler its programs are built with ("": gcc)
 	// checker, if set, runs exe under a checking tool: it gives the command line, and a
 	// function that, once the program has ended, says what the tool found ("" for nothing).
 	// leaks says whether the tool checks for leaks (not for a program that keeps objects on
@@ -220,14 +221,18 @@ func compile(t *testing.T, p program, v variant, lib library) string {
 	args = append(args, v.flags...)
 	args = append(args, p.path, "-o", exe, "-L"+libDir, "-lgoabt", "-Wl,-rpath,"+libDir, "-lpthread")
 	args = append(args, p.libs...)
-	command := "gcc " + strings.Join(args, " ") + "\n"
+	cc := lib.cc
+	if cc == "" {
+		cc = "gcc"
+	}
+	command := cc + " " + strings.Join(args, " ") + "\n"
 	if upToDate(exe, command) {
 		return exe
 	}
 	_ = os.Remove(exe + ".cmd")
 	args = append(args, "-MMD", "-MF", exe+".d")
-	out, err := exec.Command("gcc", args...).CombinedOutput()
-	require.NoError(t, err, "gcc %s\n%s", strings.Join(args, " "), out)
+	out, err := exec.Command(cc, args...).CombinedOutput()
+	require.NoError(t, err, "%s %s\n%s", cc, strings.Join(args, " "), out)
 	require.NoError(t, os.WriteFile(exe+".cmd", []byte(command), 0o644))
 	return exe
 }
@@ -342,7 +347,7 @@ func failedLines(out []byte) string {
 }
 
 // TestC compiles and runs every ctests/c/*.c program, one subtest per program and variant.
-// TestC and the other builds' runs (TestASan, TestAsserts, TestValgrind) are parallel tests:
+// TestC and the other builds' runs (TestASan, TestAsserts, TestValgrind, TestArm64) are parallel tests:
 // they start together, once the sequential tests are done, and share go test's -parallel
 // slots (the CPUs). The valgrind run, its programs one after another, takes one slot for its
 // whole length, the longest of all; the others' programs take the rest, so that it is not left

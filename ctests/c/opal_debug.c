@@ -43,6 +43,7 @@ static const char *in_child(void (*fn)(void), bool *clean)
     int status = 0;
     waitpid(pid, &status, 0);
     *clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    check_cut_qemu_line(msg);
     return msg;
 }
 

@@ -10,12 +10,12 @@
 // next run and the summary; only a failure to start go test stops it.
 //
 // The second form reads every run kept in DIR and prints the summary: for each way of running
-// (the C programs against the library, the checked build, ASan, valgrind; the Go tests) how many
-// tests passed, failed and were skipped; then every failed test by name with the first lines of
-// its output; then one line "N passed, N failed, N skipped", the whole. A test that started and
-// never ended (go test killed by its -timeout, or a crash) counts as failed, and so does a run
-// whose go test failed with no test failed (a build error, a panic outside any test). It exits 1
-// when anything failed.
+// (the C programs against the library, the checked build, ASan, valgrind, arm64 under qemu-user;
+// the Go tests) how many tests passed, failed and were skipped; then every failed test by name
+// with the first lines of its output; then one line "N passed, N failed, N skipped", the whole.
+// A test that started and never ended (go test killed by its -timeout, or a crash) counts as
+// failed, and so does a run whose go test failed with no test failed (a build error, a panic
+// outside any test). It exits 1 when anything failed.
 //
 // Only leaf tests are counted: a C program's subtest (TestC/keys_api/default), not TestC.
 package main
@@ -233,6 +233,7 @@ var ways = []struct{ runner, name string }{
 	{"TestAsserts", "checked"},
 	{"TestASan", "ASan"},
 	{"TestValgrind", "valgrind"},
+	{"TestArm64", "arm64"},
 	{"", "Go tests"},
 }
 
