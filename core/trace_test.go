@@ -211,45 +211,16 @@ func TestTraceChunks(t *testing.T) {
 }
 
 // svgLanes parses an SVG and returns its lanes' tids and how many slices each holds.
-func svgLanes(t *testing.T, r io.Reader) (lanes []string, slices map[string]int) {
+func svgLanes(t *testing.T, svg []byte) (lanes []string, slices map[string]int) {
 	t.Helper()
-	dec := xml.NewDecoder(r)
+	d := parseDrawing(t, svg)
 	slices = map[string]int{}
-	cur := ""
-	depth := 0
-	laneDepth := -1
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err, "the SVG is well-formed XML")
-		switch e := tok.(type) {
-		case xml.StartElement:
-			depth++
-			attr := map[string]string{}
-			for _, a := range e.Attr {
-				attr[a.Name.Local] = a.Value
-			}
-			if depth == 1 {
-				require.Equal(t, "svg", e.Name.Local)
-			}
-			if e.Name.Local == "g" && attr["class"] == "lane" {
-				cur = attr["data-tid"]
-				laneDepth = depth
-				lanes = append(lanes, cur)
-			}
-			if e.Name.Local == "rect" && attr["class"] == "slice" && cur != "" {
-				slices[cur]++
-			}
-		case xml.EndElement:
-			if depth == laneDepth {
-				cur, laneDepth = "", -1
-			}
-			depth--
+	for _, r := range d.slices {
+		if r.lane != "" {
+			slices[r.lane]++
 		}
 	}
-	return lanes, slices
+	return d.lanes, slices
 }
 
 func TestTraceSVG(t *testing.T) {
@@ -260,7 +231,7 @@ func TestTraceSVG(t *testing.T) {
 	require.NoError(t, err)
 	var svg bytes.Buffer
 	require.NoError(t, RenderSVG(&svg, f, SVGOptions{Width: 800, Title: "a <test> & more"}))
-	lanes, slices := svgLanes(t, bytes.NewReader(svg.Bytes()))
+	lanes, slices := svgLanes(t, svg.Bytes())
 	require.Equal(t, []string{"0", "1", "1048576"}, lanes, "one lane per track, in order")
 	require.Equal(t, 3, slices["1"], "work_a's three runs on stream 1")
 	require.Positive(t, slices["0"])
@@ -270,13 +241,14 @@ func TestTraceSVG(t *testing.T) {
 	// An empty trace still draws.
 	svg.Reset()
 	require.NoError(t, RenderSVG(&svg, &TraceFile{}, SVGOptions{}))
-	lanes, _ = svgLanes(t, bytes.NewReader(svg.Bytes()))
+	lanes, _ = svgLanes(t, svg.Bytes())
 	require.Empty(t, lanes)
 }
 
 // svgDrawing is what a picture shows, parsed from RenderSVG's output: its slices in the order
 // drawn, its legend and its axis' texts.
 type svgDrawing struct {
+	lanes  []string // the lanes' tids, in order
 	slices []svgRect
 	legend map[string]string // function -> fill
 	axis   []string          // the texts of the time axis, in order
@@ -313,10 +285,14 @@ func parseDrawing(t *testing.T, svg []byte) svgDrawing {
 			for _, a := range e.Attr {
 				attr[a.Name.Local] = a.Value
 			}
+			if len(stack) == 0 {
+				require.Equal(t, "svg", e.Name.Local)
+			}
 			stack = append(stack, attr["class"])
 			switch {
 			case e.Name.Local == "g" && attr["class"] == "lane":
 				lane = attr["data-tid"]
+				d.lanes = append(d.lanes, lane)
 			case e.Name.Local == "rect" && attr["class"] == "slice":
 				d.slices = append(d.slices, svgRect{lane: lane, x: num(attr, "x"), y: num(attr, "y"),
 					w: num(attr, "width"), fill: attr["fill"]})
@@ -338,6 +314,9 @@ func parseDrawing(t *testing.T, svg []byte) svgDrawing {
 			}
 		case xml.EndElement:
 			inText, inTitle = false, false
+			if stack[len(stack)-1] == "lane" {
+				lane = ""
+			}
 			stack = stack[:len(stack)-1]
 		}
 	}
