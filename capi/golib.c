@@ -22,6 +22,7 @@
 #include <string.h>
 #include "engine/leaks.h"
 #include "engine/runtime.h"
+#include "engine/stream.h"
 #include "gocalls.h"
 #include "gocalls_symbols.h" /* generated from gocalls.list */
 #include "opal_object.h"
@@ -200,6 +201,7 @@ static void load(void)
         failed = 1;
         return;
     }
+    goabt_go.thread_stacks((uintptr_t)goabt_stream_thread_stack);
     /* The OPAL variables the header reads live here, in the C library; the Go core writes
      * them (class epochs, the thread mode). */
     goabt_go.opal_bind(&opal_uses_threads, &opal_class_init_epoch);

@@ -5,6 +5,7 @@ package main
 #include <stdint.h>
 #include <stdlib.h>
 #include "goconfig.h"
+void goabt_set_thread_stack_lookup(uintptr_t lookup); // stackbound.go
 */
 import "C"
 
@@ -259,4 +260,13 @@ func goabt_go_selftest_fault() (recovered C.int) {
 	}()
 	*faultTarget = 1
 	return 0
+}
+
+// goabt_go_thread_stacks hands over the C engine's goabt_stream_thread_stack, where the Go
+// runtime's question for a stream thread's stack bounds is answered (stackbound.go); golib.c
+// calls it right after loading the Go core.
+//
+//export goabt_go_thread_stacks
+func goabt_go_thread_stacks(lookup C.uintptr_t) {
+	C.goabt_set_thread_stack_lookup(lookup)
 }

@@ -1,6 +1,6 @@
 package main
 
-// The main thread's stack bounds as the Go runtime sees them.
+// The main thread's and the streams' stack bounds as the Go runtime sees them.
 //
 // A C thread entering Go for the first time gets a g0 whose bounds the Go runtime takes from
 // pthread_getattr_np. For the process's main thread glibc finds them in /proc/self/maps: the
@@ -22,6 +22,12 @@ package main
 // the next mapping below). A stack that the kernel grows itself is one mapping with a gap below
 // it, so elsewhere the answer is glibc's, unchanged. ctests/c/main_stack_split.c makes such a
 // stack without valgrind and enters Go near the false end.
+//
+// For a stream's thread, the answer is the stack goabt mapped for it (engine/stream.c,
+// goabt_stream_thread_stack), and glibc is not asked: its pthread_getattr_np allocates, and a
+// thread's first malloc or free gives it a malloc arena of its own, 64 MiB of address space,
+// which made every stream cost 72 MiB of it instead of its 8 MiB stack
+// (ctests/c/stream_address_space.c).
 
 /*
 #cgo LDFLAGS: -Wl,--wrap=pthread_getattr_np
@@ -107,8 +113,22 @@ static uintptr_t goabt_main_stack_low(uintptr_t lo, uintptr_t hi)
 	return result;
 }
 
+// goabt_stream_thread_stack of the C engine (engine/stream.h), set at load
+// (goabt_go_thread_stacks).
+static int (*goabt_thread_stack_lookup)(void **addr, size_t *size);
+__attribute__((visibility("hidden"))) void goabt_set_thread_stack_lookup(uintptr_t lookup)
+{
+	__atomic_store_n(&goabt_thread_stack_lookup, (int (*)(void **, size_t *))lookup, __ATOMIC_RELEASE);
+}
 int __wrap_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
 {
+	int (*lookup)(void **, size_t *) = __atomic_load_n(&goabt_thread_stack_lookup, __ATOMIC_ACQUIRE);
+	void *stack;
+	size_t stack_size;
+	if (lookup != NULL && pthread_equal(thread, pthread_self()) && lookup(&stack, &stack_size)) {
+		pthread_attr_init(attr);
+		return pthread_attr_setstack(attr, stack, stack_size);
+	}
 	int err = __real_pthread_getattr_np(thread, attr);
 	if (err != 0 || !pthread_equal(thread, pthread_self()) || syscall(SYS_gettid) != getpid()) {
 		return err;

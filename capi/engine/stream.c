@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "gocalls.h"
 #include "object.h"
 #include "keys.h"
@@ -61,9 +63,23 @@ void goabt_streams_wake_all(void)
     wake_others(NULL);
 }
 
+/* The stream whose thread this is (not the primary's), for goabt_stream_thread_stack. */
+static __thread goabt_stream *thread_owner __attribute__((tls_model("initial-exec")));
+
+int goabt_stream_thread_stack(void **addr, size_t *size)
+{
+    goabt_stream *s = thread_owner;
+    if (s == NULL || s->thread_stack == NULL) return 0;
+    size_t guard = (size_t)sysconf(_SC_PAGESIZE);
+    *addr = (char *)s->thread_stack + guard;
+    *size = s->thread_stack_size - guard;
+    return 1;
+}
+
 static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;
+    thread_owner = s;
     GOABT_ASSERT(goabt_self_stream() == NULL && !s->is_primary);
     GOABT_ASSERT(__atomic_load_n(&s->state, __ATOMIC_RELAXED) == ABT_XSTREAM_STATE_RUNNING);
     goabt_sigstack_begin(&s->sigstack); /* where a stack overflow is reported from */
@@ -95,9 +111,38 @@ void goabt_stream_wake(goabt_stream *s)
     goabt_futex_wake(&s->sleep_word, 1);
 }
 
+/* A stream's thread gets a stack goabt maps, of the size a thread created without attributes
+ * gets (ulimit -s, as native Argobots' streams have) and a guard page below it as glibc puts
+ * one, so that goabt knows its bounds without asking glibc (goabt_stream_thread_stack). Refused
+ * memory is ABT_ERR_SYS, as pthread_create's own refusal to map a stack is. */
 int goabt_stream_start(goabt_stream *s)
 {
-    return pthread_create(&s->thread, NULL, stream_thread, s) == 0 ? ABT_SUCCESS : ABT_ERR_SYS;
+    pthread_attr_t attr;
+    size_t size = 0, guard = (size_t)sysconf(_SC_PAGESIZE);
+    if (pthread_getattr_default_np(&attr) == 0) {
+        pthread_attr_getstacksize(&attr, &size);
+        pthread_attr_destroy(&attr);
+    }
+    if (size < (size_t)1 << 20) size = (size_t)8 << 20; /* unknown: glibc's usual */
+    size = (size + guard - 1) & ~(guard - 1);
+    char *m = mmap(NULL, size + guard, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED) return ABT_ERR_SYS;
+    int ok = mprotect(m, guard, PROT_NONE) == 0 && pthread_attr_init(&attr) == 0;
+    if (ok) {
+        ok = pthread_attr_setstack(&attr, m + guard, size) == 0;
+        s->thread_stack = m;
+        s->thread_stack_size = size + guard;
+        ok = ok && pthread_create(&s->thread, &attr, stream_thread, s) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!ok) {
+        munmap(m, size + guard);
+        s->thread_stack = NULL;
+        s->thread = 0;
+        return ABT_ERR_SYS;
+    }
+    return ABT_SUCCESS;
 }
 
 /* Asks s to finish once its pools are empty and waits for its thread to end: a ULT caller
@@ -117,6 +162,8 @@ void goabt_stream_join(goabt_stream *s)
         pthread_join(s->thread, NULL);
         s->thread = 0;
         goabt_sigstack_release(&s->sigstack);
+        munmap(s->thread_stack, s->thread_stack_size);
+        s->thread_stack = NULL;
     }
 }
 

@@ -65,6 +65,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     pthread_t bind_thread;
     cpu_set_t bind_cpus;
     goabt_sigstack sigstack; /* its thread's, while that thread lives (stackcheck.c) */
+    /* Its thread's stack, which goabt maps (goabt_stream_start; its lowest page a guard) and
+     * unmaps once the thread is joined; NULL for the primary. */
+    void *thread_stack;
+    size_t thread_stack_size;
     /* Its timeline-trace buffer (trace.h), written by its thread only; NULL until its first
      * record, and always without GOABT_TRACE. */
     struct goabt_trace_buf *trace;
@@ -132,6 +136,12 @@ static inline void goabt_sched_after_switch(goabt_stream *s)
 /* Streams (stream.c). */
 goabt_stream *goabt_stream_new(goabt_sched *sched, int rank) GOABT_HIDDEN;
 int goabt_stream_start(goabt_stream *s) GOABT_HIDDEN;
+/* On a stream's thread (other than the primary's), its stack's bounds, below its guard page:
+ * 1, else 0. The Go core's pthread_getattr_np answers from it when the Go runtime asks for a
+ * stream thread's bounds (capi/stackbound.go), so that glibc's, which allocates, never runs
+ * there: a thread's first malloc or free gives it a malloc arena of its own, 64 MiB of
+ * address space (README, "ABT_init under ulimit -v"). */
+int goabt_stream_thread_stack(void **addr, size_t *size) GOABT_HIDDEN;
 void goabt_stream_join(goabt_stream *s) GOABT_HIDDEN;
 void goabt_stream_delete(goabt_stream *s) GOABT_HIDDEN;
 /* The calls that create, join, free or revive a stream, against finalize: each runs between

@@ -1,0 +1,93 @@
+/* What a stream's thread adds to the process's address space (#37, item 5): its stack, and
+ * little more. A thread's first malloc or free gives it a glibc malloc arena of its own, 64 MiB
+ * of address space, and glibc's pthread_getattr_np, which the Go runtime calls the first time a
+ * thread enters Go, allocates: every stream used to cost 72 MiB (its 8 MiB stack and an arena),
+ * against 20 MiB in native Argobots. goabt now maps its streams' stacks itself and answers the
+ * Go runtime's question from them (engine/stream.c, capi/stackbound.go).
+ *
+ * STREAMS streams each run a ULT that makes and frees ULTs of its own (their descriptors come
+ * from the Go core, so the stream's thread enters Go); then the address space the process grew
+ * by (/proc/self/statm) must be within what the streams' stacks and memory take, beside what
+ * the Go runtime's threads started meanwhile may take (a stack and an arena each), counted
+ * from /proc/self/status. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <abt.h>
+#include "check.h"
+
+#define STREAMS 4
+#define MIB ((long)1 << 20)
+
+static long address_space(void)
+{
+    FILE *f = fopen("/proc/self/statm", "re");
+    long pages = 0;
+    if (f == NULL || fscanf(f, "%ld", &pages) != 1) pages = 0;
+    if (f != NULL) fclose(f);
+    return pages * 4096;
+}
+
+static long threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[256];
+    long n = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "Threads:", 8) == 0) n = strtol(line + 8, NULL, 10);
+    }
+    if (f != NULL) fclose(f);
+    return n;
+}
+
+static void nothing(void *arg) { (void)arg; }
+
+/* On a stream: ULTs made and freed from its own pool. */
+static void make_ults(void *arg)
+{
+    ABT_pool pool = arg;
+    for (int i = 0; i < 64; i++) {
+        ABT_thread t;
+        if (ABT_thread_create(pool, nothing, NULL, ABT_THREAD_ATTR_NULL, &t) == ABT_SUCCESS) {
+            ABT_thread_free(&t);
+        }
+    }
+}
+
+int main(void)
+{
+    size_t stack = 8 * MIB;
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) == 0) {
+        pthread_attr_getstacksize(&attr, &stack);
+        pthread_attr_destroy(&attr);
+    }
+    CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
+    long before = address_space(), threads_before = threads();
+    ABT_xstream xs[STREAMS];
+    ABT_thread t[STREAMS];
+    for (int i = 0; i < STREAMS; i++) {
+        ABT_pool pool;
+        CHECK_INT(ABT_xstream_create(ABT_SCHED_NULL, &xs[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_get_main_pools(xs[i], 1, &pool), ABT_SUCCESS);
+        CHECK_INT(ABT_thread_create(pool, make_ults, pool, ABT_THREAD_ATTR_NULL, &t[i]), ABT_SUCCESS);
+    }
+    for (int i = 0; i < STREAMS; i++) CHECK_INT(ABT_thread_free(&t[i]), ABT_SUCCESS);
+    long grown = address_space() - before, more_threads = threads() - threads_before;
+    long go_threads = more_threads > STREAMS ? more_threads - STREAMS : 0;
+    /* A stream: its stack, its signal stack and ULT stacks (4 MiB); a Go runtime thread: its
+     * stack and a malloc arena; the Go core's memory: 16 MiB. */
+    long allowed = STREAMS * ((long)stack + 4 * MIB) + go_threads * ((long)stack + 64 * MIB) + 16 * MIB;
+    printf("%d streams: %ld MiB more address space (%ld MiB each), %ld Go runtime threads more; "
+           "allowed %ld MiB\n",
+           STREAMS, grown / MIB, grown / STREAMS / MIB, go_threads, allowed / MIB);
+    CHECK(grown <= allowed);
+    for (int i = 0; i < STREAMS; i++) {
+        CHECK_INT(ABT_xstream_join(xs[i]), ABT_SUCCESS);
+        CHECK_INT(ABT_xstream_free(&xs[i]), ABT_SUCCESS);
+    }
+    CHECK_INT(ABT_finalize(), ABT_SUCCESS);
+    return check_summary();
+}
