@@ -80,13 +80,51 @@ static int go_library_path(char *out, size_t n)
     return snprintf(out, n, "%s/libgoabt-go.so", library_dir) < (int)n;
 }
 
-/* How much address space the Go runtime takes when it starts: mostly reservations (its heap's
- * arena index, page summaries, scavenger index), few of them ever backed by memory. Under an
- * address-space limit (ulimit -v, RLIMIT_AS) without that much room it cannot start, and dies
- * with the process ("failed to reserve page summary memory", "pthread_create failed", "out of
- * memory allocating heap arena map", by limit): measured here, a process needs about 1.35 GiB
- * of room for it, so 1.5 GiB is asked for. */
-#define GO_CORE_ADDRESS_SPACE ((size_t)1536 << 20)
+/* How much address space the Go core takes when it starts (measured, linux/amd64, Go 1.26; README,
+ * "ABT_init under ulimit -v"). Under an address-space limit (ulimit -v, RLIMIT_AS) without that
+ * much room the Go runtime dies as it starts ("failed to reserve page summary memory",
+ * "pthread_create failed", "out of memory allocating heap arena map", by limit), or worse: with
+ * room for its page summaries but not for its scavenger index it goes on without the index's
+ * reservation and later maps the index's pages at fixed low addresses, over whatever the
+ * program has there. So ABT_init asks for all of it first:
+ *   - GO_RESERVED: mostly reservations, few pages of them ever used: the page allocator's
+ *     summaries (585 MiB) and scavenger index (512 MiB), sized for a 48-bit address space, the
+ *     first heap arena (64 MiB) and the arena index (32 MiB); then its code and the rest;
+ *   - GO_THREADS threads, each with a stack of the default size (ulimit -s, 8 MiB by default)
+ *     and, as each frees memory first thing, a glibc malloc arena of its own (64 MiB) while
+ *     glibc gives one (MALLOC_ARENA_MAX, glibc.malloc.arena_max: go_arenas);
+ *   - GO_HEADROOM: what core/addrspace.go leaves the Go runtime to grow (core.BulkHeadroom),
+ *     and goabt's first slabs, without which ABT_init returns ABT_ERR_MEM. */
+#define GO_RESERVED ((size_t)1216 << 20)
+#define GO_THREADS 5
+#define GO_HEADROOM ((size_t)100 << 20)
+#define MALLOC_ARENA ((size_t)64 << 20)
+
+/* How many malloc arenas glibc may give the Go runtime's threads: one each, unless the program
+ * runs with MALLOC_ARENA_MAX or glibc.malloc.arena_max (read by glibc when the program
+ * started), whose count includes the main thread's arena. */
+static size_t go_arenas(void)
+{
+    const char *max = getenv("MALLOC_ARENA_MAX");
+    const char *tunables = getenv("GLIBC_TUNABLES");
+    const char *t = tunables != NULL ? strstr(tunables, "glibc.malloc.arena_max=") : NULL;
+    if (t != NULL) max = t + strlen("glibc.malloc.arena_max=");
+    long n = max != NULL ? strtol(max, NULL, 10) : 0;
+    if (n <= 0) return GO_THREADS;
+    return n - 1 < GO_THREADS ? (size_t)(n - 1) : GO_THREADS;
+}
+
+/* The address space the Go core needs to start, in bytes (above). */
+static size_t go_core_address_space(void)
+{
+    size_t stack = (size_t)8 << 20;
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) == 0) {
+        pthread_attr_getstacksize(&attr, &stack);
+        pthread_attr_destroy(&attr);
+    }
+    return GO_RESERVED + GO_THREADS * stack + go_arenas() * MALLOC_ARENA + GO_HEADROOM;
+}
 
 /* The process's address space now, in bytes (/proc/self/statm, in pages), or 0. */
 static size_t address_space_used(void)
@@ -105,16 +143,17 @@ static int room_for_go(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 1;
-    size_t used = address_space_used();
-    if ((size_t)rl.rlim_cur >= used + GO_CORE_ADDRESS_SPACE) return 1;
+    size_t used = address_space_used(), need = go_core_address_space();
+    if ((size_t)rl.rlim_cur >= used + need) return 1;
     static int said;
     if (!said) {
         said = 1;
         fprintf(stderr,
                 "goabt: the address-space limit (ulimit -v) is %llu KiB with %zu KiB in use; "
-                "goabt's Go core needs about %zu KiB more, reserved when it starts and mostly "
-                "unused: raise the limit (ABT_init returns ABT_ERR_MEM)\n",
-                (unsigned long long)rl.rlim_cur / 1024, used / 1024, GO_CORE_ADDRESS_SPACE / 1024);
+                "goabt's Go core needs %zu KiB more, reserved when it starts and mostly "
+                "unused: raise the limit to at least %zu KiB (ABT_init returns ABT_ERR_MEM)\n",
+                (unsigned long long)rl.rlim_cur / 1024, used / 1024, need / 1024,
+                (used + need + 1023) / 1024);
     }
     return 0;
 }

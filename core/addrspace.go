@@ -20,9 +20,9 @@ import (
 // getrlimit.
 
 // GoHeadroom is the address space mapMemory leaves the Go runtime under a limit: one heap arena
-// and two thread stacks. More would cost the program's own ULTs: under ulimit -v 1,700,000 KiB
-// (the tightest limit ABT_init accepts, golib.c) about 160 MiB are left once the Go runtime has
-// started.
+// and two thread stacks. More would cost the program's own ULTs: under the tightest limit
+// ABT_init accepts (golib.c; ulimit -v 1,720,000 KiB with 8 MiB thread stacks) about 110 MiB
+// are left once the Go runtime has started.
 const GoHeadroom = 64<<20 + 2*(8<<20)
 
 // BulkHeadroom is what ULT stacks and unit descriptors leave: GoHeadroom, and 16 MiB for the

@@ -89,6 +89,26 @@ static void run_warm_ult(goabt_stream *s)
     goabt_unit_free(u);
 }
 
+/* ABT_init's ABT_ERR_MEM once the Go core has started: under an address-space limit, said on
+ * stderr once. golib.c let the Go core start only with room for what it takes as it starts,
+ * but on a busy machine the Go runtime may start a thread or two more meanwhile (a stack and a
+ * malloc arena each), and what is left can be short of the headroom goabt keeps it
+ * (core/addrspace.go). */
+static int init_out_of_memory(void)
+{
+    static int said;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+        fprintf(stderr,
+                "goabt: the address-space limit (ulimit -v) is %llu KiB and the Go runtime took "
+                "more of it as it started than goabt counted on: too little is left for "
+                "goabt's own memory: raise the limit (ABT_init returns ABT_ERR_MEM)\n",
+                (unsigned long long)rl.rlim_cur / 1024);
+    }
+    return ABT_ERR_MEM;
+}
+
 int goabt_engine_init(void)
 {
     goabt_rt.next_unit_id = 0;
@@ -119,16 +139,16 @@ int goabt_engine_init(void)
     goabt_tool_reset();
     if (sched_getaffinity(0, sizeof goabt_rt.cpus, &goabt_rt.cpus) != 0) goabt_rt.affinity = 0;
     pthread_getaffinity_np(pthread_self(), sizeof goabt_rt.main_cpus, &goabt_rt.main_cpus);
-    if (goabt_affinity_init() != ABT_SUCCESS) return ABT_ERR_MEM;
+    if (goabt_affinity_init() != ABT_SUCCESS) return init_out_of_memory();
     goabt_stream_calls_open();
 
     goabt_pool *pool = goabt_pool_new_predef(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, 1);
-    if (pool == NULL) return ABT_ERR_MEM;
+    if (pool == NULL) return init_out_of_memory();
     goabt_rt.next_pool_id++; /* Argobots numbers the primary's internal root pool 1 */
     goabt_sched *sched = goabt_sched_new_predef(ABT_SCHED_BASIC, 1, &pool, 1);
     goabt_stream *s = sched ? goabt_stream_new(sched, goabt_rank_take(0)) : NULL;
     goabt_unit *m = goabt_unit_get(); /* unit memory: a stale handle to it stays readable */
-    if (sched == NULL || s == NULL || m == NULL) return ABT_ERR_MEM;
+    if (sched == NULL || s == NULL || m == NULL) return init_out_of_memory();
     s->is_primary = 1;
     s->thread = 0; /* never joined */
     m->kind = GOABT_ULT;

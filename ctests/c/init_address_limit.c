@@ -1,11 +1,17 @@
 /* ABT_init under an address-space limit (ulimit -v, RLIMIT_AS) too low for the Go runtime,
- * which reserves about 1.4 GiB when it starts: ABT_init returns ABT_ERR_MEM and says in one line
- * on stderr how much room goabt needs, instead of the process dying in the Go runtime's start
- * ("failed to reserve page summary memory", "pthread_create failed", ...), and the process
- * stays usable: with the limit raised, ABT_init starts goabt and ULTs run. Each case runs in a
- * child forked before this process used goabt (its limit is its own), with an alarm. */
+ * which takes about 1.6 GiB when it starts, nearly all of it reserved (README, "ABT_init under
+ * ulimit -v"): ABT_init returns ABT_ERR_MEM and says in one line on stderr the limit goabt
+ * needs, instead of the process dying in the Go runtime's start ("failed to reserve page
+ * summary memory", "pthread_create failed", ...), and the process stays usable: with the limit
+ * raised, ABT_init starts goabt and ULTs run. At the limit the line names, ABT_init starts goabt
+ * or, when the Go runtime started more threads than goabt counts on (a busy machine), returns
+ * ABT_ERR_MEM and says so: it never dies, nor fails without a word; with room for two threads
+ * more than counted (a stack and a malloc arena each), it starts, and the limit named leaves the
+ * Go runtime the headroom goabt keeps it beyond what the start took. Each case runs in a child
+ * forked before this process used goabt (its limit is its own), with an alarm. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -33,19 +39,54 @@ static int use_goabt(void)
     return ABT_finalize() == ABT_SUCCESS ? 0 : 3;
 }
 
-/* The child: limit its address space to what it uses and `room` more, ABT_init; then, with the
- * limit lifted, use goabt. Exit codes: 0 all as expected. */
-static int child(size_t room, int want_init)
+enum { REFUSE, START, START_OR_SAY }; /* what ABT_init must do under the limit */
+
+/* The threads of this process, from /proc/self/status. */
+static long threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[256];
+    long n = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "Threads:", 8) == 0) n = strtol(line + 8, NULL, 10);
+    }
+    if (f != NULL) fclose(f);
+    return n;
+}
+
+/* Whether the limit ABT_init named, need bytes, is no under-count: right after a start, it
+ * leaves the Go runtime the headroom goabt keeps it to grow (core.BulkHeadroom, 96 MiB) beyond
+ * what the process has taken, less what the Go runtime's threads beyond the 5 it starts with
+ * took (a stack and a malloc arena each, 72 MiB). */
+static int leaves_headroom(size_t need)
+{
+    long more = threads() - 1 - 5;
+    size_t extra = more > 0 ? (size_t)more * ((size_t)72 << 20) : 0;
+    size_t used = address_space_used();
+    printf("started: %zu KiB used, %ld threads; the limit named %zu KiB\n", used >> 10,
+           threads(), need >> 10);
+    fflush(stdout); /* the child ends in _exit */
+    return used + ((size_t)96 << 20) <= need + extra;
+}
+
+/* The child: limit its address space to `limit` bytes, ABT_init; after a start, check the limit
+ * named (need bytes) against what the process took; after a refusal and with the limit lifted,
+ * use goabt. Exit codes: 0 all as expected, 20 refused as START_OR_SAY allows. */
+static int child(size_t limit, size_t need, int want)
 {
     struct rlimit saved, r;
     if (getrlimit(RLIMIT_AS, &saved) != 0) return 10;
     r = saved;
-    r.rlim_cur = address_space_used() + room;
+    r.rlim_cur = limit;
     if (setrlimit(RLIMIT_AS, &r) != 0) return 11;
     int rc = ABT_init(0, NULL);
-    if (rc != want_init) return 12;
-    if (rc == ABT_SUCCESS) return use_goabt() == 0 && ABT_finalize() == ABT_SUCCESS ? 0 : 13;
+    if (rc == ABT_SUCCESS && want == START && !leaves_headroom(need)) return 17;
+    if (rc == ABT_SUCCESS && want != REFUSE) {
+        return use_goabt() == 0 && ABT_finalize() == ABT_SUCCESS ? 0 : 13;
+    }
+    if (rc != ABT_ERR_MEM || want == START) return 12;
     if (ABT_initialized() != ABT_ERR_UNINITIALIZED) return 14;
+    if (want == START_OR_SAY) return 20;
     if (setrlimit(RLIMIT_AS, &saved) != 0) return 15;
     return use_goabt() == 0 ? 0 : 16;
 }
@@ -55,7 +96,7 @@ typedef struct {
     char err[4096];
 } outcome_t;
 
-static void run(size_t room, int want_init, outcome_t *o)
+static void run(size_t limit, size_t need, int want, outcome_t *o)
 {
     memset(o, 0, sizeof *o);
     int fds[2];
@@ -66,7 +107,7 @@ static void run(size_t room, int want_init, outcome_t *o)
         alarm(60 * CTEST_SLOW);
         dup2(fds[1], 2);
         close(fds[0]);
-        _exit(child(room, want_init));
+        _exit(child(limit, need, want));
     }
     close(fds[1]);
     size_t got = 0;
@@ -76,7 +117,15 @@ static void run(size_t room, int want_init, outcome_t *o)
     }
     close(fds[0]);
     waitpid(pid, &o->status, 0);
-    printf("room %zu MiB: status %#x, stderr: %s\n", room >> 20, o->status, o->err);
+    printf("limit %zu KiB: status %#x, stderr: %s\n", limit >> 10, o->status, o->err);
+}
+
+/* How many lines goabt said (ASan may add warnings of its own). */
+static int goabt_lines(const char *err)
+{
+    int lines = 0;
+    for (const char *p = strstr(err, "goabt:"); p != NULL; p = strstr(p + 1, "goabt:")) lines++;
+    return lines;
 }
 
 int main(void)
@@ -84,16 +133,32 @@ int main(void)
     /* Nothing of goabt has run here: each child loads the Go core itself. */
     outcome_t o;
     const size_t small[] = {(size_t)100 << 20, (size_t)400 << 20, (size_t)800 << 20, (size_t)1200 << 20};
+    size_t need_kib = 0, more_kib = 0; /* the limit the line names, and the room */
     for (int i = 0; i < 4; i++) {
-        run(small[i], ABT_ERR_MEM, &o);
+        run(address_space_used() + small[i], 0, REFUSE, &o);
         CHECK(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
         CHECK(strstr(o.err, "goabt: the address-space limit (ulimit -v)") != NULL);
-        int lines = 0; /* goabt's (ASan may add warnings of its own) */
-        for (char *p = strstr(o.err, "goabt:"); p != NULL; p = strstr(p + 1, "goabt:")) lines++;
-        CHECK_INT(lines, 1);
+        CHECK_INT(goabt_lines(o.err), 1);
+        const char *more = strstr(o.err, "goabt's Go core needs ");
+        const char *at = strstr(o.err, "raise the limit to at least ");
+        size_t kib = 0, room = 0;
+        CHECK(more != NULL && sscanf(more, "goabt's Go core needs %zu KiB more", &room) == 1);
+        CHECK(at != NULL && sscanf(at, "raise the limit to at least %zu KiB", &kib) == 1);
+        CHECK(more_kib == 0 || room == more_kib); /* the same process, the same room */
+        need_kib = kib;
+        more_kib = room;
     }
-    run((size_t)3 << 30, ABT_SUCCESS, &o); /* room enough */
+    CHECK(need_kib > 1200 * 1024);
+    if (need_kib == 0) return check_summary();
+    /* At the limit named: started, or refused in a line of goabt's own. */
+    run(need_kib << 10, need_kib << 10, START_OR_SAY, &o);
+    CHECK(WIFEXITED(o.status) && (WEXITSTATUS(o.status) == 0 || WEXITSTATUS(o.status) == 20));
+    if (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 20) {
+        CHECK(strstr(o.err, "goabt: the address-space limit (ulimit -v)") != NULL);
+    }
+    /* Room for two threads more than counted: started, and nothing said. */
+    run((need_kib << 10) + ((size_t)144 << 20), need_kib << 10, START, &o);
     CHECK(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
-    CHECK(strstr(o.err, "goabt:") == NULL); /* nothing said */
+    CHECK(strstr(o.err, "goabt:") == NULL);
     return check_summary();
 }
