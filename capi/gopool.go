@@ -42,14 +42,30 @@ func goabt_go_pool_new(name *C.char) C.int {
 	return C.int(goPools.Add(f()))
 }
 
-// goabt_go_pool_push pushes the work unit at unit into pool id, for the stream of rank (-1:
-// no stream).
+// goabt_go_pool_push_pop pushes into pool id the n work units at units[0:n], in order, each for
+// the stream of its rank in ranks[0:n] (-1: no stream), then, if pop is not 0, pops a unit for the
+// stream of rank and returns it (0 if none, or if it did not pop). The engine keeps a pool's
+// pushes in C and hands them over this way, in one crossing, before the pool's next pop
+// (capi/engine/pool_go.c).
 //
-//export goabt_go_pool_push
-func goabt_go_pool_push(id C.int, unit C.uintptr_t, rank C.int) {
-	if p, ok := goPools.Get(int(id)); ok {
-		p.Push(core.Addr(unit), core.Caller{Rank: int(rank)})
+//export goabt_go_pool_push_pop
+func goabt_go_pool_push_pop(id C.int, units *C.uintptr_t, ranks *C.int, n C.int, rank C.int, pop C.int) C.uintptr_t {
+	p, ok := goPools.Get(int(id))
+	if !ok {
+		return 0
 	}
+	if n > 0 {
+		rs := unsafe.Slice(ranks, int(n))
+		for i, u := range unsafe.Slice(units, int(n)) {
+			p.Push(core.Addr(u), core.Caller{Rank: int(rs[i])})
+		}
+	}
+	if pop != 0 {
+		if u, ok := p.Pop(core.Caller{Rank: int(rank)}); ok {
+			return C.uintptr_t(u)
+		}
+	}
+	return 0
 }
 
 // goabt_go_pool_pop pops a work unit from pool id for the stream of rank; 0 if none.

@@ -9,8 +9,12 @@
  * through its ops, which cross the gate into the Go pool (capi/gopool.go). Its pool units are
  * the work units themselves, so a unit costs the pool no create_unit, free_unit or table entry.
  * The engine counts its units in C (pool->counted): the emptiness checks idle streams make on
- * every round, and a pop from an empty pool, never cross into Go; a push and a successful pop
- * cross once each.
+ * every round, and a pop from an empty pool, never cross into Go. A push does not cross either:
+ * it is kept in the pool's C buffer (struct go_pool), in order with the pusher's rank, and the
+ * buffer is handed to the Go pool in one crossing before anything asks the pool something (the
+ * next pop, which crosses anyway, a removal, a listing, the free) or when it is full. The Go
+ * pool sees the same calls, in the same order, with the same callers; each Push only comes
+ * later, and from the thread that hands the buffer over. A successful pop crosses once.
  *
  * A Go scheduler is goabt's loop (idle sleep, wake-ups, finish and exit requests, the main ULT's
  * hand-over) whose choice of pool is the Go policy's, the kind goabt_sched_go_ops (scheduler.h,
@@ -18,6 +22,7 @@
  * per unit run; on the system stack, where the gate is a plain call) and pops from it. A
  * scheduler of one pool never asks: there is nothing to choose. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include "gocalls.h"
 #include "goabt.h"
@@ -30,8 +35,33 @@
 #include "unit.h"
 #include "wait.h"
 
-/* A Go pool's core.Pool id, kept as its kind state (pool.h). */
-static inline int go_id_of(const goabt_pool *p) { return (int)(intptr_t)p->kind_state; }
+/* Pushes a Go pool keeps in C before it hands them over: one crossing per this many pushes at
+ * most (a ULT creating a batch of ULTs, a yield's push before the pop that follows it). */
+#define GO_PUSH_BATCH 64
+
+/* A batch of pushes not yet handed to the Go pool, oldest first. */
+struct go_pushes {
+    int n;
+    int ranks[GO_PUSH_BATCH];
+    uintptr_t units[GO_PUSH_BATCH];
+};
+
+/* A Go pool's kind state (pool.h): its core.Pool id and its pushes not yet in Go. Pushers fill
+ * bufs[filling] under lock. Whoever hands pushes over sets delivering, swaps the buffers, and
+ * crosses with the one it took after releasing lock; others that would deliver meanwhile wait
+ * for delivering to clear, so batches reach Go in the order they were filled. */
+struct go_pool {
+    int id;
+    int lock;       /* spinlock: filling, delivering, undelivered, and bufs[filling] */
+    int filling;    /* the buffer pushes go to; the other is empty or being handed over */
+    int delivering; /* someone hands bufs[!filling] over */
+    /* Pushes not yet handed to Go, read without lock too: 0, a pop need not deliver. */
+    long undelivered;
+    struct go_pushes bufs[2];
+};
+
+static inline struct go_pool *go_state_of(const goabt_pool *p) { return p->kind_state; }
+static inline int go_id_of(const goabt_pool *p) { return go_state_of(p)->id; }
 
 /* The rank of the calling stream, or -1 on a thread that is no stream: a Go pool may keep its
  * units by stream (core.Caller). */
@@ -51,16 +81,26 @@ struct go_call {
     const char *name;
 };
 
-static void push_gated(void *a)
-{
-    struct go_call *c = a;
-    if (goabt_go_available()) goabt_go.pool_push(c->id, c->unit, c->rank);
-}
+/* Hands pushes over, then pops if asked. */
+struct push_pop_call {
+    int id;
+    int rank;
+    int pop;
+    struct go_pushes *pushes; /* NULL: none */
+    uintptr_t unit;           /* popped */
+};
 
-static void pop_gated(void *a)
+static void push_pop_gated(void *a)
 {
-    struct go_call *c = a;
-    c->unit = goabt_go_available() ? goabt_go.pool_pop(c->id, c->rank) : 0;
+    struct push_pop_call *c = a;
+    c->unit = 0;
+    if (!goabt_go_available()) return;
+    if (c->pushes != NULL && c->pushes->n > 0) {
+        c->unit = goabt_go.pool_push_pop(c->id, c->pushes->units, c->pushes->ranks, c->pushes->n,
+                                         c->rank, c->pop);
+    } else if (c->pop) {
+        c->unit = goabt_go.pool_pop(c->id, c->rank);
+    }
 }
 
 static void remove_gated(void *a)
@@ -139,18 +179,62 @@ static size_t go_size(goabt_pool *p)
     return n > 0 ? (size_t)n : 0;
 }
 
+/* Hands g's pushes to the Go pool, in the order they were made, then pops for rank if pop is
+ * set: the unit popped, or 0. With undelivered 0, a pop crosses without the lock: every push
+ * counted before it was handed over (the count drops after the Go pool has it). */
+static uintptr_t go_deliver(struct go_pool *g, int pop, int rank)
+{
+    struct push_pop_call c = {.id = g->id, .rank = rank, .pop = pop};
+    if (__atomic_load_n(&g->undelivered, __ATOMIC_ACQUIRE) == 0) {
+        if (pop) goabt_gate(push_pop_gated, &c);
+        return c.unit;
+    }
+    for (unsigned spins = 0;; spins++) {
+        goabt_spin_lock(&g->lock);
+        if (!g->delivering) break;
+        goabt_spin_unlock(&g->lock);
+        goabt_backoff(spins); /* another thread is in Go with the batch before */
+    }
+    g->delivering = 1;
+    c.pushes = &g->bufs[g->filling];
+    g->filling ^= 1;
+    goabt_spin_unlock(&g->lock);
+    goabt_gate(push_pop_gated, &c);
+    int n = c.pushes->n;
+    c.pushes->n = 0;
+    goabt_spin_lock(&g->lock);
+    __atomic_store_n(&g->undelivered, g->undelivered - n, __ATOMIC_RELEASE);
+    g->delivering = 0;
+    goabt_spin_unlock(&g->lock);
+    return c.unit;
+}
+
 static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
 {
     (void)ctx;
-    GOABT_ASSERT(go_id_of(p) != 0); /* a Go pool's pushes come through its ops */
+    struct go_pool *g = go_state_of(p);
+    GOABT_ASSERT(g != NULL && g->id != 0); /* a Go pool's pushes come through its ops */
     goabt_unit_drop_pool_unit(u); /* a user pool's unit it still had (the unit is its own) */
     goabt_pool_member_queued(p, u);
-    struct go_call c = {.id = go_id_of(p), .rank = caller_rank(), .unit = (uintptr_t)u};
-    goabt_gate(push_gated, &c);
-    /* Counted after the push: a pop that sees the count finds the unit. Then one caller of
-     * go_pop_wait, as pool.c's push wakes one for built-in pools (the count here and the
-     * waiter's listing there are each written before the other is read, sequentially
-     * consistent: one side sees the other). */
+    int rank = caller_rank();
+    for (;;) {
+        goabt_spin_lock(&g->lock);
+        struct go_pushes *b = &g->bufs[g->filling];
+        if (b->n < GO_PUSH_BATCH) {
+            b->units[b->n] = (uintptr_t)u;
+            b->ranks[b->n] = rank;
+            b->n++;
+            __atomic_store_n(&g->undelivered, g->undelivered + 1, __ATOMIC_RELAXED);
+            goabt_spin_unlock(&g->lock);
+            break;
+        }
+        goabt_spin_unlock(&g->lock);
+        go_deliver(g, 0, rank); /* full: hand it over and try again */
+    }
+    /* Counted after the push is buffered (a pop that sees the count delivers it first, or finds
+     * it in Go). Then one caller of go_pop_wait, as pool.c's push wakes one for built-in pools
+     * (the count here and the waiter's listing there are each written before the other is
+     * read, sequentially consistent: one side sees the other). */
     __atomic_add_fetch(&p->counted, 1, __ATOMIC_SEQ_CST);
     goabt_pool_wake_pop_waiter(p);
     goabt_pool_pushed(p, counted);
@@ -160,11 +244,10 @@ static goabt_unit *go_pop(goabt_pool *p, ABT_pool_context ctx)
 {
     (void)ctx;
     if (__atomic_load_n(&p->counted, __ATOMIC_ACQUIRE) <= 0) return NULL;
-    struct go_call c = {.id = go_id_of(p), .rank = caller_rank()};
-    goabt_gate(pop_gated, &c);
-    if (c.unit == 0) return NULL;
+    uintptr_t unit = go_deliver(go_state_of(p), 1, caller_rank());
+    if (unit == 0) return NULL;
     __atomic_sub_fetch(&p->counted, 1, __ATOMIC_ACQ_REL);
-    goabt_unit *u = (goabt_unit *)c.unit;
+    goabt_unit *u = (goabt_unit *)unit;
     goabt_pool_member_dequeued(u);
     return u;
 }
@@ -192,6 +275,7 @@ static goabt_unit *go_pop_wait(goabt_pool *p, double secs, double abstime, ABT_p
 static int go_remove(goabt_pool *p, goabt_unit *u)
 {
     if (u->pool != p || !goabt_pool_member_queued_outside(u)) return 0;
+    go_deliver(go_state_of(p), 0, -1); /* u may be among the pushes still in C */
     struct go_call c = {.id = go_id_of(p), .unit = (uintptr_t)u};
     goabt_gate(remove_gated, &c);
     if (c.result != 1) return 0;
@@ -212,6 +296,7 @@ static int go_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_
                         void (*unit_fn)(void *, ABT_unit))
 {
     if (!goabt_pool_can(p, GOABT_POOL_CAN_LIST)) return ABT_ERR_POOL;
+    go_deliver(go_state_of(p), 0, -1); /* the pushes still in C are the pool's too */
     struct units_call c = {.id = go_id_of(p)};
     goabt_gate(units_gated, &c); /* how many */
     for (int tries = 0; c.total > 0 && tries < 8; tries++) {
@@ -240,8 +325,10 @@ static int go_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_
 
 static void go_free(goabt_pool *p)
 {
-    GOABT_ASSERT(go_id_of(p) != 0);
-    struct go_call c = {.id = go_id_of(p)};
+    struct go_pool *g = go_state_of(p);
+    GOABT_ASSERT(g != NULL && g->id != 0);
+    go_deliver(g, 0, -1); /* none when counted empty, as the engine frees it */
+    struct go_call c = {.id = g->id};
     goabt_gate(pool_free_gated, &c);
     if (c.result != 0) {
         /* The engine counted it empty (it frees no pool with units): the Go pool kept some. */
@@ -249,6 +336,7 @@ static void go_free(goabt_pool *p)
                 c.result);
     }
     p->kind_state = NULL;
+    free(g);
 }
 
 static int go_pool_info_kind(const goabt_pool *p)
@@ -282,12 +370,15 @@ int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **
     goabt_gate(caps_gated, &c);
     unsigned caps = GOABT_POOL_CAN_SIZE | ((c.result & CAP_REMOVE) ? GOABT_POOL_CAN_REMOVE : 0) |
                     ((c.result & CAP_LIST) ? GOABT_POOL_CAN_LIST : 0);
-    goabt_pool *p = goabt_pool_new(&goabt_go_pool_ops, caps, -1, access, automatic);
+    struct go_pool *g = calloc(1, sizeof *g);
+    goabt_pool *p = g != NULL ? goabt_pool_new(&goabt_go_pool_ops, caps, -1, access, automatic) : NULL;
     if (p == NULL) {
+        free(g);
         goabt_gate(pool_free_gated, &c);
         return ABT_ERR_MEM;
     }
-    p->kind_state = (void *)(intptr_t)c.id;
+    g->id = c.id;
+    p->kind_state = g;
     *out = p;
     return ABT_SUCCESS;
 }

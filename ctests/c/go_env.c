@@ -13,6 +13,9 @@
  *    one pushed earlier by an external thread under the work-stealing pool (own queue first),
  *    after it under the FIFO; ABT_pool_get_size, ABT_pool_remove, ABT_pool_pop_wait (nothing
  *    after its time; a unit pushed meanwhile by another thread), ABT_thread_yield_to;
+ *  - by hand, more units than a Go pool keeps in C before handing them over (200 ULTs created
+ *    into it, engine/pool_go.c): the size, ABT_pool_print_all_threads and ABT_pool_remove of
+ *    the last one see them all, and popping gives the others back in the order they were made;
  *  - after ABT_finalize, ABT_init with GOABT_POOL or GOABT_SCHED naming nothing registered
  *    returns ABT_ERR_INV_ARG, and works again once they are put back.
  * Every wait is bounded.
@@ -136,6 +139,55 @@ static void by_hand(ABT_pool served)
     CHECK_INT(ABT_pool_free(&u), ABT_SUCCESS);
 }
 
+/* Many by hand: more pushes than a Go pool buffers in C (GO_PUSH_BATCH, 64), all from this
+ * stream, so the same order out of the work-stealing pool as of the FIFO. */
+#define MANY 200
+
+static void count_thread(void *arg, ABT_thread t)
+{
+    (void)t;
+    (*(int *)arg)++;
+}
+
+static void many_by_hand(void)
+{
+    printf("-- many by hand\n");
+    static ABT_thread made[MANY];
+    ABT_pool u;
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &u), ABT_SUCCESS);
+    for (int i = 0; i < MANY; i++) {
+        CHECK_INT(ABT_thread_create(u, nothing, NULL, ABT_THREAD_ATTR_NULL, &made[i]), ABT_SUCCESS);
+    }
+    size_t size = 0;
+    CHECK_INT(ABT_pool_get_size(u, &size), ABT_SUCCESS);
+    CHECK_INT(size, MANY);
+    int listed = 0;
+    CHECK_INT(ABT_pool_print_all_threads(u, &listed, count_thread), ABT_SUCCESS);
+    CHECK_INT(listed, MANY);
+    /* The last one made: still among the pushes a Go pool keeps in C. */
+    ABT_unit last = ABT_UNIT_NULL;
+    CHECK_INT(ABT_thread_get_unit(made[MANY - 1], &last), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_remove(u, last), ABT_SUCCESS);
+    int in_order = 1;
+    for (int i = 0; i < MANY - 1; i++) {
+        ABT_thread got = ABT_THREAD_NULL;
+        CHECK_INT(ABT_pool_pop_thread(u, &got), ABT_SUCCESS);
+        in_order &= got == made[i];
+    }
+    CHECK(in_order);
+    ABT_thread none = (ABT_thread)1;
+    CHECK_INT(ABT_pool_pop_thread(u, &none), ABT_SUCCESS);
+    CHECK(none == ABT_THREAD_NULL);
+    CHECK_INT(ABT_pool_free(&u), ABT_SUCCESS);
+    /* Run and free them where a scheduler serves them. */
+    ABT_xstream self;
+    ABT_pool mine;
+    CHECK_INT(ABT_xstream_self(&self), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(self, 1, &mine), ABT_SUCCESS);
+    for (int i = 0; i < MANY; i++) CHECK_INT(ABT_pool_push_thread(mine, made[i]), ABT_SUCCESS);
+    for (int i = 0; i < MANY; i++) CHECK_INT(ABT_thread_free(&made[i]), ABT_SUCCESS);
+}
+
 /* yield_to: a ULT creates another into its own stream's pool and yields to it; it runs at once
  * (taken out of the pool), before anything else. */
 static int target_ran;
@@ -210,6 +262,7 @@ int main(void)
     for (int i = 0; i < 2; i++) CHECK_INT(ABT_pool_free(&q[i]), ABT_SUCCESS);
 
     by_hand(pools[1]);
+    many_by_hand();
     yield_to();
 
     for (int i = 1; i < NSTREAMS; i++) CHECK_INT(ABT_xstream_free(&streams[i]), ABT_SUCCESS);
