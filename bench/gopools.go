@@ -19,10 +19,10 @@ var goPoolRows = []struct {
 	goOp, cOp string
 	crossings float64
 }{
-	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_1_ws", "gopool_ult_1_fifo", 2},
-	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_2_ws", "gopool_ult_2_fifo", 2},
+	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_1_ws", "gopool_ult_1_fifo", 1},
+	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_2_ws", "gopool_ult_2_fifo", 1},
 	{"ULT create + join + free, PRIO of 2 pools, Go deadline vs predefined", "gopool_prio_deadline", "gopool_prio_basic", 1},
-	{"push + pop by hand, Go pool ws vs C FIFO", "gopool_pushpop_ws", "gopool_pushpop_fifo", 2},
+	{"push + pop by hand, Go pool ws vs C FIFO", "gopool_pushpop_ws", "gopool_pushpop_fifo", 1},
 }
 
 // userPoolRows are the rows of the user pool table: ULT create + join + free and a push + pop by
@@ -125,17 +125,19 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 			nsNum(diff), gr.crossings, nsNum(diff/gr.crossings))
 	}
 	_ = tw.Flush()
-	crossing := "One crossing, without the Go code: (push + pop: Go - C - Go code alone) / 2 (the push + pop row, not run)."
+	crossing := "One crossing, without the Go code: push + pop: Go - C - Go code alone (the push + pop row, not run)."
 	if !math.IsNaN(perCrossingPushPop) {
-		crossing = fmt.Sprintf("One crossing, without the Go code: (push + pop: Go - C - Go code alone) / 2 = %s ns.",
+		crossing = fmt.Sprintf("One crossing, without the Go code: push + pop: Go - C - Go code alone = %s ns.",
 			nsNum(perCrossingPushPop))
 	}
 	printUserPools(w, byOp, s, m, rounds, &v)
 	for _, n := range []string{
 		"C: goabt's C FIFO pool (GOABT_POOL unset) or its predefined scheduler (GOABT_SCHED unset);",
 		"  Go: the same program with GOABT_POOL=ws or GOABT_SCHED=deadline, set before its ABT_init.",
-		"Crossings: calls from C into Go per operation. A Go pool: its push, and its pop that finds the",
-		"  unit (the engine counts a Go pool's units in C: empty pools are never asked). A Go scheduler:",
+		"Crossings: calls from C into Go per operation. A Go pool: its pop that finds the unit, which",
+		"  first hands over the pushes the engine kept in C since the pool was last asked (up to 64: a",
+		"  push crosses on its own only when 64 wait, its share left out of the count); the engine counts",
+		"  a Go pool's units in C, so empty pools are never asked. A Go scheduler:",
 		"  one pick per unit run, when it has two pools or more (a scheduler of one pool is not asked).",
 		"  The main ULT's own pushes and pops, once per 256 ULTs, are left out of the count.",
 		fmt.Sprintf("Go code alone, measured in this process without C: ws Push + Pop %.1f ns; deadline", pushPopAlone),
