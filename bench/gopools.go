@@ -143,10 +143,10 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		fmt.Sprintf("Go code alone, measured in this process without C: ws Push + Pop %.1f ns; deadline", pushPopAlone),
 		fmt.Sprintf("  Pick between two pools holding units %.1f ns (its clock read included).", pickAlone),
 		crossing,
-		"  A crossing is the gate (capi/engine/pool_go.c), then the Go runtime's entry from a C thread",
-		"  (cgocallback: exitsyscall, reentersyscall), which takes one lock on every call from a thread",
-		"  that runs no Go (a receive on the closed channel main_init_done, golang/go#77522): streams",
-		"  crossing at once contend on that lock.",
+		"  A crossing is the gate (capi/engine/pool_go.c; in that row, with the push kept in C), then the",
+		"  Go runtime's entry from a C thread (cgocallback: exitsyscall, reentersyscall), which takes one",
+		"  lock on every call from a thread that runs no Go (a receive on the closed channel",
+		"  main_init_done, golang/go#77522): streams crossing at once contend on that lock.",
 	} {
 		fmt.Fprintln(w, n)
 	}
