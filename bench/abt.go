@@ -30,6 +30,7 @@ func abtSuite(root string, native impl) suite {
 		"migrate_2":      {"ULT migration round trip between 2 streams", true},
 		"init_finalize":  {"ABT_init + ABT_finalize", true},
 		"cold_init":      {"a process's first ABT_init", true},
+		"cold_vsize":     {"its virtual size then, in KiB (not ns)", false},
 		"cold_first_ult": {"a process's first ULT create + join + free", true},
 	}
 	s.targets = map[string]float64{
@@ -52,6 +53,7 @@ func abtSuite(root string, native impl) suite {
 		"  In goabt each move wakes the other stream if it slept.",
 		"Cold start: 21 fresh processes per round, each timing its first ABT_init and then its first",
 		"  ULT; the median. goabt's first ABT_init loads and starts its Go core (libgoabt-go.so).",
+		"  Virtual size: VmSize of /proc/self/status in those processes right after ABT_init, KiB.",
 	}
 	return s
 }

@@ -38,6 +38,8 @@
  *   init_finalize  ABT_init + ABT_finalize, outside any other initialization; ns per cycle
  *   cold_init      a process's first ABT_init: COLD_RUNS fresh processes (this program run again
  *                  as `abt_bench --cold-child`), each timing its first ABT_init; the median
+ *   cold_vsize     the same processes' virtual size (VmSize) right after that ABT_init: in KiB,
+ *                  not ns (the address space a runtime reserves is what ulimit -v limits)
  *   cold_first_ult the same processes' first ULT after it: ABT_thread_create into the primary's
  *                  main pool and ABT_thread_free (which joins), timed together; the median
  *
@@ -383,13 +385,28 @@ static uint64_t run_init_finalize(uint64_t n)
 
 #define COLD_RUNS 21
 
-/* In a fresh process: times the first ABT_init, then the first ULT (create + free), and prints
- * the two figures in ns. */
+/* The process's virtual size in KiB (VmSize of /proc/self/status), 0 if it cannot be read. */
+static unsigned long long vm_size_kib(void)
+{
+    unsigned long long kib = 0;
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL) return 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (sscanf(line, "VmSize: %llu kB", &kib) == 1) break;
+    }
+    fclose(f);
+    return kib;
+}
+
+/* In a fresh process: times the first ABT_init, reads the virtual size then, times the first ULT
+ * (create + free), and prints the three figures (ns, KiB, ns). */
 static int cold_child(void)
 {
     uint64_t t0 = now_ns();
     CHECK(ABT_init(0, NULL));
     uint64_t t1 = now_ns();
+    unsigned long long vsize = vm_size_kib();
     ABT_xstream self;
     ABT_pool pool;
     CHECK(ABT_xstream_self(&self));
@@ -405,15 +422,15 @@ static int cold_child(void)
         return 1;
     }
     CHECK(ABT_finalize());
-    printf("%llu %llu\n", (unsigned long long)(t1 - t0), (unsigned long long)(t3 - t2));
+    printf("%llu %llu %llu\n", (unsigned long long)(t1 - t0), vsize, (unsigned long long)(t3 - t2));
     return 0;
 }
 
-/* cold_init and cold_first_ult: COLD_RUNS fresh processes, one after another; prints the median
- * of the figure name asks for. */
+/* cold_init, cold_vsize and cold_first_ult: COLD_RUNS fresh processes, one after another; prints
+ * the median of the figure name asks for. */
 static void bench_cold(const char *name)
 {
-    int first_ult = strcmp(name, "cold_first_ult") == 0;
+    int which = strcmp(name, "cold_init") == 0 ? 0 : strcmp(name, "cold_vsize") == 0 ? 1 : 2;
     char self_path[4096], cmd[4200];
     ssize_t len = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
     if (len <= 0) {
@@ -425,13 +442,13 @@ static void bench_cold(const char *name)
     double ns[COLD_RUNS];
     for (int r = 0; r < COLD_RUNS; r++) {
         FILE *f = popen(cmd, "r");
-        unsigned long long init_ns = 0, ult_ns = 0;
-        int got = f != NULL ? fscanf(f, "%llu %llu", &init_ns, &ult_ns) : 0;
-        if (f == NULL || pclose(f) != 0 || got != 2) {
+        unsigned long long fig[3] = {0, 0, 0};
+        int got = f != NULL ? fscanf(f, "%llu %llu %llu", &fig[0], &fig[1], &fig[2]) : 0;
+        if (f == NULL || pclose(f) != 0 || got != 3) {
             fprintf(stderr, "cold start: run %d of %s failed\n", r, cmd);
             exit(1);
         }
-        ns[r] = (double)(first_ult ? ult_ns : init_ns);
+        ns[r] = (double)fig[which];
     }
     qsort(ns, COLD_RUNS, sizeof ns[0], cmp_double);
     printf("op=%s threads=1 ns=%.0f\n", name, ns[COLD_RUNS / 2]);
@@ -1276,6 +1293,7 @@ static const struct {
     {"migrate_2", run_migrate, 2, 64, 1, KEY_NONE, 0, NULL},
     {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0, NULL},
     {"cold_init", NULL, 1, 0, 0, KEY_NONE, 0, NULL}, /* no fn, no key: bench_cold */
+    {"cold_vsize", NULL, 1, 0, 0, KEY_NONE, 0, NULL},
     {"cold_first_ult", NULL, 1, 0, 0, KEY_NONE, 0, NULL},
 #define KEY_ROWS(name, op)                                                                         \
     {name "_1", NULL, 1, 1, 1, op, 0, NULL}, {name "_2", NULL, 2, 1, 1, op, 0, NULL}
