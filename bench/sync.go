@@ -16,7 +16,7 @@ var syncOps = []struct {
 	{"sync_floor", "floor: 2 locked RMW of one word (no Argobots call)", false},
 	{"sync_mutex", "mutex lock + unlock, in a ULT", true},
 	{"sync_mutex_main", "mutex lock + unlock, in the main ULT", true},
-	{"sync_mutex_handoff", "mutex handed between 2 ULTs, per lock", true},
+	{"sync_mutex_handoff", "mutex handed between 2 ULTs, per contended lock", true},
 	{"sync_cond", "cond ping-pong, 2 ULTs, per hand-off", true},
 	{"sync_eventual", "eventual create + set + wait + free", true},
 	{"sync_eventual_trip", "eventual round trip between 2 ULTs", true},
@@ -55,16 +55,18 @@ func syncSuite(root string, native impl) suite {
 	s.notes = []string{
 		"Each run makes its objects, forks its ULTs into the streams' pools (1 stream: the primary's; the",
 		"  main ULT waits in ABT_thread_free) and frees them; the figure is the run's wall time over its",
-		"  operations. floor: two atomic exchanges of one word in the main thread, no Argobots call: what",
-		"  two locked read-modify-writes cost on this machine (goabt's uncontended lock + unlock makes",
-		"  two); not judged, its ratio is this run's noise. mutex: lock + unlock around an increment of a",
-		"  shared counter. handed: each ULT locks, yields (the other then waits for the mutex) and",
-		"  unlocks; ns per lock of either ULT. goabt hands the mutex to a waiter that has lost it for",
-		"  1 ms (none starves), and a ULT finding the mutex held yields and looks again (16 times) before",
-		"  it parks; who takes the mutex after an unlock may differ between the two implementations, so",
-		"  this row compares the cost of the same program, not the same sequence of locks. The lines",
-		"  on it below say, for each, how often the mutex changed hands, when the first ULT ended, and",
-		"  ns per lock until then, while both ULTs wanted the mutex.",
+		"  operations (handed: see below). floor: two atomic exchanges of one word in the main thread, no",
+		"  Argobots call: what two locked read-modify-writes cost on this machine (goabt's uncontended",
+		"  lock + unlock makes two); not judged, its ratio is this run's noise. mutex: lock + unlock",
+		"  around an increment of a shared counter. handed: each ULT locks, yields (the other then waits",
+		"  for the mutex) and unlocks; ns per lock while both ULTs want the mutex: from the start until",
+		"  the first ULT to finish made its last unlock, over the locks of both until then (the other",
+		"  then locks alone, uncontended). goabt hands the mutex to a waiter that has lost it for 1 ms",
+		"  (none starves), and a ULT finding the mutex held yields and looks again (16 times) before it",
+		"  parks; who takes the mutex after an unlock may differ between the two implementations, so",
+		"  this row compares the cost of the same program, not the same sequence of locks. The lines on",
+		"  it below say, for each, how often the mutex changed hands, when the first ULT ended, and ns",
+		"  per lock over the whole run, the locks made alone included.",
 		"cond: a turn is lock, ABT_cond_wait while it is the other ULT's turn, pass the turn, signal,",
 		"  unlock; ns per turn. eventual: 8 bytes, set to the iteration and read back; the round trip:",
 		"  ULT 0 sets one eventual and waits on a second, ULT 1 waits on the first, resets it and sets",
@@ -98,7 +100,8 @@ func spreadNote(r row, rounds []map[string]string) string {
 // often the mutex went from one ULT to the other (per 1000 locks), when the first ULT to finish
 // did (a fraction of the run: 1.00, they took turns to the end; 0.50, one made all its locks
 // while the other waited, then the other made its own alone, without a rival), and ns per lock
-// until then, while both ULTs wanted the mutex.
+// over the whole run, those made alone included (the row's figure counts the locks until then,
+// while both ULTs wanted the mutex).
 func handoffNote(r row, goabt, ref []map[string]string, refName string) string {
 	type side struct {
 		name   string
@@ -106,12 +109,12 @@ func handoffNote(r row, goabt, ref []map[string]string, refName string) string {
 	}
 	var parts []string
 	for _, sd := range []side{{"goabt", goabt}, {refName, ref}} {
-		h, e, b := spread(sd.rounds, "handovers"), spread(sd.rounds, "first_end"), spread(sd.rounds, "both_ns")
+		h, e, b := spread(sd.rounds, "handovers"), spread(sd.rounds, "first_end"), spread(sd.rounds, "all_ns")
 		if math.IsNaN(h[0]) || math.IsNaN(e[0]) || math.IsNaN(b[0]) {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("  %s: %.2f to %.2f handovers per 1000 locks; the first ULT done at %.2f to %.2f\n"+
-			"    of the run, %.1f to %.1f ns per lock until then", sd.name, h[0], h[1], e[0], e[1], b[0], b[1]))
+			"    of the run, %.1f to %.1f ns per lock over the whole run", sd.name, h[0], h[1], e[0], e[1], b[0], b[1]))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -97,10 +97,13 @@
  *   sync_mutex_main     the same in the main ULT
  *   sync_mutex_handoff  two ULTs, n times each: lock, note itself as the holder, ABT_thread_yield
  *                       (the other ULT then waits for the mutex), check that it is still the
- *                       holder, counter++, unlock; ns per lock (2n). The line also gives
- *                       handovers=: the times the mutex went from one ULT to the other, per
- *                       1000 locks; first_end=: when the first ULT to finish did, as a
- *                       fraction of the run; both_ns=: ns per lock until then
+ *                       holder, counter++, unlock; ns per lock while both ULTs want the mutex:
+ *                       from the start until the first ULT to finish made its last unlock,
+ *                       over the locks made by then (once one ULT is done, the other locks
+ *                       alone, uncontended: not a hand-off). The line also gives handovers=:
+ *                       the times the mutex went from one ULT to the other, per 1000 locks;
+ *                       first_end=: when the first ULT to finish did, as a fraction of the
+ *                       run; all_ns=: ns per lock over the whole run (2n locks)
  *   sync_cond           two ULTs, n turns each: lock, ABT_cond_wait while it is the other's
  *                       turn, pass the turn, counter++, ABT_cond_signal, unlock; ns per turn (2n)
  *   sync_eventual       one ULT: n times ABT_eventual_create (8 bytes), set to the iteration,
@@ -798,6 +801,9 @@ static volatile uint64_t sync_arrived[2]; /* barrier: the pass each unit last ar
 
 /* What the last run adds to its op= line (sync_mutex_4x4: the spread of the units' locks). */
 static char run_note[96];
+/* The last run's figure when it is not its wall time over the operations it returned
+ * (sync_mutex_handoff: ns per lock while both ULTs wanted the mutex); 0: it is. */
+static double run_ns;
 
 static void sync_fail(const char *what, const char *why, unsigned long long got,
                       unsigned long long want)
@@ -1081,11 +1087,12 @@ static uint64_t run_mutex(uint64_t n) { return run_mutex_with(n, 1, mutex_body, 
 
 static uint64_t run_mutex_main(uint64_t n) { return run_mutex_with(n, 0, NULL, n); }
 
-/* Its note says how the locks went: handovers=, the times per 1000 locks that the mutex went
- * from one ULT to the other; first_end=, when the first ULT to finish made its last unlock, as
- * a fraction of the run (near 1: they took turns to the end; near 0.5: one made its n locks
- * while the other waited, then the other made its n alone); both_ns=, ns per lock until then,
- * while both ULTs wanted the mutex. */
+/* Its figure is ns per lock until the first ULT to finish made its last unlock, while both
+ * ULTs wanted the mutex. Its note says how the locks went: handovers=, the times per 1000 locks
+ * that the mutex went from one ULT to the other; first_end=, when that last unlock came, as a
+ * fraction of the run (near 1: they took turns to the end; near 0.5: one made its n locks
+ * while the other waited, then the other made its n alone); all_ns=, ns per lock over the
+ * whole run, the locks made alone included. */
 static uint64_t run_mutex_handoff(uint64_t n)
 {
     sync_holder = -1;
@@ -1097,9 +1104,10 @@ static uint64_t run_mutex_handoff(uint64_t n)
     uint64_t first = sync_units[0].end_ns < sync_units[1].end_ns ? sync_units[0].end_ns
                                                                  : sync_units[1].end_ns;
     uint64_t both = sync_units[0].both + sync_units[1].both; /* one of them is 0 */
-    snprintf(run_note, sizeof run_note, " handovers=%.3f first_end=%.3f both_ns=%.3f",
+    run_ns = (double)(first - t0) / (double)both;
+    snprintf(run_note, sizeof run_note, " handovers=%.3f first_end=%.3f all_ns=%.3f",
              (double)handovers * 1000.0 / (double)(2 * n),
-             (double)(first - t0) / (double)(t1 - t0), (double)(first - t0) / (double)both);
+             (double)(first - t0) / (double)(t1 - t0), (double)(t1 - t0) / (double)(2 * n));
     return 2 * n;
 }
 
@@ -1207,10 +1215,11 @@ static const char *probe_barrier(void)
 /* One run of n rounds; returns ns per operation and sets *elapsed. */
 static double run_once(run_fn fn, uint64_t n, uint64_t *elapsed)
 {
+    run_ns = 0;
     uint64_t t0 = now_ns();
     uint64_t ops = fn(n);
     *elapsed = now_ns() - t0;
-    return (double)*elapsed / (double)ops;
+    return run_ns > 0 ? run_ns : (double)*elapsed / (double)ops;
 }
 
 static void bench(const char *name, int streams, run_fn fn, uint64_t n)
