@@ -254,3 +254,32 @@ func TestTestingDocStatesEachTablesRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestHandoffNoteReadsWhatTheBenchmarkPrints: the hand-off row's note is made from the fields
+// abt_bench.c's run_mutex_handoff writes after ns= (read from its source here), so a field
+// renamed on one side only leaves the note out instead of showing it.
+func TestHandoffNoteReadsWhatTheBenchmarkPrints(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("c", "abt_bench.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	format := regexp.MustCompile(`(?s)static uint64_t run_mutex_handoff\(.*?snprintf\(run_note, sizeof run_note, "([^"]*)"`).FindSubmatch(src)
+	if format == nil {
+		t.Fatal("no snprintf of run_note in run_mutex_handoff")
+	}
+	fields := map[string]string{}
+	for i, kv := range strings.Fields(string(format[1])) {
+		key, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			t.Fatalf("field %q of the note has no '='", kv)
+		}
+		fields[key] = strconv.Itoa(i + 7) // 7, 8, 9: told apart in the note
+	}
+	r := row{"sync_mutex_handoff", "1"}
+	note := handoffNote(r, []map[string]string{fields}, []map[string]string{fields}, "native")
+	for _, want := range []string{"goabt: 7.00 to 7.00 handovers", "done at 8.00 to 8.00", "9.0 to 9.0 ns per lock over the whole run", "native: 7.00"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q lacks %q (fields printed: %v)", note, want, fields)
+		}
+	}
+}
