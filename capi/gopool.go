@@ -43,13 +43,14 @@ func goabt_go_pool_new(name *C.char) C.int {
 }
 
 // goabt_go_pool_push_pop pushes into pool id the n work units at units[0:n], in order, each for
-// the stream of its rank in ranks[0:n] (-1: no stream), then, if pop is not 0, pops a unit for the
-// stream of rank and returns it (0 if none, or if it did not pop). The engine keeps a pool's
-// pushes in C and hands them over this way, in one crossing, before the pool's next pop
-// (capi/engine/pool_go.c).
+// the stream of its rank in ranks[0:n] (-1: no stream), then pops up to max units for the
+// stream of rank into out[0:max] and returns how many. More than one only from a core.Batcher
+// (goabt_go_pool_caps: capBatch), whose PopBatch it calls when max > 1. The engine keeps a pool's
+// pushes in C and hands them over this way, in one crossing, before the pool's next pop, and
+// keeps the units of a batch in C too (capi/engine/pool_go.c).
 //
 //export goabt_go_pool_push_pop
-func goabt_go_pool_push_pop(id C.int, units *C.uintptr_t, ranks *C.int, n C.int, rank C.int, pop C.int) C.uintptr_t {
+func goabt_go_pool_push_pop(id C.int, units *C.uintptr_t, ranks *C.int, n C.int, rank C.int, out *C.uintptr_t, max C.int) C.int {
 	p, ok := goPools.Get(int(id))
 	if !ok {
 		return 0
@@ -60,22 +61,34 @@ func goabt_go_pool_push_pop(id C.int, units *C.uintptr_t, ranks *C.int, n C.int,
 			p.Push(core.Addr(u), core.Caller{Rank: int(rs[i])})
 		}
 	}
-	if pop != 0 {
-		if u, ok := p.Pop(core.Caller{Rank: int(rank)}); ok {
-			return C.uintptr_t(u)
-		}
+	return pop(p, rank, out, max)
+}
+
+// goabt_go_pool_pop pops up to max work units from pool id for the stream of rank into
+// out[0:max], as goabt_go_pool_push_pop does with no pushes, and returns how many.
+//
+//export goabt_go_pool_pop
+func goabt_go_pool_pop(id C.int, rank C.int, out *C.uintptr_t, max C.int) C.int {
+	if p, ok := goPools.Get(int(id)); ok {
+		return pop(p, rank, out, max)
 	}
 	return 0
 }
 
-// goabt_go_pool_pop pops a work unit from pool id for the stream of rank; 0 if none.
-//
-//export goabt_go_pool_pop
-func goabt_go_pool_pop(id C.int, rank C.int) C.uintptr_t {
-	if p, ok := goPools.Get(int(id)); ok {
-		if u, ok := p.Pop(core.Caller{Rank: int(rank)}); ok {
-			return C.uintptr_t(u)
-		}
+// pop pops up to max units of p into out: from PopBatch when p is a core.Batcher and max > 1,
+// else one from Pop. How many, at most max whatever PopBatch returns.
+func pop(p core.Pool, rank C.int, out *C.uintptr_t, max C.int) C.int {
+	if max <= 0 {
+		return 0
+	}
+	c := core.Caller{Rank: int(rank)}
+	if b, ok := p.(core.Batcher); ok && max > 1 {
+		got := b.PopBatch(c, unsafe.Slice((*core.Addr)(unsafe.Pointer(out)), int(max)))
+		return C.int(min(got, int(max)))
+	}
+	if u, ok := p.Pop(c); ok {
+		*out = C.uintptr_t(u)
+		return 1
 	}
 	return 0
 }
@@ -103,9 +116,11 @@ func goabt_go_pool_remove(id C.int, unit C.uintptr_t) C.int {
 const (
 	capRemove = 1 // a core.Remover: ABT_pool_remove, yield_to
 	capList   = 2 // a core.Lister: ABT_pool_print_all
+	capBatch  = 4 // a core.Batcher: pops several units per crossing
 )
 
-// goabt_go_pool_caps says what pool id can do beyond push and pop: capRemove | capList bits.
+// goabt_go_pool_caps says what pool id can do beyond push and pop: capRemove | capList |
+// capBatch bits.
 //
 //export goabt_go_pool_caps
 func goabt_go_pool_caps(id C.int) C.int {
@@ -116,6 +131,9 @@ func goabt_go_pool_caps(id C.int) C.int {
 	}
 	if _, ok := p.(core.Lister); ok {
 		caps |= capList
+	}
+	if _, ok := p.(core.Batcher); ok {
+		caps |= capBatch
 	}
 	return C.int(caps)
 }

@@ -22,8 +22,9 @@ import (
 // policy crosses the gate (capi/engine/runtime.h) and the Go runtime's entry from C, 80 to
 // 240 ns, so the C engine asks Go only what C cannot answer: it counts a Go pool's units
 // itself, so that the emptiness checks of idle streams never cross; it keeps a pool's pushes
-// and hands them over together when the pool is next asked something (Pool); and it asks a
-// policy only when some pool has work.
+// and hands them over together when the pool is next asked something (Pool); it keeps the units
+// of a pool that pops several at once (Batcher) and serves pops from them; and it asks a policy
+// only when some pool has work.
 
 // Caller says who calls a pool: the rank of the calling execution stream, or -1 for a thread
 // that is not one (an external thread).
@@ -61,6 +62,22 @@ type Pool interface {
 type Remover interface {
 	// Remove takes u out; false if the pool does not hold it.
 	Remove(u Addr) bool
+}
+
+// Batcher is what a Pool implements to give out several units per pop, which saves the
+// crossing into Go of each but the first. The engine asks it for up to 16 units when a stream
+// pops the pool and the pool's C cache is empty, gives the first to that stream and keeps the
+// others in the cache, in the order PopBatch wrote them, serving the pool's next pops from it (by
+// any stream, through the scheduler or ABT_pool_pop) until it is empty; only then does it cross
+// again, handing over the pushes made meanwhile as it does. A batch taken is out of the Go pool:
+// its Len, Remove, Units and its other streams' steals no longer see those units, while the
+// engine counts them in the pool's size, finds them for ABT_pool_remove and lists them first in
+// ABT_pool_print_all. Without it each pop crosses once.
+type Batcher interface {
+	// PopBatch takes up to len(out) units out for c, writes them to out in the order they are
+	// to run, and returns how many; 0 when the pool holds none (as Pop's false). out is valid
+	// during the call only (it may be C memory).
+	PopBatch(c Caller, out []Addr) int
 }
 
 // Lister is what a Pool implements to list the units it holds: ABT_pool_print_all and

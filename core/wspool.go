@@ -17,8 +17,9 @@ func init() {
 // queue of the stream that pushes (a ULT that yields or is woken goes back to the stream it
 // ran on, or that woke it; units created by a thread that is no stream share one more queue),
 // a stream pops from its own queue first and, when it is empty, steals half of another's
-// (oldest first, the victim picked at random, up to wsStealMax units at once). Every
-// wsFairEvery-th pop of a stream looks at the other queues first: a ULT that yields goes back to
+// (oldest first, the victim picked at random, up to wsStealMax units at once). It gives out
+// several units per pop (Batcher): those of the stream's own queue, oldest first, or those one
+// steal takes. Every wsFairEvery-th unit a stream takes, it looks at the other queues first: a ULT that yields goes back to
 // its stream's own queue, and a stream whose own queue never empties (a ULT yielding in a loop,
 // waiting for a unit that another stream pushed) would never run the others' units otherwise.
 // Shared by the streams of several schedulers, it balances them; behind one stream's scheduler
@@ -47,9 +48,16 @@ type wsQueue struct {
 	head  int
 	n     int
 	count atomic.Int64 // n, read without the lock
-	pops  int          // pops by its stream, under the lock
+	pops  int          // units its stream took since it last stole first, under the lock
 	_     [64]byte
 }
+
+var _ interface {
+	Pool
+	Batcher
+	Remover
+	Lister
+} = (*WorkStealing)(nil)
 
 // NewWorkStealing returns an empty work-stealing pool.
 func NewWorkStealing() *WorkStealing { return &WorkStealing{} }
@@ -88,68 +96,87 @@ func (w *WorkStealing) Push(u Addr, c Caller) {
 	q.mu.Unlock()
 }
 
-// Pop takes the oldest unit of the calling stream's queue, or else steals.
+// Pop takes the oldest unit of the calling stream's queue, or else steals: the first unit
+// stolen is returned, the others go to the stream's queue.
 func (w *WorkStealing) Pop(c Caller) (Addr, bool) {
+	var got [wsStealMax]Addr
 	own := w.queue(c.Rank)
-	if own.count.Load() > 0 {
+	n, stolen := w.take(own, got[:1], got[:])
+	if n == 0 {
+		return 0, false
+	}
+	if stolen && n > 1 {
 		own.mu.Lock()
-		own.pops++
-		fair := own.pops%wsFairEvery == 0
-		var u Addr
-		var ok bool
-		if !fair {
-			u, ok = own.popLocked()
+		for _, u := range got[1:n] {
+			own.pushLocked(u)
 		}
 		own.mu.Unlock()
-		if ok {
-			return u, true
+	}
+	return got[0], true
+}
+
+// PopBatch takes up to len(out) units, as Pop takes one, all given out: the oldest of the
+// calling stream's queue, or else those a steal takes (none kept in the stream's queue).
+func (w *WorkStealing) PopBatch(c Caller, out []Addr) int {
+	if len(out) == 0 {
+		return 0
+	}
+	n, _ := w.take(w.queue(c.Rank), out, out)
+	return n
+}
+
+// take takes up to len(mine) of the oldest units of own's queue into mine, or else steals up to
+// len(theirs) into theirs; every wsFairEvery-th unit own's stream takes, it steals first. How
+// many, and whether they were stolen.
+func (w *WorkStealing) take(own *wsQueue, mine, theirs []Addr) (int, bool) {
+	if own.count.Load() > 0 {
+		own.mu.Lock()
+		fair := own.pops >= wsFairEvery-1
+		n := 0
+		if fair {
+			own.pops = 0
+		} else {
+			n = own.popManyLocked(mine)
+			own.pops += n
+		}
+		own.mu.Unlock()
+		if n > 0 {
+			return n, false
 		}
 		if fair {
-			if u, ok := w.steal(own); ok {
-				return u, true
+			if n := w.steal(own, theirs); n > 0 {
+				return n, true
 			}
 			own.mu.Lock()
-			u, ok = own.popLocked()
+			n = own.popManyLocked(mine)
 			own.mu.Unlock()
-			if ok {
-				return u, true
+			if n > 0 {
+				return n, false
 			}
 		}
 	}
-	return w.steal(own)
+	return w.steal(own, theirs), true
 }
 
-// steal takes half of a victim's units (at most wsStealMax), oldest first: the first is
-// returned, the others go to own's queue.
-func (w *WorkStealing) steal(own *wsQueue) (Addr, bool) {
+// steal takes half of a victim's units (at most wsStealMax and len(out)), oldest first, into
+// out: how many.
+func (w *WorkStealing) steal(own *wsQueue, out []Addr) int {
 	qs := *w.queues.Load()
 	n := len(qs)
 	start := rand.IntN(n)
-	var got [wsStealMax]Addr
 	for k := 0; k < n; k++ {
 		v := qs[(start+k)%n]
 		if v == own || v.count.Load() == 0 {
 			continue
 		}
 		v.mu.Lock()
-		m := min((v.n+1)/2, wsStealMax)
-		for i := 0; i < m; i++ {
-			got[i], _ = v.popLocked()
-		}
+		m := v.popManyLocked(out[:min((v.n+1)/2, wsStealMax, len(out))])
 		v.mu.Unlock()
-		if m == 0 {
-			continue
+		if m > 0 {
+			return m
 		}
-		if m > 1 {
-			own.mu.Lock()
-			for _, u := range got[1:m] {
-				own.pushLocked(u)
-			}
-			own.mu.Unlock()
-		}
-		return got[0], true
 	}
-	return 0, false
+	return 0
 }
 
 // Len returns how many units the pool holds.
@@ -215,15 +242,17 @@ func (q *wsQueue) pushLocked(u Addr) {
 	q.count.Store(int64(q.n))
 }
 
-func (q *wsQueue) popLocked() (Addr, bool) {
-	if q.n == 0 {
-		return 0, false
+// popManyLocked takes up to len(out) units, oldest first, into out: how many.
+func (q *wsQueue) popManyLocked(out []Addr) int {
+	n := 0
+	for n < len(out) && q.n > 0 {
+		out[n] = q.buf[q.head]
+		q.head = (q.head + 1) & (len(q.buf) - 1)
+		q.n--
+		n++
 	}
-	u := q.buf[q.head]
-	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.n--
 	q.count.Store(int64(q.n))
-	return u, true
+	return n
 }
 
 func (q *wsQueue) removeLocked(u Addr) bool {

@@ -176,3 +176,75 @@ func TestWorkStealingFair(t *testing.T) {
 	}
 	t.Fatalf("the other stream's unit did not come within %d pops", wsFairEvery)
 }
+
+// PopBatch gives a stream's own units oldest first, as many as fit, batch after batch.
+func TestWorkStealingPopBatchOwnQueue(t *testing.T) {
+	w := NewWorkStealing()
+	me := Caller{Rank: 0}
+	out := make([]Addr, 16)
+	require.Equal(t, 0, w.PopBatch(me, out), "empty")
+	for i := 1; i <= 40; i++ {
+		w.Push(Addr(i), me)
+	}
+	var got []Addr
+	for {
+		n := w.PopBatch(me, out)
+		if n == 0 {
+			break
+		}
+		require.LessOrEqual(t, n, len(out))
+		got = append(got, out[:n]...)
+	}
+	require.Len(t, got, 40)
+	for i, u := range got {
+		require.Equal(t, Addr(i+1), u, "oldest first, across batches")
+	}
+	require.Equal(t, 0, w.Len())
+	require.Equal(t, 0, w.PopBatch(me, out[:0]), "no room, no unit")
+}
+
+// A batch that steals gives out what it stole, all of it, and keeps none in the thief's queue.
+func TestWorkStealingPopBatchSteals(t *testing.T) {
+	w := NewWorkStealing()
+	for i := 1; i <= 10; i++ {
+		w.Push(Addr(i), Caller{Rank: -1})
+	}
+	out := make([]Addr, 16)
+	n := w.PopBatch(Caller{Rank: 0}, out)
+	require.Equal(t, []Addr{1, 2, 3, 4, 5}, out[:n], "half of the victim's, oldest first")
+	require.Equal(t, int64(0), w.queue(0).count.Load(), "nothing kept by the thief")
+	require.Equal(t, 5, w.Len())
+
+	w = NewWorkStealing()
+	for i := 11; i <= 1000; i++ {
+		w.Push(Addr(i), Caller{Rank: 2})
+	}
+	n = w.PopBatch(Caller{Rank: 1}, out[:8])
+	require.Equal(t, []Addr{11, 12, 13, 14, 15, 16, 17, 18}, out[:n], "no more than out holds")
+	n = w.PopBatch(Caller{Rank: 1}, make([]Addr, 100))
+	require.Equal(t, wsStealMax, n, "no more than one steal takes")
+}
+
+// A stream whose own queue never empties gets to other streams' units within wsFairEvery units,
+// batches or not.
+func TestWorkStealingPopBatchFair(t *testing.T) {
+	w := NewWorkStealing()
+	me := Caller{Rank: 1}
+	w.Push(1000, Caller{Rank: 0})
+	for i := 1; i <= 3; i++ {
+		w.Push(Addr(i), me)
+	}
+	out := make([]Addr, 2)
+	for taken := 0; taken < wsFairEvery+len(out); {
+		n := w.PopBatch(me, out)
+		require.Positive(t, n)
+		for _, u := range out[:n] {
+			if u == 1000 {
+				return
+			}
+			w.Push(u, me) // it yields: back to its stream's queue
+		}
+		taken += n
+	}
+	t.Fatalf("the other stream's unit did not come within %d units", wsFairEvery)
+}

@@ -14,7 +14,11 @@
  * buffer is handed to the Go pool in one crossing before anything asks the pool something (the
  * next pop, which crosses anyway, a removal, a listing, the free) or when it is full. The Go
  * pool sees the same calls, in the same order, with the same callers; each Push only comes
- * later, and from the thread that hands the buffer over. A successful pop crosses once.
+ * later, and from the thread that hands the buffer over. A successful pop crosses once; for a
+ * pool that pops several at once (core.Batcher) once per batch: the crossing takes up to 16
+ * units, the popping stream runs the first, and the others wait in the pool's C cache, served in
+ * the order the pool gave them to the pool's next pops (by any stream) before Go is asked again.
+ * They are still the pool's: counted, found by a removal, listed first.
  *
  * A Go scheduler is goabt's loop (idle sleep, wake-ups, finish and exit requests, the main ULT's
  * hand-over) whose choice of pool is the Go policy's, the kind goabt_sched_go_ops (scheduler.h,
@@ -39,6 +43,11 @@
  * most (a ULT creating a batch of ULTs, a yield's push before the pop that follows it). */
 #define GO_PUSH_BATCH 64
 
+/* Units a Go pool that pops several at once (core.Batcher) gives out per crossing at most, and
+ * the room its C cache has for them: batches of several streams may be in flight at once. */
+#define GO_POP_BATCH 16
+#define GO_CACHE_SIZE (4 * GO_POP_BATCH)
+
 /* A batch of pushes not yet handed to the Go pool, oldest first. */
 struct go_pushes {
     int n;
@@ -46,18 +55,28 @@ struct go_pushes {
     uintptr_t units[GO_PUSH_BATCH];
 };
 
-/* A Go pool's kind state (pool.h): its core.Pool id and its pushes not yet in Go. Pushers fill
- * bufs[filling] under lock. Whoever hands pushes over sets delivering, swaps the buffers, and
- * crosses with the one it took after releasing lock; others that would deliver meanwhile wait
- * for delivering to clear, so batches reach Go in the order they were filled. */
+/* A Go pool's kind state (pool.h): its core.Pool id, its pushes not yet in Go and the units of
+ * its batches not yet popped. Pushers fill bufs[filling] under lock. Whoever hands pushes over
+ * sets delivering, swaps the buffers, and crosses with the one it took after releasing lock;
+ * others that would deliver meanwhile wait for delivering to clear, so batches reach Go in the
+ * order they were filled. A pop that finds the cache empty reserves room in it for a batch
+ * (reserved) before it crosses, and puts the batch there after, under lock. */
 struct go_pool {
     int id;
-    int lock;       /* spinlock: filling, delivering, undelivered, and bufs[filling] */
+    int batches;    /* a core.Batcher: pops fill the cache */
+    int lock;       /* spinlock: filling, delivering, undelivered, bufs[filling], the cache */
     int filling;    /* the buffer pushes go to; the other is empty or being handed over */
     int delivering; /* someone hands bufs[!filling] over */
     /* Pushes not yet handed to Go, read without lock too: 0, a pop need not deliver. */
     long undelivered;
     struct go_pushes bufs[2];
+    /* The units of batches, out of the Go pool and still in this one (counted), next first:
+     * cache[(cache_head + i) % GO_CACHE_SIZE] for i < cache_n. cache_n + reserved <=
+     * GO_CACHE_SIZE. cache_n is read without lock too: 0, a pop need not look. */
+    int cache_head;
+    int cache_n;
+    int reserved; /* room promised to batches in flight */
+    uintptr_t cache[GO_CACHE_SIZE];
 };
 
 static inline struct go_pool *go_state_of(const goabt_pool *p) { return p->kind_state; }
@@ -81,25 +100,26 @@ struct go_call {
     const char *name;
 };
 
-/* Hands pushes over, then pops if asked. */
+/* Hands pushes over, then pops up to max units into out if max > 0. */
 struct push_pop_call {
     int id;
     int rank;
-    int pop;
+    int max;
     struct go_pushes *pushes; /* NULL: none */
-    uintptr_t unit;           /* popped */
+    uintptr_t *out;
+    int popped;
 };
 
 static void push_pop_gated(void *a)
 {
     struct push_pop_call *c = a;
-    c->unit = 0;
+    c->popped = 0;
     if (!goabt_go_available()) return;
     if (c->pushes != NULL && c->pushes->n > 0) {
-        c->unit = goabt_go.pool_push_pop(c->id, c->pushes->units, c->pushes->ranks, c->pushes->n,
-                                         c->rank, c->pop);
-    } else if (c->pop) {
-        c->unit = goabt_go.pool_pop(c->id, c->rank);
+        c->popped = goabt_go.pool_push_pop(c->id, c->pushes->units, c->pushes->ranks,
+                                           c->pushes->n, c->rank, c->out, c->max);
+    } else if (c->max > 0) {
+        c->popped = goabt_go.pool_pop(c->id, c->rank, c->out, c->max);
     }
 }
 
@@ -110,7 +130,7 @@ static void remove_gated(void *a)
 }
 
 /* What a Go pool can do beyond push and pop (capi/gopool.go). */
-enum { CAP_REMOVE = 1, CAP_LIST = 2 };
+enum { CAP_REMOVE = 1, CAP_LIST = 2, CAP_BATCH = 4 };
 
 static void caps_gated(void *a)
 {
@@ -179,15 +199,59 @@ static size_t go_size(goabt_pool *p)
     return n > 0 ? (size_t)n : 0;
 }
 
-/* Hands g's pushes to the Go pool, in the order they were made, then pops for rank if pop is
- * set: the unit popped, or 0. With undelivered 0, a pop crosses without the lock: every push
- * counted before it was handed over (the count drops after the Go pool has it). */
-static uintptr_t go_deliver(struct go_pool *g, int pop, int rank)
+/* Puts the units of a batch after those the cache holds and gives back the room reserved for
+ * them (g's lock held). */
+static void cache_put(struct go_pool *g, const uintptr_t *units, int n, int reserved)
 {
-    struct push_pop_call c = {.id = g->id, .rank = rank, .pop = pop};
+    GOABT_ASSERT(n <= reserved && reserved <= g->reserved);
+    for (int i = 0; i < n; i++) {
+        g->cache[(g->cache_head + g->cache_n + i) % GO_CACHE_SIZE] = units[i];
+    }
+    __atomic_store_n(&g->cache_n, g->cache_n + n, __ATOMIC_RELAXED);
+    g->reserved -= reserved;
+}
+
+/* Takes the next unit of the cache (g's lock held); 0 if none. */
+static uintptr_t cache_take_next(struct go_pool *g)
+{
+    if (g->cache_n == 0) return 0;
+    uintptr_t u = g->cache[g->cache_head];
+    g->cache_head = (g->cache_head + 1) % GO_CACHE_SIZE;
+    __atomic_store_n(&g->cache_n, g->cache_n - 1, __ATOMIC_RELAXED);
+    return u;
+}
+
+/* Takes u out of the cache, the others keeping their order (g's lock held): 1 if it was there. */
+static int cache_take(struct go_pool *g, uintptr_t u)
+{
+    for (int i = 0; i < g->cache_n; i++) {
+        if (g->cache[(g->cache_head + i) % GO_CACHE_SIZE] != u) continue;
+        for (int j = i; j < g->cache_n - 1; j++) {
+            g->cache[(g->cache_head + j) % GO_CACHE_SIZE] =
+                g->cache[(g->cache_head + j + 1) % GO_CACHE_SIZE];
+        }
+        __atomic_store_n(&g->cache_n, g->cache_n - 1, __ATOMIC_RELAXED);
+        return 1;
+    }
+    return 0;
+}
+
+/* Hands g's pushes to the Go pool, in the order they were made, then pops up to max units for
+ * rank into out (max 0: none) and returns how many. out[0] is the caller's; the others go to
+ * the cache, whose room for them (max - 1) the caller reserved, before the lock is let go. With
+ * undelivered 0, a pop crosses without the lock: every push counted before it was handed over
+ * (the count drops after the Go pool has it). */
+static int go_deliver(struct go_pool *g, int max, int rank, uintptr_t *out)
+{
+    struct push_pop_call c = {.id = g->id, .rank = rank, .max = max, .out = out};
     if (__atomic_load_n(&g->undelivered, __ATOMIC_ACQUIRE) == 0) {
-        if (pop) goabt_gate(push_pop_gated, &c);
-        return c.unit;
+        if (max > 0) goabt_gate(push_pop_gated, &c);
+        if (max > 1) {
+            goabt_spin_lock(&g->lock);
+            cache_put(g, out + 1, c.popped > 1 ? c.popped - 1 : 0, max - 1);
+            goabt_spin_unlock(&g->lock);
+        }
+        return c.popped;
     }
     for (unsigned spins = 0;; spins++) {
         goabt_spin_lock(&g->lock);
@@ -205,8 +269,9 @@ static uintptr_t go_deliver(struct go_pool *g, int pop, int rank)
     goabt_spin_lock(&g->lock);
     __atomic_store_n(&g->undelivered, g->undelivered - n, __ATOMIC_RELEASE);
     g->delivering = 0;
+    if (max > 1) cache_put(g, out + 1, c.popped > 1 ? c.popped - 1 : 0, max - 1);
     goabt_spin_unlock(&g->lock);
-    return c.unit;
+    return c.popped;
 }
 
 static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_context ctx)
@@ -229,7 +294,7 @@ static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_
             break;
         }
         goabt_spin_unlock(&g->lock);
-        go_deliver(g, 0, rank); /* full: hand it over and try again */
+        go_deliver(g, 0, rank, NULL); /* full: hand it over and try again */
     }
     /* Counted after the push is buffered (a pop that sees the count delivers it first, or finds
      * it in Go). Then one caller of go_pop_wait, as pool.c's push wakes one for built-in pools
@@ -240,11 +305,27 @@ static void go_push(goabt_pool *p, goabt_unit *u, goabt_pool *counted, ABT_pool_
     goabt_pool_pushed(p, counted);
 }
 
+/* A pop: the cache's next unit, else one crossing that hands the pushes over and pops, a batch
+ * when the pool gives them and the cache has room (the first is this pop's, the others go to
+ * the cache). */
 static goabt_unit *go_pop(goabt_pool *p, ABT_pool_context ctx)
 {
     (void)ctx;
     if (__atomic_load_n(&p->counted, __ATOMIC_ACQUIRE) <= 0) return NULL;
-    uintptr_t unit = go_deliver(go_state_of(p), 1, caller_rank());
+    struct go_pool *g = go_state_of(p);
+    uintptr_t out[GO_POP_BATCH], unit = 0;
+    int max = 1;
+    if (g->batches) {
+        goabt_spin_lock(&g->lock);
+        unit = cache_take_next(g);
+        if (unit == 0) {
+            max = GO_CACHE_SIZE - g->cache_n - g->reserved + 1;
+            max = max > GO_POP_BATCH ? GO_POP_BATCH : max < 1 ? 1 : max;
+            g->reserved += max - 1;
+        }
+        goabt_spin_unlock(&g->lock);
+    }
+    if (unit == 0 && go_deliver(g, max, caller_rank(), out) > 0) unit = out[0];
     if (unit == 0) return NULL;
     __atomic_sub_fetch(&p->counted, 1, __ATOMIC_ACQ_REL);
     goabt_unit *u = (goabt_unit *)unit;
@@ -275,10 +356,30 @@ static goabt_unit *go_pop_wait(goabt_pool *p, double secs, double abstime, ABT_p
 static int go_remove(goabt_pool *p, goabt_unit *u)
 {
     if (u->pool != p || !goabt_pool_member_queued_outside(u)) return 0;
-    go_deliver(go_state_of(p), 0, -1); /* u may be among the pushes still in C */
-    struct go_call c = {.id = go_id_of(p), .unit = (uintptr_t)u};
-    goabt_gate(remove_gated, &c);
-    if (c.result != 1) return 0;
+    struct go_pool *g = go_state_of(p);
+    int found = 0;
+    if (g->batches) {
+        goabt_spin_lock(&g->lock);
+        found = cache_take(g, (uintptr_t)u);
+        goabt_spin_unlock(&g->lock);
+    }
+    if (!found) {
+        go_deliver(g, 0, -1, NULL); /* u may be among the pushes still in C */
+        struct go_call c = {.id = g->id, .unit = (uintptr_t)u};
+        goabt_gate(remove_gated, &c);
+        found = c.result == 1;
+    }
+    /* Not in Go: in a batch on its way to the cache, or popped from it. Until it is one or the
+     * other (no batch in flight, or u no longer queued), look in the cache. */
+    for (unsigned spins = 0; !found && g->batches; spins++) {
+        goabt_spin_lock(&g->lock);
+        found = cache_take(g, (uintptr_t)u);
+        int in_flight = g->reserved > 0;
+        goabt_spin_unlock(&g->lock);
+        if (found || !in_flight || !goabt_pool_member_queued_outside(u)) break;
+        goabt_backoff(spins);
+    }
+    if (!found) return 0;
     __atomic_sub_fetch(&p->counted, 1, __ATOMIC_ACQ_REL);
     goabt_pool_member_dequeued(u);
     return 1;
@@ -296,18 +397,25 @@ static int go_print_all(goabt_pool *p, void *arg, void (*thread_fn)(void *, ABT_
                         void (*unit_fn)(void *, ABT_unit))
 {
     if (!goabt_pool_can(p, GOABT_POOL_CAN_LIST)) return ABT_ERR_POOL;
-    go_deliver(go_state_of(p), 0, -1); /* the pushes still in C are the pool's too */
-    struct units_call c = {.id = go_id_of(p)};
+    struct go_pool *g = go_state_of(p);
+    go_deliver(g, 0, -1, NULL); /* the pushes still in C are the pool's too */
+    struct units_call c = {.id = g->id};
     goabt_gate(units_gated, &c); /* how many */
-    for (int tries = 0; c.total > 0 && tries < 8; tries++) {
-        int room = c.total + 16;
+    for (int tries = 0; tries < 8; tries++) {
+        /* The cache's units first (they are popped first), then the Go pool's. */
+        int room = GO_CACHE_SIZE + (c.total > 0 ? c.total : 0) + 16;
         uintptr_t *all = malloc((size_t)room * sizeof *all);
         if (all == NULL) return ABT_SUCCESS;
-        c.out = all;
-        c.n = room;
+        goabt_spin_lock(&g->lock);
+        int cached = g->cache_n;
+        for (int i = 0; i < cached; i++) all[i] = g->cache[(g->cache_head + i) % GO_CACHE_SIZE];
+        goabt_spin_unlock(&g->lock);
+        c.out = all + cached;
+        c.n = room - cached;
         goabt_gate(units_gated, &c);
-        if (c.total <= room) {
-            for (int i = 0; i < c.total; i++) {
+        if (c.total < 0) c.total = 0;
+        if (c.total <= c.n) {
+            for (int i = 0; i < cached + c.total; i++) {
                 /* A Go pool's pool unit is the work unit. */
                 if (thread_fn != NULL) {
                     thread_fn(arg, (ABT_thread)all[i]);
@@ -327,9 +435,10 @@ static void go_free(goabt_pool *p)
 {
     struct go_pool *g = go_state_of(p);
     GOABT_ASSERT(g != NULL && g->id != 0);
-    go_deliver(g, 0, -1); /* none when counted empty, as the engine frees it */
+    go_deliver(g, 0, -1, NULL); /* none when counted empty, as the engine frees it */
     struct go_call c = {.id = g->id};
     goabt_gate(pool_free_gated, &c);
+    c.result += g->cache_n; /* none either: the cache's units are counted */
     if (c.result != 0) {
         /* The engine counted it empty (it frees no pool with units): the Go pool kept some. */
         fprintf(stderr, "goabt: a Go pool was freed holding %ld units it never gave back\n",
@@ -378,6 +487,7 @@ int goabt_pool_new_go(const char *name, int access, int automatic, goabt_pool **
         return ABT_ERR_MEM;
     }
     g->id = c.id;
+    g->batches = (c.result & CAP_BATCH) != 0;
     p->kind_state = g;
     *out = p;
     return ABT_SUCCESS;

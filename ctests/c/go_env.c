@@ -15,7 +15,10 @@
  *    after its time; a unit pushed meanwhile by another thread), ABT_thread_yield_to;
  *  - by hand, more units than a Go pool keeps in C before handing them over (200 ULTs created
  *    into it, engine/pool_go.c): the size, ABT_pool_print_all_threads and ABT_pool_remove of
- *    the last one see them all, and popping gives the others back in the order they were made;
+ *    the last one see them all; after the first pop, which takes a batch out of the
+ *    work-stealing pool (core.Batcher), the size, the listing (in order), ABT_pool_remove of a
+ *    unit of the batch and ABT_pool_free (refused) still see the batch's units; popping gives
+ *    the others back in the order they were made;
  *  - after ABT_finalize, ABT_init with GOABT_POOL or GOABT_SCHED naming nothing registered
  *    returns ABT_ERR_INV_ARG, and works again once they are put back.
  * Every wait is bounded.
@@ -142,17 +145,39 @@ static void by_hand(ABT_pool served)
 /* Many by hand: more pushes than a Go pool buffers in C (GO_PUSH_BATCH, 64), all from this
  * stream, so the same order out of the work-stealing pool as of the FIFO. */
 #define MANY 200
+#define CACHED 5 /* one of the first batch a Go pool that pops several at once (ws) gives out */
 
-static void count_thread(void *arg, ABT_thread t)
+static ABT_thread made[MANY];
+
+static ABT_thread listed[MANY];
+static int nlisted;
+
+static void list_thread(void *arg, ABT_thread t)
 {
-    (void)t;
-    (*(int *)arg)++;
+    (void)arg;
+    if (nlisted < MANY) listed[nlisted] = t;
+    nlisted++;
+}
+
+/* ABT_pool_print_all_threads lists made[from..to) and nothing else, in that order (a Go pool
+ * lists the units of its batch kept in C first, then the Go pool's, queue by queue: all were
+ * pushed by this stream). */
+static int lists_in_order(ABT_pool pool, int from, int to, int skip)
+{
+    nlisted = 0;
+    CHECK_INT(ABT_pool_print_all_threads(pool, NULL, list_thread), ABT_SUCCESS);
+    int k = 0, ok = 1;
+    for (int i = from; i < to; i++) {
+        if (i == skip) continue;
+        ok &= k < nlisted && listed[k] == made[i];
+        k++;
+    }
+    return ok && k == nlisted;
 }
 
 static void many_by_hand(void)
 {
     printf("-- many by hand\n");
-    static ABT_thread made[MANY];
     ABT_pool u;
     CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_FALSE, &u), ABT_SUCCESS);
     for (int i = 0; i < MANY; i++) {
@@ -161,20 +186,37 @@ static void many_by_hand(void)
     size_t size = 0;
     CHECK_INT(ABT_pool_get_size(u, &size), ABT_SUCCESS);
     CHECK_INT(size, MANY);
-    int listed = 0;
-    CHECK_INT(ABT_pool_print_all_threads(u, &listed, count_thread), ABT_SUCCESS);
-    CHECK_INT(listed, MANY);
+    CHECK(lists_in_order(u, 0, MANY, -1));
     /* The last one made: still among the pushes a Go pool keeps in C. */
     ABT_unit last = ABT_UNIT_NULL;
     CHECK_INT(ABT_thread_get_unit(made[MANY - 1], &last), ABT_SUCCESS);
     CHECK_INT(ABT_pool_remove(u, last), ABT_SUCCESS);
+    /* The first pop: from ws, a batch out of Go, whose others wait in C (engine/pool_go.c). The
+     * pool's size, its listing and a removal still see them, and it is not freed with them. */
+    ABT_thread got = ABT_THREAD_NULL;
+    CHECK_INT(ABT_pool_pop_thread(u, &got), ABT_SUCCESS);
+    CHECK(got == made[0]);
+    CHECK_INT(ABT_pool_get_size(u, &size), ABT_SUCCESS);
+    CHECK_INT(size, MANY - 2);
+    CHECK(lists_in_order(u, 1, MANY - 1, -1));
+    ABT_unit cached = ABT_UNIT_NULL;
+    CHECK_INT(ABT_thread_get_unit(made[CACHED], &cached), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_remove(u, cached), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_remove(u, cached), ABT_ERR_INV_UNIT);
+    CHECK_INT(ABT_pool_get_size(u, &size), ABT_SUCCESS);
+    CHECK_INT(size, MANY - 3);
+    CHECK(lists_in_order(u, 1, MANY - 1, CACHED));
+    CHECK_INT(ABT_pool_free(&u), ABT_ERR_POOL);
     int in_order = 1;
-    for (int i = 0; i < MANY - 1; i++) {
-        ABT_thread got = ABT_THREAD_NULL;
+    for (int i = 1; i < MANY - 1; i++) {
+        if (i == CACHED) continue;
+        got = ABT_THREAD_NULL;
         CHECK_INT(ABT_pool_pop_thread(u, &got), ABT_SUCCESS);
         in_order &= got == made[i];
     }
     CHECK(in_order);
+    CHECK_INT(ABT_pool_get_size(u, &size), ABT_SUCCESS);
+    CHECK_INT(size, 0);
     ABT_thread none = (ABT_thread)1;
     CHECK_INT(ABT_pool_pop_thread(u, &none), ABT_SUCCESS);
     CHECK(none == ABT_THREAD_NULL);
