@@ -60,7 +60,7 @@ struct go_pushes {
  * sets delivering, swaps the buffers, and crosses with the one it took after releasing lock;
  * others that would deliver meanwhile wait for delivering to clear, so batches reach Go in the
  * order they were filled. A pop that finds the cache empty reserves room in it for a batch
- * (reserved) before it crosses, and puts the batch there after, under lock. */
+ * (reserved, without lock) before it crosses, and puts the batch there after, under lock. */
 struct go_pool {
     int id;
     int batches;    /* a core.Batcher: pops fill the cache */
@@ -75,7 +75,7 @@ struct go_pool {
      * GO_CACHE_SIZE. cache_n is read without lock too: 0, a pop need not look. */
     int cache_head;
     int cache_n;
-    int reserved; /* room promised to batches in flight */
+    int reserved; /* room promised to batches in flight, atomic */
     uintptr_t cache[GO_CACHE_SIZE];
 };
 
@@ -199,16 +199,37 @@ static size_t go_size(goabt_pool *p)
     return n > 0 ? (size_t)n : 0;
 }
 
-/* Puts the units of a batch after those the cache holds and gives back the room reserved for
- * them (g's lock held). */
-static void cache_put(struct go_pool *g, const uintptr_t *units, int n, int reserved)
+/* Puts the n units of a batch after those the cache holds (g's lock held). */
+static void cache_put(struct go_pool *g, const uintptr_t *units, int n)
 {
-    GOABT_ASSERT(n <= reserved && reserved <= g->reserved);
+    GOABT_ASSERT(g->cache_n + n <= GO_CACHE_SIZE);
     for (int i = 0; i < n; i++) {
         g->cache[(g->cache_head + g->cache_n + i) % GO_CACHE_SIZE] = units[i];
     }
-    __atomic_store_n(&g->cache_n, g->cache_n + n, __ATOMIC_RELAXED);
-    g->reserved -= reserved;
+    __atomic_store_n(&g->cache_n, g->cache_n + n, __ATOMIC_RELEASE);
+}
+
+/* Room in g's cache for a batch of max units besides the first: max if there was, else 1 (no
+ * room reserved). cache_n + reserved only grows here, and each reservation is checked with all
+ * those before it. */
+static int cache_reserve(struct go_pool *g, int max)
+{
+    int r = __atomic_add_fetch(&g->reserved, max - 1, __ATOMIC_ACQ_REL);
+    if (r + __atomic_load_n(&g->cache_n, __ATOMIC_ACQUIRE) <= GO_CACHE_SIZE) return max;
+    __atomic_sub_fetch(&g->reserved, max - 1, __ATOMIC_ACQ_REL);
+    return 1;
+}
+
+/* Puts the units of a batch of up to max besides the first (popped in all) in the cache, if
+ * any, then gives back the room reserved for them; locked says g's lock is held. */
+static void cache_fill(struct go_pool *g, const uintptr_t *out, int popped, int max, int locked)
+{
+    if (popped > 1) {
+        if (!locked) goabt_spin_lock(&g->lock);
+        cache_put(g, out + 1, popped - 1);
+        if (!locked) goabt_spin_unlock(&g->lock);
+    }
+    __atomic_sub_fetch(&g->reserved, max - 1, __ATOMIC_ACQ_REL);
 }
 
 /* Takes the next unit of the cache (g's lock held); 0 if none. */
@@ -237,8 +258,8 @@ static int cache_take(struct go_pool *g, uintptr_t u)
 }
 
 /* Hands g's pushes to the Go pool, in the order they were made, then pops up to max units for
- * rank into out (max 0: none) and returns how many. out[0] is the caller's; the others go to
- * the cache, whose room for them (max - 1) the caller reserved, before the lock is let go. With
+ * rank into out (max 0: none) and returns how many. out[0] is the caller's; when max > 1 (the
+ * caller reserved room for max - 1: cache_reserve) the others go to the cache. With
  * undelivered 0, a pop crosses without the lock: every push counted before it was handed over
  * (the count drops after the Go pool has it). */
 static int go_deliver(struct go_pool *g, int max, int rank, uintptr_t *out)
@@ -246,11 +267,7 @@ static int go_deliver(struct go_pool *g, int max, int rank, uintptr_t *out)
     struct push_pop_call c = {.id = g->id, .rank = rank, .max = max, .out = out};
     if (__atomic_load_n(&g->undelivered, __ATOMIC_ACQUIRE) == 0) {
         if (max > 0) goabt_gate(push_pop_gated, &c);
-        if (max > 1) {
-            goabt_spin_lock(&g->lock);
-            cache_put(g, out + 1, c.popped > 1 ? c.popped - 1 : 0, max - 1);
-            goabt_spin_unlock(&g->lock);
-        }
+        if (max > 1) cache_fill(g, out, c.popped, max, 0);
         return c.popped;
     }
     for (unsigned spins = 0;; spins++) {
@@ -269,7 +286,7 @@ static int go_deliver(struct go_pool *g, int max, int rank, uintptr_t *out)
     goabt_spin_lock(&g->lock);
     __atomic_store_n(&g->undelivered, g->undelivered - n, __ATOMIC_RELEASE);
     g->delivering = 0;
-    if (max > 1) cache_put(g, out + 1, c.popped > 1 ? c.popped - 1 : 0, max - 1);
+    if (max > 1) cache_fill(g, out, c.popped, max, 1);
     goabt_spin_unlock(&g->lock);
     return c.popped;
 }
@@ -316,14 +333,16 @@ static goabt_unit *go_pop(goabt_pool *p, ABT_pool_context ctx)
     uintptr_t out[GO_POP_BATCH], unit = 0;
     int max = 1;
     if (g->batches) {
-        goabt_spin_lock(&g->lock);
-        unit = cache_take_next(g);
-        if (unit == 0) {
-            max = GO_CACHE_SIZE - g->cache_n - g->reserved + 1;
-            max = max > GO_POP_BATCH ? GO_POP_BATCH : max < 1 ? 1 : max;
-            g->reserved += max - 1;
+        if (__atomic_load_n(&g->cache_n, __ATOMIC_ACQUIRE) > 0) {
+            goabt_spin_lock(&g->lock);
+            unit = cache_take_next(g);
+            goabt_spin_unlock(&g->lock);
         }
-        goabt_spin_unlock(&g->lock);
+        /* No more than the pool holds: a pool of one unit is popped as by Pop. */
+        long held = __atomic_load_n(&p->counted, __ATOMIC_ACQUIRE);
+        if (unit == 0 && held > 1) {
+            max = cache_reserve(g, held < GO_POP_BATCH ? (int)held : GO_POP_BATCH);
+        }
     }
     if (unit == 0 && go_deliver(g, max, caller_rank(), out) > 0) unit = out[0];
     if (unit == 0) return NULL;
@@ -374,7 +393,7 @@ static int go_remove(goabt_pool *p, goabt_unit *u)
     for (unsigned spins = 0; !found && g->batches; spins++) {
         goabt_spin_lock(&g->lock);
         found = cache_take(g, (uintptr_t)u);
-        int in_flight = g->reserved > 0;
+        int in_flight = __atomic_load_n(&g->reserved, __ATOMIC_ACQUIRE) > 0;
         goabt_spin_unlock(&g->lock);
         if (found || !in_flight || !goabt_pool_member_queued_outside(u)) break;
         goabt_backoff(spins);
