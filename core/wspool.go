@@ -97,15 +97,47 @@ func (w *WorkStealing) Push(u Addr, c Caller) {
 }
 
 // Pop takes the oldest unit of the calling stream's queue, or else steals: the first unit
-// stolen is returned, the others go to the stream's queue.
+// stolen is returned, the others go to the stream's queue. Every wsFairEvery-th unit its stream
+// takes, it steals first.
 func (w *WorkStealing) Pop(c Caller) (Addr, bool) {
-	var got [wsStealMax]Addr
 	own := w.queue(c.Rank)
-	n, stolen := w.take(own, got[:1], got[:])
+	if own.count.Load() > 0 {
+		own.mu.Lock()
+		fair := own.pops >= wsFairEvery-1
+		var u Addr
+		var ok bool
+		if fair {
+			own.pops = 0
+		} else if u, ok = own.popLocked(); ok {
+			own.pops++
+		}
+		own.mu.Unlock()
+		if ok {
+			return u, true
+		}
+		if fair {
+			if u, ok := w.stealOne(own); ok {
+				return u, true
+			}
+			own.mu.Lock()
+			u, ok = own.popLocked()
+			own.mu.Unlock()
+			if ok {
+				return u, true
+			}
+		}
+	}
+	return w.stealOne(own)
+}
+
+// stealOne steals for own's stream: the first unit stolen, the others into own's queue.
+func (w *WorkStealing) stealOne(own *wsQueue) (Addr, bool) {
+	var got [wsStealMax]Addr
+	n := w.steal(own, got[:])
 	if n == 0 {
 		return 0, false
 	}
-	if stolen && n > 1 {
+	if n > 1 {
 		own.mu.Lock()
 		for _, u := range got[1:n] {
 			own.pushLocked(u)
@@ -121,14 +153,12 @@ func (w *WorkStealing) PopBatch(c Caller, out []Addr) int {
 	if len(out) == 0 {
 		return 0
 	}
-	n, _ := w.take(w.queue(c.Rank), out, out)
-	return n
+	return w.take(w.queue(c.Rank), out)
 }
 
-// take takes up to len(mine) of the oldest units of own's queue into mine, or else steals up to
-// len(theirs) into theirs; every wsFairEvery-th unit own's stream takes, it steals first. How
-// many, and whether they were stolen.
-func (w *WorkStealing) take(own *wsQueue, mine, theirs []Addr) (int, bool) {
+// take takes up to len(out) of the oldest units of own's queue into out, or else steals up to
+// len(out) into it (as Pop does, a fair turn stealing first): how many.
+func (w *WorkStealing) take(own *wsQueue, out []Addr) int {
 	if own.count.Load() > 0 {
 		own.mu.Lock()
 		fair := own.pops >= wsFairEvery-1
@@ -136,26 +166,26 @@ func (w *WorkStealing) take(own *wsQueue, mine, theirs []Addr) (int, bool) {
 		if fair {
 			own.pops = 0
 		} else {
-			n = own.popManyLocked(mine)
+			n = own.popManyLocked(out)
 			own.pops += n
 		}
 		own.mu.Unlock()
 		if n > 0 {
-			return n, false
+			return n
 		}
 		if fair {
-			if n := w.steal(own, theirs); n > 0 {
-				return n, true
+			if n := w.steal(own, out); n > 0 {
+				return n
 			}
 			own.mu.Lock()
-			n = own.popManyLocked(mine)
+			n = own.popManyLocked(out)
 			own.mu.Unlock()
 			if n > 0 {
-				return n, false
+				return n
 			}
 		}
 	}
-	return w.steal(own, theirs), true
+	return w.steal(own, out)
 }
 
 // steal takes half of a victim's units (at most wsStealMax and len(out)), oldest first, into
@@ -227,6 +257,17 @@ func (w *WorkStealing) Units() []Addr {
 		q.mu.Unlock()
 	}
 	return all
+}
+
+func (q *wsQueue) popLocked() (Addr, bool) {
+	if q.n == 0 {
+		return 0, false
+	}
+	u := q.buf[q.head]
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	q.count.Store(int64(q.n))
+	return u, true
 }
 
 func (q *wsQueue) pushLocked(u Addr) {
