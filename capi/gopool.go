@@ -82,9 +82,11 @@ func pop(p core.Pool, rank C.int, out *C.uintptr_t, max C.int) C.int {
 		return 0
 	}
 	c := core.Caller{Rank: int(rank)}
-	if b, ok := p.(core.Batcher); ok && max > 1 {
-		got := b.PopBatch(c, unsafe.Slice((*core.Addr)(unsafe.Pointer(out)), int(max)))
-		return C.int(min(got, int(max)))
+	if max > 1 {
+		if b, ok := p.(core.Batcher); ok {
+			got := b.PopBatch(c, unsafe.Slice((*core.Addr)(unsafe.Pointer(out)), int(max)))
+			return C.int(min(got, int(max)))
+		}
 	}
 	if u, ok := p.Pop(c); ok {
 		*out = C.uintptr_t(u)
