@@ -14,16 +14,23 @@ import (
 // goPoolRows are the rows of the Go pools table: an operation on a Go pool or scheduler
 // (bench/c/gopool_bench.c) beside the same operation on goabt's C FIFO or predefined scheduler,
 // and how many times one operation crosses from C into Go.
+//
+// ws pops in batches (core.Batcher): the engine takes up to goPopBatch units per crossing
+// (GO_POP_BATCH in capi/engine/pool_go.c) and serves the next pops from C, so a ULT made and run
+// in a Go pool costs 1/goPopBatch of a crossing when its stream runs many.
 var goPoolRows = []struct {
 	label     string
 	goOp, cOp string
 	crossings float64
 }{
-	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_1_ws", "gopool_ult_1_fifo", 1},
-	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_2_ws", "gopool_ult_2_fifo", 1},
+	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_1_ws", "gopool_ult_1_fifo", 1.0 / goPopBatch},
+	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_2_ws", "gopool_ult_2_fifo", 1.0 / goPopBatch},
 	{"ULT create + join + free, PRIO of 2 pools, Go deadline vs predefined", "gopool_prio_deadline", "gopool_prio_basic", 1},
 	{"push + pop by hand, Go pool ws vs C FIFO", "gopool_pushpop_ws", "gopool_pushpop_fifo", 1},
 }
+
+// goPopBatch is the most units the engine takes from a Go pool in one crossing.
+const goPopBatch = 16
 
 // userPoolRows are the rows of the user pool table: ULT create + join + free and a push + pop by
 // hand on FIFOs written against ABT_pool_user_def in bench/c/gopool_bench.c, beside goabt's C
@@ -121,8 +128,12 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		if gr.goOp == "gopool_pushpop_ws" {
 			perCrossingPushPop = (diff - pushPopAlone) / gr.crossings
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t\n", gr.label, g.threads, nsNum(cm), nsNum(gm),
-			nsNum(diff), gr.crossings, nsNum(diff/gr.crossings))
+		perCrossing := "-" // a batch's crossing is shared: Go - C is mostly not the crossing
+		if gr.crossings >= 1 {
+			perCrossing = nsNum(diff / gr.crossings)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.4g\t%s\t\n", gr.label, g.threads, nsNum(cm), nsNum(gm),
+			nsNum(diff), gr.crossings, perCrossing)
 	}
 	_ = tw.Flush()
 	crossing := "One crossing, without the Go code: push + pop: Go - C - Go code alone (the push + pop row, not run)."
@@ -136,8 +147,10 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		"  Go: the same program with GOABT_POOL=ws or GOABT_SCHED=deadline, set before its ABT_init.",
 		"Crossings: calls from C into Go per operation. A Go pool: its pop that finds the unit, which",
 		"  first hands over the pushes the engine kept in C since the pool was last asked (up to 64: a",
-		"  push crosses on its own only when 64 wait, its share left out of the count); the engine counts",
-		"  a Go pool's units in C, so empty pools are never asked. A Go scheduler:",
+		"  push crosses on its own only when 64 wait, its share left out of the count); ws gives up to",
+		fmt.Sprintf("  %d units per such pop (core.Batcher), kept in C for the pool's next pops: 1/%d of a", goPopBatch, goPopBatch),
+		"  crossing per ULT in the ULT rows, whose Go - C is then mostly not crossings (per crossing: -);",
+		"  the engine counts a Go pool's units in C, so empty pools are never asked. A Go scheduler:",
 		"  one pick per unit run, when it has two pools or more (a scheduler of one pool is not asked).",
 		"  The main ULT's own pushes and pops, once per 256 ULTs, are left out of the count.",
 		fmt.Sprintf("Go code alone, measured in this process without C: ws Push + Pop %.1f ns; deadline", pushPopAlone),
