@@ -110,6 +110,7 @@ static goabt_stream *take_sleeper_slow(goabt_pool *p)
         if (__atomic_exchange_n(&n->stream->sleep_word, 1, __ATOMIC_SEQ_CST) == 0) {
             wake = n->stream;
             __atomic_add_fetch(&wake->wakers, 1, __ATOMIC_ACQ_REL); /* keeps it from being freed */
+            goabt_stream_note_waker(wake);
         }
     }
     return wake;

@@ -138,19 +138,67 @@ static int stream_has_news(goabt_stream *s)
     return goabt_timers_due();
 }
 
-/* An idle scheduler spins briefly, then yields the CPU, then sleeps until someone gives it
- * work: streams often outnumber cores, and a spinning idle stream would starve the busy ones.
- * It sleeps listed in each of its pools' sleepers (a push wakes exactly one of them), until
- * the earliest deadline of a parked ULT, and no longer than the safety timeout if one is set. */
-static void idle_wait(goabt_stream *s, unsigned rounds)
+/* How long an idle scheduler polls its pools before it sleeps (docs/performance.md, "idle
+ * spin"): longer than a unit takes to come back from another running stream, so that units
+ * handed to and fro find their stream awake, and short against the time a stream sleeps when
+ * idle, so that an idle stream's CPU time stays near nothing. */
+#define IDLE_SPIN_NS 50000ull
+
+static uint64_t monotonic_ns(void)
 {
-    if (rounds < 256) {
-        cpu_relax();
-        return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+void goabt_stream_note_waker(goabt_stream *s)
+{
+    __atomic_store_n(&s->waker_cpu, sched_getcpu(), __ATOMIC_RELAXED);
+    __atomic_store_n(&s->woken_at, monotonic_ns(), __ATOMIC_RELAXED);
+}
+
+/* A stream woken onto the CPU of its waker, which went on polling there, ran only once that
+ * spin ended (docs/performance.md, "idle spin"): two streams handing units to each other
+ * would go on taking turns on one CPU, each waiting out the other's spin, for the kernel
+ * sees a pair that together keeps one CPU busy. The woken stream then moves off that CPU
+ * (a mask without it, then its own mask again), unless it is bound to CPUs. */
+#define WAKE_LATE_NS 20000ull
+
+static void leave_waker_cpu(goabt_stream *s)
+{
+    uint64_t woken_at = __atomic_exchange_n(&s->woken_at, 0, __ATOMIC_RELAXED);
+    if (woken_at == 0 || monotonic_ns() - woken_at < WAKE_LATE_NS) return;
+    int cpu = sched_getcpu();
+    if (cpu < 0 || cpu != __atomic_load_n(&s->waker_cpu, __ATOMIC_RELAXED)) return;
+    if (goabt_rt.affinity) return; /* every stream bound by its rank */
+    pthread_mutex_lock(&goabt_rt.lock); /* against ABT_xstream_set_cpubind meanwhile */
+    cpu_set_t mask, others;
+    if (!s->bind_explicit && sched_getaffinity(0, sizeof mask, &mask) == 0 && cpu < CPU_SETSIZE) {
+        others = mask;
+        CPU_CLR(cpu, &others);
+        if (CPU_COUNT(&others) > 0 && sched_setaffinity(0, sizeof others, &others) == 0) {
+            sched_setaffinity(0, sizeof mask, &mask);
+        }
     }
-    if (rounds < 320) {
-        sched_yield();
-        return;
+    pthread_mutex_unlock(&goabt_rt.lock);
+}
+
+/* An idle scheduler polls its pools for IDLE_SPIN_NS, then sleeps until someone gives it work.
+ * It never yields the CPU meanwhile: a sched_yield while other threads want the CPU gives it
+ * away for the rest of their time slice (milliseconds), and a push in that time finds the
+ * stream awake, wakes nobody, and its unit waits (docs/performance.md, "idle spin").
+ * It sleeps listed in each of its pools' sleepers (a push wakes exactly one of them), until
+ * the earliest deadline of a parked ULT, and no longer than the safety timeout if one is set.
+ * *spin_until: 0 on the first idle round, then when the spin ends (1 once it has). */
+static void idle_wait(goabt_stream *s, unsigned rounds, uint64_t *spin_until)
+{
+    if (*spin_until != 1) {
+        if (*spin_until == 0) *spin_until = monotonic_ns() + IDLE_SPIN_NS;
+        if ((rounds & 15) != 0 || monotonic_ns() < *spin_until) {
+            cpu_relax();
+            return;
+        }
+        *spin_until = 1;
     }
     goabt_sched *sc = s->sched;
     /* Only a stream's own thread sleeps on its nodes, from its scheduler's context. */
@@ -170,6 +218,7 @@ static void idle_wait(goabt_stream *s, unsigned rounds)
         }
         goabt_futex_wait(&s->sleep_word, 0, ns);
     }
+    leave_waker_cpu(s);
     /* Awake: a push that still finds this stream listed must wake another one instead. */
     __atomic_store_n(&s->sleep_word, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < sc->num_pools; i++) {
@@ -251,6 +300,7 @@ goabt_unit *goabt_sched_pop_next(goabt_stream *s, goabt_sched *sc)
 void goabt_sched_loop(goabt_stream *s)
 {
     unsigned idle = 0;
+    uint64_t spin_until = 0;
 #ifdef GOABT_VALGRIND
     unsigned vg_rounds = 0;
 #endif
@@ -284,6 +334,7 @@ void goabt_sched_loop(goabt_stream *s)
         }
         if (u != NULL) {
             idle = 0;
+            spin_until = 0;
             /* Popped by a scheduler: out of every queue, ready, nobody's by hand. */
             GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY,
                              "a popped unit is READY (state %d)", u->state);
@@ -314,6 +365,6 @@ void goabt_sched_loop(goabt_stream *s)
             __atomic_and_fetch(&s->request, ~GOABT_REQ_FINISH, __ATOMIC_RELEASE);
             goabt_unit_resume_main(s);
         }
-        idle_wait(s, ++idle);
+        idle_wait(s, ++idle, &spin_until);
     }
 }

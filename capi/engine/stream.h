@@ -55,6 +55,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
     /* Idle sleep: the stream sleeps on sleep_word, listed in each of its pools' sleepers. */
     int sleep_word;        /* futex word: set to 1 to wake it */
     int wakers;            /* atomic: wake-ups in flight; the stream is not freed before 0 */
+    /* Set by the push that wakes it (atomic, relaxed): when, and on which CPU the pusher ran
+     * (sched.c, idle_wait: a stream woken onto its waker's CPU may have to move). */
+    uint64_t woken_at;
+    int waker_cpu;
     goabt_sleeper sleep_nodes[GOABT_SCHED_MAX_POOLS];
     /* CPU binding (stream_affinity.c), under goabt_rt.lock: bind_thread is the stream's OS
      * thread while bind_live says it runs; bind_cpus, when bind_explicit, the CPUs the program
@@ -167,6 +171,9 @@ static inline goabt_unit *goabt_self_or_sched(goabt_stream *s)
 }
 /* Wakes s if it sleeps idle (after giving it news: a request, the main ULT's hand-off). */
 void goabt_stream_wake(goabt_stream *s) GOABT_HIDDEN;
+
+/* A push is waking s: notes when, and from which CPU (sched.c, idle_wait). */
+void goabt_stream_note_waker(goabt_stream *s) GOABT_HIDDEN;
 /* Wakes every stream asleep idle (a request they must notice: ABT_sched_finish, exit). */
 void goabt_streams_wake_all(void) GOABT_HIDDEN;
 /* A running stream other than `not`, a different one from call to call, or NULL if there is
