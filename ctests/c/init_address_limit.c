@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <abt.h>
 #include "check.h"
+#include "proc_status.h"
 #include "abt_wait.h"
 
 static void ult(void *arg) { *(int *)arg = 1; }
@@ -40,19 +41,6 @@ static int use_goabt(void)
 }
 
 enum { REFUSE, START, START_OR_SAY }; /* what ABT_init must do under the limit */
-
-/* The threads of this process, from /proc/self/status. */
-static long threads(void)
-{
-    FILE *f = fopen("/proc/self/status", "re");
-    char line[256];
-    long n = 0;
-    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-        if (strncmp(line, "Threads:", 8) == 0) n = strtol(line + 8, NULL, 10);
-    }
-    if (f != NULL) fclose(f);
-    return n;
-}
 
 /* Whether the limit ABT_init named, need bytes, is no under-count: right after a start, it
  * leaves the Go runtime the headroom goabt keeps it to grow (core.BulkHeadroom, 96 MiB) beyond

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <abt.h>
 #include "check.h"
+#include "proc_status.h"
 
 #define STREAMS 4
 #define MIB ((long)1 << 20)
@@ -28,18 +29,6 @@ static long address_space(void)
     if (f == NULL || fscanf(f, "%ld", &pages) != 1) pages = 0;
     if (f != NULL) fclose(f);
     return pages * 4096;
-}
-
-static long threads(void)
-{
-    FILE *f = fopen("/proc/self/status", "re");
-    char line[256];
-    long n = 0;
-    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-        if (strncmp(line, "Threads:", 8) == 0) n = strtol(line + 8, NULL, 10);
-    }
-    if (f != NULL) fclose(f);
-    return n;
 }
 
 static void nothing(void *arg) { (void)arg; }
