@@ -8,8 +8,11 @@
  * (capi/engine/unit.h, goabt_give_way_to_main).
  *
  * For each polling call, ROUNDS times: a ULT S in the primary's pool polls with that call until
- * the main ULT, which yields until S has started, says it may stop. Before the fix, the first
- * round in which S ran on the primary hung (the program's time limit then fails it). */
+ * the main ULT, which yields until S has started, says it may stop. S runs on the primary every
+ * round: before S is made, a blocker ULT in the secondary's own pool keeps the secondary busy,
+ * without yielding, until S has started, so that the secondary cannot take S; then it ends, and
+ * the secondary is free to pop the main ULT queued behind S. Before the fix, the first round
+ * hung (the program's time limit then fails it). */
 #include <stdio.h>
 #include <abt.h>
 #include "check.h"
@@ -30,6 +33,16 @@ static ABT_thread main_ult;
 static enum poll_kind kind;
 static int started = -1; /* the stream S started on (atomic) */
 static int done;         /* atomic: S may stop */
+static int blocking;     /* atomic: the blocker runs on the secondary */
+
+/* Keeps the secondary stream busy, without yielding, until S has started. */
+static void blocker(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&blocking, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < 0) {
+    }
+}
 
 static void poller(void *arg)
 {
@@ -93,20 +106,25 @@ int main(void)
         for (int round = 0; round < ROUNDS; round++) {
             __atomic_store_n(&done, 0, __ATOMIC_RELAXED);
             __atomic_store_n(&started, -1, __ATOMIC_RELAXED);
-            ABT_thread s;
+            __atomic_store_n(&blocking, 0, __ATOMIC_RELAXED);
+            ABT_thread b, s;
+            if (ABT_thread_create(pools[1], blocker, NULL, ABT_THREAD_ATTR_NULL, &b) != ABT_SUCCESS) {
+                break;
+            }
+            while (!__atomic_load_n(&blocking, __ATOMIC_ACQUIRE)) ABT_thread_yield();
             if (ABT_thread_create(pools[0], poller, NULL, ABT_THREAD_ATTR_NULL, &s) != ABT_SUCCESS) {
                 break;
             }
             while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < 0) ABT_thread_yield();
             if (__atomic_load_n(&started, __ATOMIC_RELAXED) == 0) on_primary++;
             __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-            if (ABT_thread_free(&s) == ABT_SUCCESS) finished++;
+            if (ABT_thread_free(&s) == ABT_SUCCESS && ABT_thread_free(&b) == ABT_SUCCESS) finished++;
         }
         if (kind == POLL_TRYLOCK) ABT_mutex_unlock(held);
         printf("%s: %d rounds, the poller on the primary in %d\n", kind_names[kind], finished,
                on_primary);
         CHECK_INT(finished, ROUNDS);
-        CHECK(on_primary > 0); /* the case that hung happened */
+        CHECK_INT(on_primary, ROUNDS); /* the case that hung, every round */
     }
     ABT_mutex_free(&mutex);
     ABT_mutex_free(&held);
