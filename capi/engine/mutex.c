@@ -31,13 +31,6 @@ static int caller_holds_stream(void) { return !goabt_caller_parks() && goabt_sel
  * once it has waited this long (Go's sync.Mutex starvation mode uses the same bound). */
 #define STARVING_NS 1000000ull
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* Before it queues, a ULT that finds m held by a holder nobody waits for yields and looks
  * again, up to YIELD_TRIES times: the other units of its stream run meanwhile, as they would
  * while it waited, and a holder that unlocks in between (a short critical section, or one
@@ -158,7 +151,7 @@ __attribute__((noinline)) void goabt_mutex_lock_slow(goabt_mutex *m, int prio, u
         }
         /* The clock is read every 16th retry only: a retry costs about 100 ns. */
         if (again && (++retries & 15) == 1) {
-            uint64_t now = monotonic_ns();
+            uint64_t now = goabt_monotonic_ns();
             if (since == 0) since = now;
             if (now - since >= STARVING_NS) starving = 1;
         }

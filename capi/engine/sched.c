@@ -144,17 +144,10 @@ static int stream_has_news(goabt_stream *s)
  * idle, so that an idle stream's CPU time stays near nothing. */
 #define IDLE_SPIN_NS 50000ull
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 void goabt_stream_note_waker(goabt_stream *s)
 {
     __atomic_store_n(&s->waker_cpu, sched_getcpu(), __ATOMIC_RELAXED);
-    __atomic_store_n(&s->woken_at, monotonic_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&s->woken_at, goabt_monotonic_ns(), __ATOMIC_RELAXED);
 }
 
 /* A stream woken onto the CPU of its waker, which went on polling there, ran only once that
@@ -167,7 +160,7 @@ void goabt_stream_note_waker(goabt_stream *s)
 static void leave_waker_cpu(goabt_stream *s)
 {
     uint64_t woken_at = __atomic_exchange_n(&s->woken_at, 0, __ATOMIC_RELAXED);
-    if (woken_at == 0 || monotonic_ns() - woken_at < WAKE_LATE_NS) return;
+    if (woken_at == 0 || goabt_monotonic_ns() - woken_at < WAKE_LATE_NS) return;
     int cpu = sched_getcpu();
     if (cpu < 0 || cpu != __atomic_load_n(&s->waker_cpu, __ATOMIC_RELAXED)) return;
     if (goabt_rt.affinity) return; /* every stream bound by its rank */
@@ -193,8 +186,8 @@ static void leave_waker_cpu(goabt_stream *s)
 static void idle_wait(goabt_stream *s, unsigned rounds, uint64_t *spin_until)
 {
     if (*spin_until != 1) {
-        if (*spin_until == 0) *spin_until = monotonic_ns() + IDLE_SPIN_NS;
-        if ((rounds & 15) != 0 || monotonic_ns() < *spin_until) {
+        if (*spin_until == 0) *spin_until = goabt_monotonic_ns() + IDLE_SPIN_NS;
+        if ((rounds & 15) != 0 || goabt_monotonic_ns() < *spin_until) {
             cpu_relax();
             return;
         }

@@ -153,6 +153,13 @@ void goabt_joiners_wake(goabt_waiter *list) GOABT_HIDDEN;
 
 /* Time. */
 uint64_t goabt_now_ns(void) GOABT_HIDDEN; /* CLOCK_REALTIME */
+/* CLOCK_MONOTONIC in ns: for spans (the idle spin, a waiter's starvation), not deadlines. */
+static inline uint64_t goabt_monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
 /* ABT_get_wtime's clock: seconds, CLOCK_MONOTONIC. */
 static inline double goabt_wtime(void)
 {
