@@ -73,6 +73,17 @@ void goabt_assert_fail(const char *file, int line, const char *func, const char 
     (void)w;
     abort();
 }
+
+/* A spin, not a sleep: the stalled thread keeps its CPU, as it would in a preemption. */
+void goabt_race_window(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t end = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec + 20000;
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec < end);
+}
 #endif
 
 /* ---- The gate ----------------------------------------------------------------------------- */

@@ -50,6 +50,10 @@
  * adds a printf-style explanation. Either may run on a ULT stack, inside a spinlock or in the
  * scheduler's context: no Go call, no malloc, one write(2) of a small buffer. GOABT_CHECKED_ONLY
  * (x) keeps code that exists only to feed an assertion out of the release build.
+ * GOABT_RACE_WINDOW() marks a point between two steps another thread may see apart (a stream's
+ * end between taking its joiners and publishing TERMINATED): the checked build stalls there
+ * ~20 µs, so that every ctest run under it meets the interleaving a release build meets once
+ * in a million; elsewhere it is nothing.
  */
 #ifndef GOABT_COMMON_H
 #define GOABT_COMMON_H
@@ -138,12 +142,15 @@ __attribute__((noreturn, cold, format(printf, 5, 6))) void goabt_assert_fail(
             goabt_assert_fail(__FILE__, __LINE__, __func__, #cond, __VA_ARGS__);         \
     } while (0)
 #define GOABT_CHECKED_ONLY(x) x
+void goabt_race_window(void) GOABT_HIDDEN;
+#define GOABT_RACE_WINDOW() goabt_race_window()
 #else
 /* sizeof keeps cond compiled (its names stay checked, no unused-variable warnings) but never
  * evaluated. */
 #define GOABT_ASSERT(cond) ((void)sizeof(!(cond)))
 #define GOABT_ASSERT_MSG(cond, ...) ((void)sizeof(!(cond)))
 #define GOABT_CHECKED_ONLY(x)
+#define GOABT_RACE_WINDOW() ((void)0)
 #endif
 /* A spinlock is held (by someone: it records no owner). */
 #define GOABT_ASSERT_LOCKED(l) GOABT_ASSERT(__atomic_load_n((l), __ATOMIC_RELAXED) != 0)

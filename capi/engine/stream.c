@@ -98,10 +98,13 @@ static void *stream_thread(void *arg)
     /* A deadline this stream armed (a ULT of a shared pool in a timed wait) must not be left
      * to streams that went to sleep before it existed: they look at the timers again. */
     if (__atomic_load_n(&goabt_timers_earliest, __ATOMIC_ACQUIRE) != 0) wake_others(s);
-    /* The joiners free s only after pthread_join: s stays valid until this thread ends. */
-    goabt_waiter *joiners = goabt_joiners_take(&s->joiners);
+    /* TERMINATED before the joiners are taken (a unit's end does the reverse, as its owner may
+     * free it once TERMINATED): a joiner that finds the stack taken returns and looks at the
+     * state, which must be TERMINATED by then. s stays valid meanwhile: its joiners free it
+     * only after pthread_join. */
     __atomic_store_n(&s->state, ABT_XSTREAM_STATE_TERMINATED, __ATOMIC_RELEASE);
-    goabt_joiners_wake(joiners);
+    GOABT_RACE_WINDOW();
+    goabt_joiners_wake(goabt_joiners_take(&s->joiners));
     return NULL;
 }
 

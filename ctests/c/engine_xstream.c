@@ -7,7 +7,8 @@
  * refused; join and free of the primary, of the caller's own stream and of ABT_XSTREAM_NULL
  * refused; xstream_free setting the handle to ABT_XSTREAM_NULL and refusing a second free;
  * streams created and freed from a ULT on another stream; freeing a stream whose ULT waits for
- * the primary pool; 8 streams on 2 cores; CPU affinity with ABT_SET_AFFINITY=yes (each stream bound to the rank-th CPU
+ * the primary pool; a join meeting the stream's end half done, from the main ULT and from a
+ * pthread; 8 streams on 2 cores; CPU affinity with ABT_SET_AFFINITY=yes (each stream bound to the rank-th CPU
  * the process may use, modulo their number, rebound by set_rank; the main thread's CPUs given
  * back at finalize; =no, and the default, bind nothing). */
 #define _GNU_SOURCE
@@ -81,6 +82,22 @@ static void join_on_primary(void *arg)
     int ok = ABT_thread_create(primary_pool_g, add_arg, (void *)(intptr_t)5, ABT_THREAD_ATTR_NULL, &t) == ABT_SUCCESS;
     ok = ok && ABT_thread_free(&t) == ABT_SUCCESS;
     cross_ok = ok && __atomic_load_n(&counter, __ATOMIC_ACQUIRE) == before + 5;
+}
+
+/* Joins and frees streams just created, counting those not TERMINATED once joined. */
+static void *join_fresh_streams(void *arg)
+{
+    int *not_terminated = arg;
+    for (int i = 0; i < 50; i++) {
+        ABT_xstream xs;
+        ABT_xstream_state st = ABT_XSTREAM_STATE_RUNNING;
+        if (ABT_xstream_create(ABT_SCHED_NULL, &xs) != ABT_SUCCESS ||
+            ABT_xstream_join(xs) != ABT_SUCCESS || ABT_xstream_get_state(xs, &st) != ABT_SUCCESS ||
+            ABT_xstream_free(&xs) != ABT_SUCCESS || st != ABT_XSTREAM_STATE_TERMINATED) {
+            (*not_terminated)++;
+        }
+    }
+    return NULL;
 }
 
 static void get_last_stream(void *arg)
@@ -468,6 +485,18 @@ int main(void)
     CHECK_INT(ABT_xstream_free(&waiter), ABT_SUCCESS);
     CHECK(cross_ok);
     CHECK_INT(counter, 5);
+
+    /* A join that meets the stream's end half done (its joiners taken, TERMINATED not yet
+     * stored; the checked build stalls there) returns once the stream is TERMINATED: from the
+     * main ULT (which parks) and from a plain pthread (which sleeps). */
+    int joins_early = 0;
+    join_fresh_streams(&joins_early);
+    CHECK_INT(joins_early, 0);
+    pthread_t joiner_thread;
+    joins_early = 0;
+    CHECK_INT(pthread_create(&joiner_thread, NULL, join_fresh_streams, &joins_early), 0);
+    CHECK_INT(pthread_join(joiner_thread, NULL), 0);
+    CHECK_INT(joins_early, 0);
 
     /* Eight streams on two cores, 1000 units each, freed while busy. */
     enum { M = 8 };
