@@ -89,13 +89,16 @@ static int go_library_path(char *out, size_t n)
  * program has there. So ABT_init asks for all of it first:
  *   - GO_RESERVED: mostly reservations, few pages of them ever used: the page allocator's
  *     summaries (585 MiB) and scavenger index (512 MiB), sized for a 48-bit address space, the
- *     first heap arena (64 MiB) and the arena index (32 MiB); then its code and the rest;
+ *     first heap arena (64 MiB), a second one (64 MiB: the heap's first pages are placed
+ *     anywhere in the first arena and, now and then, near enough its end to run into the next;
+ *     seen about 1 start in 40 on a busy machine) and the arena index (32 MiB); then its code
+ *     and the rest;
  *   - GO_THREADS threads, each with a stack of the default size (ulimit -s, 8 MiB by default)
  *     and, as each frees memory first thing, a glibc malloc arena of its own (64 MiB) while
  *     glibc gives one (MALLOC_ARENA_MAX, glibc.malloc.arena_max: go_arenas);
  *   - GO_HEADROOM: what core/addrspace.go leaves the Go runtime to grow (core.BulkHeadroom),
  *     and goabt's first slabs, without which ABT_init returns ABT_ERR_MEM. */
-#define GO_RESERVED ((size_t)1216 << 20)
+#define GO_RESERVED ((size_t)1280 << 20)
 #define GO_THREADS 5
 #define GO_HEADROOM ((size_t)100 << 20)
 #define MALLOC_ARENA ((size_t)64 << 20)
