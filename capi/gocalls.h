@@ -28,6 +28,9 @@ int goabt_go_unavailable_error(void) GOABT_HIDDEN;
 int goabt_go_owns_code(const void *addr) GOABT_HIDDEN;
 /* Whether this process was forked after the Go core started (then says so once on stderr). */
 int goabt_go_forked(void) GOABT_HIDDEN;
+/* GOABT_OPAL_RACE_ABORT: nonzero when the OPAL race check aborts after its report. Set by
+ * golib.c when it loads the Go core, read by api/opal.c's report. */
+extern int goabt_opal_race_abort GOABT_HIDDEN;
 
 /* The program's signal handlers beside the Go runtime (golib_signals.c): golib.c calls the
  * first three around the load; the outermost ABT_init takes the signals goabt needs while it

@@ -254,6 +254,7 @@ static void load(void)
      * the first object of a class with a constructor is made (leaks.c). */
     goabt_opal_leak_exit_status = goabt_go.leak_exit_status();
     __atomic_store_n(&opal_obj_leak_check, goabt_go.leak_check(), __ATOMIC_RELAXED);
+    goabt_opal_race_abort = goabt_go.opal_race_abort(); /* before any object can race */
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 

@@ -146,6 +146,22 @@ func goabt_go_leak_check() C.int {
 	return C.int(mode)
 }
 
+// goabt_go_opal_race_abort reads GOABT_OPAL_RACE_ABORT now (core.OpalRaceAbortFromEnv): 1 if
+// the OPAL race check aborts after its report. golib.c asks when it loads the Go core; a bad
+// value is said on stderr once per process.
+//
+//export goabt_go_opal_race_abort
+func goabt_go_opal_race_abort() C.int {
+	abort, warning := core.OpalRaceAbortFromEnv(cGetenv)
+	if warning != "" && rt.FirstTime(warning) {
+		fmt.Fprintf(os.Stderr, "goabt: %s\n", warning)
+	}
+	if abort {
+		return 1
+	}
+	return 0
+}
+
 // goabt_go_leak_exit_status is the exit status of a process in which GOABT_CHECK_LEAKS=fatal
 // found leaks (core.LeakExitStatus).
 //

@@ -179,6 +179,17 @@ func LeakCheckFromEnv(getenv func(string) string) (LeakCheck, string) {
 	return LeakCheckOff, ""
 }
 
+// OpalRaceAbortFromEnv reads GOABT_OPAL_RACE_ABORT, a yes/no variable (parseSwitch): yes makes
+// the OPAL race check of debug builds abort after its report. Off by default; a value it does
+// not know keeps that, with a warning.
+func OpalRaceAbortFromEnv(getenv func(string) string) (bool, string) {
+	v := getenv("GOABT_OPAL_RACE_ABORT")
+	if v == "" {
+		return false, ""
+	}
+	return switchFromEnv("GOABT_OPAL_RACE_ABORT", v, false)
+}
+
 const (
 	// DefaultThreadStackSize is Argobots' default ULT stack: 16 KiB.
 	DefaultThreadStackSize = 16384

@@ -330,6 +330,17 @@ func TestConfigCheckLeaks(t *testing.T) {
 	require.Equal(t, []int{0, 1, 2}, []int{int(LeakCheckOff), int(LeakCheckReport), int(LeakCheckFatal)})
 }
 
+func TestConfigOpalRaceAbort(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "no": false, "0": false, "yes": true, " On ": true, "1": true} {
+		abort, warning := OpalRaceAbortFromEnv(func(string) string { return v })
+		require.Equal(t, want, abort, "%q", v)
+		require.Empty(t, warning, "%q", v)
+	}
+	abort, warning := OpalRaceAbortFromEnv(func(string) string { return "loud" })
+	require.False(t, abort)
+	require.Equal(t, "GOABT_OPAL_RACE_ABORT=loud is neither yes nor no; using no", warning)
+}
+
 func TestConfigTrace(t *testing.T) {
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }

@@ -27,6 +27,14 @@
  *    a magic id and the file:line that constructed them, and misuse (RETAIN, RELEASE or DESTRUCT
  *    of an object already destroyed or never constructed, a count taken below zero) prints one
  *    line naming the class, the operation and the construction site, then aborts.
+ *  - Race check (debug mode, goabt's): while threads are off, RETAIN/RELEASE publish the new
+ *    count with a compare-and-swap instead of a plain store. It fails exactly when another thread
+ *    changed the count since it was read, which a plain store would have undone: the update is
+ *    then applied atomically (the count stays exact) and opal_obj_report_race prints one line per
+ *    object (the class, the RETAIN/RELEASE that saw it, the other thread's last update where
+ *    known, and that threads run while opal_using_threads() is false), then goes on, or aborts
+ *    with GOABT_OPAL_RACE_ABORT=yes in the environment. Threads on: atomic adds, no check. Builds
+ *    without debug keep their plain update.
  */
 #ifndef OPAL_OBJECT_H
 #define OPAL_OBJECT_H
@@ -35,6 +43,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#if defined(OPAL_ENABLE_DEBUG) && OPAL_ENABLE_DEBUG
+#include <pthread.h> /* pthread_self: the race check records who updated a count last */
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,8 +68,14 @@ OPAL_DECLSPEC extern bool opal_uses_threads;
 static inline bool opal_using_threads(void) { return opal_uses_threads; }
 
 /* Turns atomic reference counting on or off and returns the new setting. Switch before other
- * threads touch shared objects: a count updated by two threads while it is off can lose updates. */
+ * threads touch shared objects: a count updated by two threads while it is off can lose updates
+ * (debug builds catch that: see "Race check" below). */
 OPAL_DECLSPEC bool opal_set_using_threads(bool have);
+
+/* goabt's: how many times a debug build's race check (below) saw another thread change a count
+ * during an update while threads were off, in this process; 0 in programs built without debug.
+ * Every one is counted, reported or not. */
+OPAL_DECLSPEC size_t opal_obj_races_detected(void);
 
 /* ---- Classes ----------------------------------------------------------------------------- */
 
@@ -403,12 +420,68 @@ static inline void opal_obj_check_alive(opal_object_t *object, const char *op, c
     }
 }
 
+/* The race check's record of each object's last update while threads are off, in a slot picked
+ * by the object's address: which object, where, by which thread (pthread_self). Written with
+ * relaxed stores, the object last, and read only by a race report, which trusts a slot that
+ * still names the object and thread it read first: a diagnostic, "where known". */
+struct opal_obj_update_site {
+    opal_object_t *object;
+    const char *file;
+    int line;
+    uintptr_t thread;
+};
+#define OPAL_OBJ_UPDATE_SITES 1024
+OPAL_DECLSPEC extern struct opal_obj_update_site opal_obj_update_sites[OPAL_OBJ_UPDATE_SITES];
+
+static inline struct opal_obj_update_site *opal_obj_update_site_of(const opal_object_t *object)
+{
+    /* Fibonacci hashing of the address without its alignment bits: neighbours spread. */
+    uint32_t key = (uint32_t)((uintptr_t)object >> 4) * 2654435761u;
+    return &opal_obj_update_sites[key >> 22];
+}
+
+static inline void opal_obj_note_update(opal_object_t *object, const char *file, int line)
+{
+    struct opal_obj_update_site *site = opal_obj_update_site_of(object);
+    __atomic_store_n(&site->file, file, __ATOMIC_RELAXED);
+    __atomic_store_n(&site->line, line, __ATOMIC_RELAXED);
+    __atomic_store_n(&site->thread, (uintptr_t)pthread_self(), __ATOMIC_RELAXED);
+    __atomic_store_n(&site->object, object, __ATOMIC_RELAXED);
+}
+
+/* Another thread changed object's count while op at file:line updated it with threads off:
+ * adds inc atomically and returns the new count, after reporting it (once per object) and
+ * aborting if GOABT_OPAL_RACE_ABORT says so. In the library. */
+OPAL_DECLSPEC int opal_obj_report_race(opal_object_t *object, int inc, const char *op,
+                                       const char *file, int line)
+    __attribute__((noinline, cold));
+
+/* Nonzero while some object has been reported: OBJ_DESTRUCT then calls opal_obj_race_forget,
+ * so that a new object at its address is reported again (a last release does it in
+ * opal_obj_quarantine). In the library. */
+OPAL_DECLSPEC extern int opal_obj_races_reported;
+OPAL_DECLSPEC void opal_obj_race_forget(opal_object_t *object);
+
 static inline int opal_obj_update_debug(opal_object_t *object, int inc, const char *op,
                                         const char *file, int line)
 {
     opal_obj_check_alive(object, op, file, line);
     if (OBJ_IS_IMMORTAL(object)) return object->obj_reference_count;
-    int count = opal_obj_update_count(object, inc);
+    int count;
+    if (opal_uses_threads) {
+        count = __atomic_add_fetch(&object->obj_reference_count, inc, __ATOMIC_ACQ_REL);
+    } else {
+        /* The race check: the plain update, published only if nobody changed the count since. */
+        int32_t old = object->obj_reference_count;
+        count = old + inc;
+        if (__builtin_expect(!__atomic_compare_exchange_n(&object->obj_reference_count, &old,
+                                                          count, false, __ATOMIC_RELAXED,
+                                                          __ATOMIC_RELAXED),
+                             0)) {
+            count = opal_obj_report_race(object, inc, op, file, line);
+        }
+        opal_obj_note_update(object, file, line);
+    }
     if (count < 0) {
         opal_obj_report_misuse(object, OPAL_OBJ_MISUSE_NEGATIVE, op, file, line);
     }
@@ -451,6 +524,9 @@ static inline void opal_obj_construct_debug(opal_object_t *object, opal_class_t 
 static inline void opal_obj_destruct_debug(opal_object_t *object, const char *file, int line)
 {
     opal_obj_check_alive(object, "OBJ_DESTRUCT", file, line);
+    if (__builtin_expect(opal_obj_races_reported != 0, 0)) {
+        opal_obj_race_forget(object);
+    }
     object->obj_magic_id = 0;
     object->obj_flags = (object->obj_flags & ~OPAL_OBJ_STATE_MASK) | OPAL_OBJ_STATE_DESTRUCTED;
     opal_class_ensure_initialized(object->obj_class);

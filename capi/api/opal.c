@@ -168,6 +168,9 @@ static int quarantine_lock;
 void opal_obj_quarantine(opal_object_t *object)
 {
     if (object == NULL) return;
+    if (__atomic_load_n(&opal_obj_races_reported, __ATOMIC_RELAXED) != 0) {
+        opal_obj_race_forget(object);
+    }
     while (__atomic_exchange_n(&quarantine_lock, 1, __ATOMIC_ACQUIRE)) {
     }
     opal_object_t *oldest = quarantine[quarantine_next];
@@ -221,6 +224,98 @@ void opal_obj_report_misuse(opal_object_t *object, int misuse, const char *op, c
     abort();
 }
 
+/* ---- The race check -------------------------------------------------------------------------
+ * The header's debug RETAIN/RELEASE call opal_obj_report_race when, threads off, another thread
+ * changed a count under them (opal_object.h, "Race check"). Each object is reported once: its
+ * address stays in `reported` until it is released or destructed. C, as the misuse report: it
+ * runs from any stack, and in forked children. */
+struct opal_obj_update_site opal_obj_update_sites[OPAL_OBJ_UPDATE_SITES];
+int opal_obj_races_reported; /* entries in reported */
+int goabt_opal_race_abort;   /* gocalls.h */
+static size_t races_detected;
+static int races_lock; /* spinlock: held for a look through a few addresses; a fork frees it */
+static opal_object_t **reported;
+static size_t reported_cap;
+
+size_t opal_obj_races_detected(void) { return __atomic_load_n(&races_detected, __ATOMIC_RELAXED); }
+
+/* Records object as reported; false if it was already. */
+static bool race_first_report(opal_object_t *object)
+{
+    bool first = true;
+    goabt_spin_lock(&races_lock);
+    size_t n = (size_t)opal_obj_races_reported;
+    for (size_t i = 0; i < n && first; i++) first = reported[i] != object;
+    if (first && n == reported_cap) {
+        size_t cap = reported_cap ? 2 * reported_cap : 16;
+        opal_object_t **grown = realloc(reported, cap * sizeof *grown);
+        if (grown != NULL) {
+            reported = grown;
+            reported_cap = cap;
+        }
+    }
+    if (first && n < reported_cap) { /* out of memory: reported again next time, not lost */
+        reported[n] = object;
+        __atomic_store_n(&opal_obj_races_reported, (int)n + 1, __ATOMIC_RELAXED);
+    }
+    goabt_spin_unlock(&races_lock);
+    return first;
+}
+
+void opal_obj_race_forget(opal_object_t *object)
+{
+    goabt_spin_lock(&races_lock);
+    size_t n = (size_t)opal_obj_races_reported;
+    for (size_t i = 0; i < n; i++) {
+        if (reported[i] == object) {
+            reported[i] = reported[n - 1];
+            __atomic_store_n(&opal_obj_races_reported, (int)n - 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    goabt_spin_unlock(&races_lock);
+}
+
+int opal_obj_report_race(opal_object_t *object, int inc, const char *op, const char *file,
+                         int line)
+{
+    /* First the update the caller could not publish: the count stays exact. */
+    int count = __atomic_add_fetch(&object->obj_reference_count, inc, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&races_detected, 1, __ATOMIC_RELAXED);
+    if (!race_first_report(object)) return count;
+
+    /* The other thread's last update, if the slot still names this object and another thread
+     * after its fields were read (the caller has not written its own yet). */
+    char other[256] = "";
+    struct opal_obj_update_site *site = opal_obj_update_site_of(object);
+    opal_object_t *site_object = __atomic_load_n(&site->object, __ATOMIC_RELAXED);
+    uintptr_t site_thread = __atomic_load_n(&site->thread, __ATOMIC_RELAXED);
+    const char *site_file = __atomic_load_n(&site->file, __ATOMIC_RELAXED);
+    int site_line = __atomic_load_n(&site->line, __ATOMIC_RELAXED);
+    if (site_object == object && site_thread != (uintptr_t)pthread_self() && site_file != NULL &&
+        __atomic_load_n(&site->object, __ATOMIC_RELAXED) == object &&
+        __atomic_load_n(&site->thread, __ATOMIC_RELAXED) == site_thread) {
+        snprintf(other, sizeof other, " (that thread's last update: %s:%d)", site_file, site_line);
+    }
+    char streams[96] = "";
+    int num_streams = goabt_forked() || !goabt_initialized()
+                          ? 0
+                          : __atomic_load_n(&goabt_rt.num_streams, __ATOMIC_RELAXED);
+    if (num_streams > 1) {
+        snprintf(streams, sizeof streams, " (%d Argobots execution streams run)", num_streams);
+    }
+    fprintf(stderr,
+            "opal_object: %s at %s:%d: another thread changed the reference count of object %p "
+            "of class %s during this update%s; the program runs threads while "
+            "opal_using_threads() is false%s: call opal_set_using_threads(true) before threads "
+            "share objects (count kept exact: %d)%s\n",
+            op, file, line, (void *)object, class_name(object), other, streams, count,
+            goabt_opal_race_abort ? "; GOABT_OPAL_RACE_ABORT: aborting" : "");
+    fflush(stderr);
+    if (goabt_opal_race_abort) abort();
+    return count;
+}
+
 /* ---- GOABT_CHECK_LEAKS ----------------------------------------------------------------------
  * Live objects are recorded in a registry of the Go core (leaks.h) while opal_obj_leak_check is
  * set, which the header tests inline where objects are made and destroyed; opal_class_finalize
@@ -264,6 +359,7 @@ static void opal_after_fork_child(void)
 {
     c_classes_lock = 0;
     quarantine_lock = 0;
+    races_lock = 0;
 }
 
 __attribute__((constructor)) static void opal_register_fork_handler(void)
