@@ -69,12 +69,12 @@ static inline bool opal_using_threads(void) { return opal_uses_threads; }
 
 /* Turns atomic reference counting on or off and returns the new setting. Switch before other
  * threads touch shared objects: a count updated by two threads while it is off can lose updates
- * (debug builds catch that: see "Race check" below). */
+ * (debug builds catch that: "Race check", at the top of this file). */
 OPAL_DECLSPEC bool opal_set_using_threads(bool have);
 
-/* goabt's: how many times a debug build's race check (below) saw another thread change a count
- * during an update while threads were off, in this process; 0 in programs built without debug.
- * Every one is counted, reported or not. */
+/* goabt's: how many times a debug build's race check ("Race check", above) saw another thread
+ * change a count during an update while threads were off, in this process; 0 in programs built
+ * without debug. Every one is counted, reported or not. */
 OPAL_DECLSPEC size_t opal_obj_races_detected(void);
 
 /* ---- Classes ----------------------------------------------------------------------------- */
