@@ -49,8 +49,8 @@ static void one_pair(widget_t *w)
     OBJ_RELEASE_NO_NULLIFY(w);
 }
 
-/* RETAIN+RELEASE pairs on w until the check has seen `until` collisions (0: exactly `pairs`
- * pairs), then `more` more. */
+/* RETAIN+RELEASE pairs on w until the check's count of collisions reaches `until` (0: exactly
+ * `pairs` pairs), then `more` more. */
 static void pairs(widget_t *w, size_t until, long pairs, long more)
 {
     for (long i = 0; i < pairs && (until == 0 || opal_obj_races_detected() < until); i++) {
@@ -59,10 +59,14 @@ static void pairs(widget_t *w, size_t until, long pairs, long more)
     for (long i = 0; i < more; i++) one_pair(w);
 }
 
+/* What the racing runs wait for the count of collisions to reach: COLLISIONS more than it was
+ * before them (set before the threads start). */
+static size_t race_until;
+
 static void *race(void *arg)
 {
     pthread_barrier_wait(&start);
-    pairs(arg, COLLISIONS, MAX_PAIRS, MORE_PAIRS);
+    pairs(arg, race_until, MAX_PAIRS, MORE_PAIRS);
     return NULL;
 }
 
@@ -173,7 +177,7 @@ static ABT_barrier ult_start;
 static void race_ult(void *arg)
 {
     ABT_barrier_wait(ult_start);
-    pairs(arg, COLLISIONS, MAX_PAIRS, MORE_PAIRS);
+    pairs(arg, race_until, MAX_PAIRS, MORE_PAIRS);
 }
 
 int main(void)
@@ -184,6 +188,7 @@ int main(void)
     /* (a) Two pthreads race on one object: one report, the count exact. */
     widget_t *w = OBJ_NEW(widget_t);
     one_pair(w); /* learns the lines check_report looks for */
+    race_until = opal_obj_races_detected() + COLLISIONS;
     capture_begin();
     run_two(race, w);
     const char *err = capture_end();
@@ -245,6 +250,7 @@ int main(void)
     ABT_xstream_self(&primary);
     ABT_xstream_get_main_pools(primary, 1, &primary_pool);
     CHECK_INT(ABT_barrier_create(2, &ult_start), ABT_SUCCESS);
+    race_until = seen + COLLISIONS;
     capture_begin();
     ABT_thread ults[2];
     rc = ABT_thread_create(primary_pool, race_ult, w, ABT_THREAD_ATTR_NULL, &ults[0]);
@@ -274,6 +280,7 @@ int main(void)
 {
     widget_t *w = OBJ_NEW(widget_t); /* loads the Go core, which reads the switch */
     one_pair(w); /* learns the lines check_report looks for */
+    race_until = COLLISIONS;
     int fds[2];
     CHECK_INT(pipe(fds), 0);
     fflush(stdout);
