@@ -56,10 +56,7 @@ func goabt_go_pool_push_pop(id C.int, units *C.uintptr_t, ranks *C.int, n C.int,
 		return 0
 	}
 	if n > 0 {
-		rs := unsafe.Slice(ranks, int(n))
-		for i, u := range unsafe.Slice(units, int(n)) {
-			p.Push(core.Addr(u), core.Caller{Rank: int(rs[i])})
-		}
+		push(p, unsafe.Slice(units, int(n)), unsafe.Slice(ranks, int(n)))
 	}
 	return pop(p, rank, out, max)
 }
@@ -73,6 +70,27 @@ func goabt_go_pool_pop(id C.int, rank C.int, out *C.uintptr_t, max C.int) C.int 
 		return pop(p, rank, out, max)
 	}
 	return 0
+}
+
+// pushBatch is the most pushes the engine hands over at once (GO_PUSH_BATCH,
+// capi/engine/pool_go.c); more are pushed one by one.
+const pushBatch = 64
+
+// push pushes units[i] for the stream of ranks[i], in order: in one PushBatch when p is a
+// core.PushBatcher, else one Push each.
+func push(p core.Pool, units []C.uintptr_t, ranks []C.int) {
+	if b, ok := p.(core.PushBatcher); ok && len(units) <= pushBatch {
+		var us [pushBatch]core.Addr
+		var cs [pushBatch]core.Caller
+		for i, u := range units {
+			us[i], cs[i] = core.Addr(u), core.Caller{Rank: int(ranks[i])}
+		}
+		b.PushBatch(us[:len(units)], cs[:len(units)])
+		return
+	}
+	for i, u := range units {
+		p.Push(core.Addr(u), core.Caller{Rank: int(ranks[i])})
+	}
 }
 
 // pop pops up to max units of p into out: from PopBatch when p is a core.Batcher and max > 1,

@@ -80,6 +80,16 @@ type Batcher interface {
 	PopBatch(c Caller, out []Addr) int
 }
 
+// PushBatcher is what a Pool implements to take several pushes at once. The engine keeps a Go
+// pool's pushes in C and hands them over in one crossing before the pool is next asked
+// anything (its next pop, a removal, a listing) or when 64 wait: without it, one Push each, in
+// order; with it, one PushBatch of them all, which may lock once for many.
+type PushBatcher interface {
+	// PushBatch pushes units[i] for callers[i], in order, as len(units) Push calls would.
+	// Both slices are valid during the call only.
+	PushBatch(units []Addr, callers []Caller)
+}
+
 // Lister is what a Pool implements to list the units it holds: ABT_pool_print_all and
 // ABT_pool_print_all_threads. Without it they return ABT_ERR_POOL.
 type Lister interface {

@@ -55,6 +55,7 @@ type wsQueue struct {
 var _ interface {
 	Pool
 	Batcher
+	PushBatcher
 	Remover
 	Lister
 } = (*WorkStealing)(nil)
@@ -94,6 +95,21 @@ func (w *WorkStealing) Push(u Addr, c Caller) {
 	q.mu.Lock()
 	q.pushLocked(u)
 	q.mu.Unlock()
+}
+
+// PushBatch adds each unit to its caller's queue, in order, locking a queue once for each run
+// of units pushed by the same stream.
+func (w *WorkStealing) PushBatch(units []Addr, callers []Caller) {
+	for i := 0; i < len(units); {
+		rank := callers[i].Rank
+		q := w.queue(rank)
+		q.mu.Lock()
+		for ; i < len(units) && callers[i].Rank == rank; i++ {
+			q.addLocked(units[i])
+		}
+		q.count.Store(int64(q.n))
+		q.mu.Unlock()
+	}
 }
 
 // Pop takes the oldest unit of the calling stream's queue, or else steals: the first unit
@@ -271,6 +287,12 @@ func (q *wsQueue) popLocked() (Addr, bool) {
 }
 
 func (q *wsQueue) pushLocked(u Addr) {
+	q.addLocked(u)
+	q.count.Store(int64(q.n))
+}
+
+// addLocked appends u, leaving count behind until the caller stores it.
+func (q *wsQueue) addLocked(u Addr) {
 	if q.n == len(q.buf) {
 		grown := make([]Addr, max(16, 2*len(q.buf)))
 		for i := 0; i < q.n; i++ {
@@ -280,7 +302,6 @@ func (q *wsQueue) pushLocked(u Addr) {
 	}
 	q.buf[(q.head+q.n)&(len(q.buf)-1)] = u
 	q.n++
-	q.count.Store(int64(q.n))
 }
 
 // popManyLocked takes up to len(out) units, oldest first, into out: how many.

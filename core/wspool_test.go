@@ -248,3 +248,30 @@ func TestWorkStealingPopBatchFair(t *testing.T) {
 	}
 	t.Fatalf("the other stream's unit did not come within %d units", wsFairEvery)
 }
+
+// PushBatch leaves the pool as the same Push calls would: each unit in its caller's queue, in
+// order, the queues' counts and Len up to date, the queues growing past their first size.
+func TestWorkStealingPushBatchAsPushes(t *testing.T) {
+	batched, one := NewWorkStealing(), NewWorkStealing()
+	var units []Addr
+	var callers []Caller
+	for i := 1; i <= 60; i++ { // runs of one rank, of several, and a thread that is no stream
+		rank := []int{0, 0, 0, 1, -1, 1, 1, 2}[i%8]
+		units = append(units, Addr(i))
+		callers = append(callers, Caller{Rank: rank})
+	}
+	batched.PushBatch(units, callers)
+	for i, u := range units {
+		one.Push(u, callers[i])
+	}
+	require.Equal(t, one.Len(), batched.Len())
+	for _, rank := range []int{-1, 0, 1, 2} {
+		require.Equal(t, one.queue(rank).count.Load(), batched.queue(rank).count.Load(), "rank %d", rank)
+		out1, out2 := make([]Addr, 64), make([]Addr, 64)
+		n1 := one.queue(rank).popManyLocked(out1)
+		n2 := batched.queue(rank).popManyLocked(out2)
+		require.Equal(t, out1[:n1], out2[:n2], "rank %d: the same units, in the same order", rank)
+		require.NotZero(t, n2)
+	}
+	require.Equal(t, 0, batched.Len())
+}

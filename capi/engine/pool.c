@@ -146,12 +146,15 @@ void goabt_pool_wake_sleeper(goabt_pool *p)
      * (goabt_pool_sleepers_fence). One of the two sees the other. The push's fence is a full
      * one, or, for a user C pool, only the compiler's: the idle stream's membarrier then acts
      * as a full fence in every thread of the process (a push into a user FIFO: 7 ns less). */
-    if (pushes_asym(p)) {
+    if (p->ops->flags & GOABT_POOL_OPS_COUNTED) {
+        /* A Go pool's push raised its count with a sequentially consistent read-modify-write
+         * (go_push), a full fence already: the look below is sequentially consistent too. */
+    } else if (pushes_asym(p)) {
         __asm__ __volatile__("" ::: "memory");
     } else {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     }
-    if (__atomic_load_n(&p->sleepers, __ATOMIC_RELAXED) == NULL) return;
+    if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) == NULL) return;
     spin_lock(&p->lock);
     goabt_stream *wake = take_sleeper_locked(p);
     spin_unlock(&p->lock);
