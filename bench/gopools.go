@@ -30,7 +30,7 @@ var goPoolRows = []struct {
 }
 
 // goPopBatch is the most units the engine takes from a Go pool in one crossing.
-const goPopBatch = 32
+const goPopBatch = 64
 
 // userPoolRows are the rows of the user pool table: ULT create + join + free and a push + pop by
 // hand on FIFOs written against ABT_pool_user_def in bench/c/gopool_bench.c, beside goabt's C

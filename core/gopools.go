@@ -65,7 +65,7 @@ type Remover interface {
 }
 
 // Batcher is what a Pool implements to give out several units per pop, which saves the
-// crossing into Go of each but the first. The engine asks it for up to 32 units when a stream
+// crossing into Go of each but the first. The engine asks it for up to 64 units when a stream
 // pops the pool and the pool's C cache is empty, gives the first to that stream and keeps the
 // others in the cache, in the order PopBatch wrote them, serving the pool's next pops from it (by
 // any stream, through the scheduler or ABT_pool_pop) until it is empty; only then does it cross

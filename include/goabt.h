@@ -29,7 +29,7 @@
  *
  * What they cost: every call from C into Go crosses the gate (about 80 ns on the 2-core machine
  * goabt is measured on, about twice that when several streams cross at once: docs/go-extensions.md), so a Go pool costs a crossing per pop that finds a unit (its pushes
- * are kept in C, up to 64, and handed over in that crossing), or per batch of up to 32 units
+ * are kept in C, up to 64, and handed over in that crossing), or per batch of up to 64 units
  * when the pool gives several per pop (core.Batcher: "ws" does; the others wait in C for the
  * pool's next pops, still counted, removable and listed as its units); the engine counts a Go pool's
  * units in C, so that checking a pool for work (what idle streams do) never crosses. A Go scheduler costs one crossing per unit it runs, when it has two pools or

@@ -15,7 +15,7 @@
  * next pop, which crosses anyway, a removal, a listing, the free) or when it is full. The Go
  * pool sees the same calls, in the same order, with the same callers; each Push only comes
  * later, and from the thread that hands the buffer over. A successful pop crosses once; for a
- * pool that pops several at once (core.Batcher) once per batch: the crossing takes up to 32
+ * pool that pops several at once (core.Batcher) once per batch: the crossing takes up to 64
  * units, the popping stream runs the first, and the others wait in the pool's C cache, served in
  * the order the pool gave them to the pool's next pops (by any stream) before Go is asked again.
  * They are still the pool's: counted, found by a removal, listed first.
@@ -45,7 +45,7 @@
 
 /* Units a Go pool that pops several at once (core.Batcher) gives out per crossing at most, and
  * the room its C cache has for them: batches of several streams may be in flight at once. */
-#define GO_POP_BATCH 32
+#define GO_POP_BATCH 64
 #define GO_CACHE_SIZE (4 * GO_POP_BATCH)
 
 /* A batch of pushes not yet handed to the Go pool, oldest first. */
