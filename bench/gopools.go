@@ -26,6 +26,7 @@ var goPoolRows = []struct {
 	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_1_ws", "gopool_ult_1_fifo", 1.0 / goPopBatch},
 	{"ULT create + join + free, Go pool ws vs C FIFO", "gopool_ult_2_ws", "gopool_ult_2_fifo", 1.0 / goPopBatch},
 	{"ULT create + join + free, PRIO of 2 pools, Go deadline vs predefined", "gopool_prio_deadline", "gopool_prio_basic", 1},
+	{"ULT create + join + free, PRIO of 2 pools, Go deadline vs predefined", "gopool_prio2_deadline", "gopool_prio2_basic", 1},
 	{"push + pop by hand, Go pool ws vs C FIFO", "gopool_pushpop_ws", "gopool_pushpop_fifo", 1},
 }
 
@@ -159,7 +160,8 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		"  A crossing is the gate (capi/engine/pool_go.c; in that row, with the push kept in C), then the",
 		"  Go runtime's entry from a C thread (cgocallback: exitsyscall, reentersyscall), which takes one",
 		"  lock on every call from a thread that runs no Go (a receive on the closed channel",
-		"  main_init_done, golang/go#77522): streams crossing at once contend on that lock.",
+		"  main_init_done, golang/go#77522): the primary's thread; a secondary stream's runs its",
+		"  scheduler inside a call from Go, so its crossings are nested and skip the lock.",
 	} {
 		fmt.Fprintln(w, n)
 	}

@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // DeadlineName is the name the priority/deadline scheduling policy is registered under.
 const DeadlineName = "deadline"
@@ -33,10 +36,21 @@ type Deadline struct {
 	now     func() int64
 }
 
+// deadlineLine is a cache line: the state a policy writes on every pick (since, waiting) is
+// allocated in whole lines, so that the policies of two streams, made one after the other,
+// never share one (a write by each on every unit made the line travel between their CPUs).
+const deadlineLine = 64
+
 // NewDeadline returns the policy for numPools pools, reading time (ns) from now.
 func NewDeadline(numPools int, now func() int64) *Deadline {
-	d := &Deadline{budget: make([]int64, numPools), since: make([]int64, numPools),
-		waiting: make([]bool, numPools), now: now}
+	d := &Deadline{budget: make([]int64, numPools), now: now}
+	// One allocation of whole lines, since first, then waiting, each from a line's start: Go's
+	// size classes from 64 bytes up are whole lines, in page-aligned spans.
+	sinceBytes := (numPools*8 + deadlineLine - 1) / deadlineLine * deadlineLine
+	waitingBytes := (numPools + deadlineLine - 1) / deadlineLine * deadlineLine
+	words := make([]int64, (sinceBytes+waitingBytes)/8)
+	d.since = words[:numPools:numPools]
+	d.waiting = unsafe.Slice((*bool)(unsafe.Pointer(&words[sinceBytes/8])), numPools)
 	for i := range d.budget {
 		d.budget[i] = int64(DeadlineBase) << min(i, deadlineMaxShift)
 	}

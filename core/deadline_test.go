@@ -2,6 +2,7 @@ package core
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -97,4 +98,27 @@ func TestDeadlineMorePoolsThanPlanned(t *testing.T) {
 	require.Equal(t, -1, d.Pick(View{Sizes: []int64{0, 1}}))
 	big := NewDeadline(40, clk.now)
 	require.Equal(t, int64(DeadlineBase)<<deadlineMaxShift, big.budget[39])
+}
+
+// The state every pick writes (since, waiting) lies in cache lines of its own: policies made one
+// after the other, as a program's streams make theirs, never share a line.
+func TestDeadlineStateOnLinesOfItsOwn(t *testing.T) {
+	const line = 64 // x86-64's and arm64's
+	for _, pools := range []int{1, 2, 3, 9, 40} {
+		var policies []*Deadline
+		for i := 0; i < 8; i++ {
+			policies = append(policies, NewDeadline(pools, Monotonic))
+		}
+		owner := map[uintptr]int{}
+		for i, d := range policies {
+			require.Zero(t, uintptr(unsafe.Pointer(&d.since[0]))%line, "%d pools: since starts a line", pools)
+			require.Zero(t, uintptr(unsafe.Pointer(&d.waiting[0]))%line, "%d pools: waiting starts a line", pools)
+			last := unsafe.Pointer(&d.waiting[pools-1])
+			for p := uintptr(unsafe.Pointer(&d.since[0])); p <= uintptr(last); p += line {
+				other, taken := owner[p/line]
+				require.False(t, taken && other != i, "%d pools: policies %d and %d share a line", pools, other, i)
+				owner[p/line] = i
+			}
+		}
+	}
 }

@@ -28,7 +28,8 @@
  *   - by name, through the two functions below.
  *
  * What they cost: every call from C into Go crosses the gate (about 80 ns on the 2-core machine
- * goabt is measured on, about twice that when several streams cross at once: docs/go-extensions.md), so a Go pool costs a crossing per pop that finds a unit (its pushes
+ * goabt is measured on, less from a secondary stream, whose thread runs inside a call from Go:
+ * docs/go-extensions.md), so a Go pool costs a crossing per pop that finds a unit (its pushes
  * are kept in C, up to 64, and handed over in that crossing), or per batch of up to 64 units
  * when the pool gives several per pop (core.Batcher: "ws" does; the others wait in C for the
  * pool's next pops, still counted, removable and listed as its units); the engine counts a Go pool's

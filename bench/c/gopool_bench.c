@@ -18,6 +18,9 @@
  *   prio_<sched>    ult_1 with the primary's main scheduler an ABT_SCHED_PRIO of two pools
  *                   (ABT_xstream_set_main_sched_basic), the ULTs created into both in turn, so that
  *                   the scheduler chooses between two pools that hold units; ns per ULT
+ *   prio2_<sched>   prio on two streams at once, the other stream made by
+ *                   ABT_xstream_create_basic(ABT_SCHED_PRIO) with two pools of its own, each stream
+ *                   forking into its own two in turn; ns per ULT over both
  * where <pool> is fifo (GOABT_POOL unset: goabt's C FIFO), ws (GOABT_POOL=ws), or a FIFO written
  * here against ABT_pool_user_def, as a program would (the primary's, the second stream's and
  * pushpop's pool): user (a ring of thread handles under a spinlock; its units are the threads'
@@ -57,6 +60,7 @@ typedef struct {
 static counter_t ran[2];
 static ABT_pool pools[2];
 static int prio; /* the primary's scheduler has two pools, pools[0] and pools[1] */
+static ABT_pool extra_pools[2]; /* with prio and 2 streams: the other stream's two */
 static ABT_xstream extra;
 static int nstreams;
 
@@ -75,7 +79,7 @@ static void drive(void *arg)
     ABT_thread units[BATCH];
     for (uint64_t r = 0; r < d->n; r++) {
         for (int i = 0; i < BATCH; i++) {
-            ABT_pool pool = prio ? pools[i & 1] : pools[d->stream];
+            ABT_pool pool = prio ? (d->stream ? extra_pools : pools)[i & 1] : pools[d->stream];
             CHECK(ABT_thread_create(pool, unit_body, &ran[d->stream], ABT_THREAD_ATTR_NULL, &units[i]));
         }
         for (int i = 0; i < BATCH; i++) CHECK(ABT_thread_free(&units[i]));
@@ -86,7 +90,8 @@ static uint64_t run_ult(uint64_t n)
 {
     driver_t drivers[2] = {{n, 0}, {n, 1}};
     ABT_thread other = ABT_THREAD_NULL;
-    if (nstreams == 2) CHECK(ABT_thread_create(pools[1], drive, &drivers[1], ABT_THREAD_ATTR_NULL, &other));
+    ABT_pool other_pool = prio ? extra_pools[0] : pools[1];
+    if (nstreams == 2) CHECK(ABT_thread_create(other_pool, drive, &drivers[1], ABT_THREAD_ATTR_NULL, &other));
     drive(&drivers[0]);
     if (nstreams == 2) CHECK(ABT_thread_free(&other));
     uint64_t total = n * BATCH * (uint64_t)nstreams;
@@ -347,10 +352,13 @@ static void setup(const char *pool, const char *sched, int streams, int pushpop,
             ABT_pool theirs = user_pool_new(list);
             CHECK(ABT_xstream_create_basic(ABT_SCHED_BASIC, 1, &theirs, ABT_SCHED_CONFIG_NULL,
                                            &extra));
+        } else if (prio) {
+            CHECK(ABT_xstream_create_basic(ABT_SCHED_PRIO, 2, NULL, ABT_SCHED_CONFIG_NULL, &extra));
+            CHECK(ABT_xstream_get_main_pools(extra, 2, extra_pools));
         } else {
             CHECK(ABT_xstream_create(ABT_SCHED_NULL, &extra));
         }
-        CHECK(ABT_xstream_get_main_pools(extra, 1, &pools[1]));
+        if (!prio) CHECK(ABT_xstream_get_main_pools(extra, 1, &pools[1]));
     }
     if (pushpop) {
         /* A ULT created into a pool no scheduler serves, taken out: ready, in no pool. */
@@ -431,6 +439,8 @@ static const struct {
     POOLS("gopool_pushpop", run_pushpop, 1, 1024, 1),
     {"gopool_prio_basic", run_ult, 1, 1, 0, 1, NULL, NULL},
     {"gopool_prio_deadline", run_ult, 1, 1, 0, 1, NULL, "deadline"},
+    {"gopool_prio2_basic", run_ult, 2, 1, 0, 1, NULL, NULL},
+    {"gopool_prio2_deadline", run_ult, 2, 1, 0, 1, NULL, "deadline"},
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 

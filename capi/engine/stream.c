@@ -76,6 +76,13 @@ int goabt_stream_thread_stack(void **addr, size_t *size)
     return 1;
 }
 
+/* The part of a stream's thread that runs inside a call from Go (goabt_go_stream_host,
+ * capi/runtime.go): its scheduler loop. */
+static void stream_body(void *arg)
+{
+    goabt_sched_loop(arg);
+}
+
 static void *stream_thread(void *arg)
 {
     goabt_stream *s = arg;
@@ -85,7 +92,8 @@ static void *stream_thread(void *arg)
     goabt_sigstack_begin(&s->sigstack); /* where a stack overflow is reported from */
     goabt_set_self_stream(s);
     goabt_stream_bind_start(s);
-    goabt_sched_loop(s);
+    /* Streams start after ABT_init, which loaded the Go core. */
+    goabt_go.stream_host((uintptr_t)stream_body, (uintptr_t)s);
     GOABT_ASSERT_MSG(s->current == NULL && s->nested == 0 && !s->run_live,
                      "a stream ends from its scheduler's context");
     for (int i = 0; i < GOABT_SCHED_MAX_POOLS; i++) GOABT_ASSERT(!s->sleep_nodes[i].linked);
