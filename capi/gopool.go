@@ -201,15 +201,23 @@ func goabt_go_sched_new(name *C.char, numPools C.int) C.int {
 }
 
 // goabt_go_sched_pick asks policy id which pool the stream of rank pops next, given the units
-// each of its n pools holds (sizes[0:n]); the pool's index, or -1.
+// each of its n pools holds (sizes[0:n]); the pool's index, or -1. A core.Leaser also says for
+// how many more units and ns the pick stands, in lease[0] and lease[1] (0 and 0 otherwise).
 //
 //export goabt_go_sched_pick
-func goabt_go_sched_pick(id C.int, sizes *C.int64_t, n C.int, rank C.int) C.int {
+func goabt_go_sched_pick(id C.int, sizes *C.int64_t, n C.int, rank C.int, lease *C.int64_t) C.int {
+	l := unsafe.Slice((*int64)(unsafe.Pointer(lease)), 2)
+	l[0], l[1] = 0, 0
 	p, ok := goPolicies.Get(int(id))
 	if !ok || n <= 0 {
 		return -1
 	}
 	v := core.View{Sizes: unsafe.Slice((*int64)(unsafe.Pointer(sizes)), int(n)), Rank: int(rank)}
+	if lp, ok := p.(core.Leaser); ok {
+		pool, units, ns := lp.PickLease(v)
+		l[0], l[1] = int64(units), ns
+		return C.int(pool)
+	}
 	return C.int(p.Pick(v))
 }
 

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"time"
 	"unsafe"
 )
@@ -28,12 +29,15 @@ func init() {
 // nothing (and the clock is not read).
 //
 // So a low-priority pool is served at least about once per budget however busy the pools
-// above it are, and a stream whose pools are not contended runs them by priority alone.
+// above it are, and a stream whose pools are not contended runs them by priority alone. While
+// priority order is its rule it leases it to the engine (PickLease), for an eighth of the
+// base budget at most.
 type Deadline struct {
 	budget  []int64 // ns
 	since   []int64 // when pool i started waiting (valid while waiting[i])
 	waiting []bool
 	now     func() int64
+	lastNow int64 // the clock as the last Pick that read it saw it
 }
 
 // deadlineLine is a cache line: the state a policy writes on every pick (since, waiting) is
@@ -78,6 +82,7 @@ func (d *Deadline) Pick(v View) int {
 		return first
 	}
 	now := d.now()
+	d.lastNow = now
 	best, bestDue := -1, int64(0)
 	for i, n := range sizes {
 		if n <= 0 {
@@ -97,6 +102,43 @@ func (d *Deadline) Pick(v View) int {
 	d.waiting[best] = sizes[best] > 1
 	d.since[best] = now
 	return best
+}
+
+// deadlineLeaseMax bounds a lease (PickLease): a pool that gets units during one starts
+// waiting only when the policy is next asked, up to this much later than it would have.
+const deadlineLeaseMax = DeadlineBase / 8
+
+var _ Leaser = (*Deadline)(nil)
+
+// PickLease picks as Pick does. When that is the first pool holding units (nothing overdue),
+// priority order is the rule until a waiting pool could become overdue: the lease lasts that
+// long, deadlineLeaseMax at most. The units the engine pops meanwhile are not seen here: a
+// pool served in the lease waits, for the next Pick, from the lease's start.
+func (d *Deadline) PickLease(v View) (pool, units int, ns int64) {
+	best := d.Pick(v)
+	first := -1
+	for i, n := range v.Sizes[:min(len(v.Sizes), len(d.budget))] {
+		if n > 0 {
+			first = i
+			break
+		}
+	}
+	if best < 0 || best != first {
+		return best, 0, 0
+	}
+	ns = int64(deadlineLeaseMax)
+	for i, waiting := range d.waiting {
+		if !waiting {
+			continue
+		}
+		if left := d.since[i] + d.budget[i] - d.lastNow; left < ns {
+			ns = left
+		}
+	}
+	if ns <= 0 {
+		return best, 0, 0
+	}
+	return best, math.MaxInt32, ns
 }
 
 var monotonicBase = time.Now()

@@ -122,3 +122,37 @@ func TestDeadlineStateOnLinesOfItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// A lease is given when the pick is the first pool holding units, and lasts until the first
+// other waiting pool could be overdue, deadlineLeaseMax at most; an overdue pick gives none.
+func TestDeadlinePickLease(t *testing.T) {
+	var clk fakeClock
+	d := NewDeadline(3, clk.now)
+	base := int64(DeadlineBase)
+	pool, units, ns := d.PickLease(View{Sizes: []int64{0, 5, 0}})
+	require.Equal(t, 1, pool)
+	require.Positive(t, units, "alone: nothing else can become due")
+	require.Equal(t, int64(deadlineLeaseMax), ns)
+
+	busy := View{Sizes: []int64{100, 100, 100}}
+	pool, units, ns = d.PickLease(busy) // at 0 all start waiting; pool 1 due at 2 base
+	require.Equal(t, 0, pool)
+	require.Positive(t, units)
+	require.Equal(t, int64(deadlineLeaseMax), ns, "the nearest deadline is far")
+
+	clk.ns = 2*base - 1000
+	pool, units, ns = d.PickLease(busy)
+	require.Equal(t, 0, pool)
+	require.Positive(t, units)
+	require.Equal(t, int64(1000), ns, "until pool 1 could be overdue")
+
+	clk.ns = 2 * base
+	pool, units, ns = d.PickLease(busy)
+	require.Equal(t, 1, pool, "pool 1 is due")
+	require.Zero(t, units, "an overdue pick is not priority order: no lease")
+	require.Zero(t, ns)
+
+	pool, units, _ = d.PickLease(View{Sizes: []int64{0, 0, 0}})
+	require.Equal(t, -1, pool)
+	require.Zero(t, units, "nothing to run, nothing to lease")
+}

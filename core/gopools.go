@@ -118,6 +118,17 @@ type Policy interface {
 	Pick(v View) int
 }
 
+// Leaser is what a Policy implements to hand the engine its choices for a while, which saves
+// the crossing into Go of each: after the pick, the engine pops for up to units more units and
+// ns nanoseconds in the scheduler's order (the first pool holding units, as the predefined
+// schedulers do) without asking, then asks again. A policy gives a lease when its rule comes
+// down to that order for a while (nothing overdue soon, say). Without it, or with units <= 0,
+// every unit is a Pick.
+type Leaser interface {
+	// PickLease returns what Pick returns, and the lease: units and ns, 0 for none.
+	PickLease(v View) (pool, units int, ns int64)
+}
+
 // PoolFactory makes a new, empty pool.
 type PoolFactory func() Pool
 

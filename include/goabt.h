@@ -34,7 +34,8 @@
  * when the pool gives several per pop (core.Batcher: "ws" does; the others wait in C for the
  * pool's next pops, still counted, removable and listed as its units); the engine counts a Go pool's
  * units in C, so that checking a pool for work (what idle streams do) never crosses. A Go scheduler costs one crossing per unit it runs, when it has two pools or
- * more (with one there is nothing to choose, and it is not asked). `make bench` prints ULT
+ * more (with one there is nothing to choose, and it is not asked), or per lease when its
+ * policy leases its choices (core.Leaser: "deadline" does). `make bench` prints ULT
  * create + join + free on each Go pool and scheduler next to goabt's C FIFO.
  *
  * A Go pool is a user-defined pool to the rest of the API: ABT_pool_get_size, is_empty,

@@ -24,7 +24,9 @@
  * hand-over) whose choice of pool is the Go policy's, the kind goabt_sched_go_ops (scheduler.h,
  * top): when some of its pools hold units, the loop asks the policy which to pop (one crossing
  * per unit run; on the system stack, where the gate is a plain call) and pops from it. A
- * scheduler of one pool never asks: there is nothing to choose. */
+ * scheduler of one pool never asks: there is nothing to choose. A policy that leases its
+ * choices (core.Leaser) is asked once per lease: meanwhile the loop pops in its pools' order. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -181,12 +183,16 @@ struct pick_call {
     int rank;
     int result;
     int64_t *sizes;
+    int64_t lease[2]; /* units, ns (core.Leaser) */
 };
 
 static void pick_gated(void *a)
 {
     struct pick_call *c = a;
-    c->result = goabt_go_available() ? goabt_go.sched_pick(c->id, c->sizes, c->n, c->rank) : -1;
+    c->lease[0] = c->lease[1] = 0;
+    c->result = goabt_go_available()
+                    ? goabt_go.sched_pick(c->id, c->sizes, c->n, c->rank, c->lease)
+                    : -1;
 }
 
 /* ---- A Go pool's ops ---------------------------------------------------------------------- */
@@ -582,23 +588,49 @@ goabt_sched *goabt_sched_new_predef(int predef, int num_pools, goabt_pool **pool
     return sched_new(predef, num_pools, pools, automatic, policy);
 }
 
+/* A unit under a lease (core.Leaser): the first unit of the first pool holding one, in the
+ * scheduler's order, as the predefined schedulers pop, without asking the policy; NULL when
+ * none holds one. Once the lease's units or time are spent, it ends (NULL). */
+static goabt_unit *go_sched_leased(goabt_sched *sc)
+{
+    if (goabt_monotonic_ns() >= sc->lease_until) {
+        sc->lease_left = 0;
+        return NULL;
+    }
+    goabt_unit *u = NULL;
+    for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+    if (u != NULL) sc->lease_left--;
+    return u;
+}
+
 /* The next unit: from the pool the policy picks (asked only when some pool holds units and the
- * scheduler has more than one), else from the first that has one; NULL if none. */
+ * scheduler has more than one, and no lease of its stands), else from the first that has one;
+ * NULL if none. */
 static goabt_unit *go_sched_pick(goabt_stream *s, goabt_sched *sc)
 {
     int64_t sizes[GOABT_SCHED_MAX_POOLS];
     int n = sc->num_pools, any = 0;
     GOABT_ASSERT(sc->go_policy != 0 && n > 0 && n <= GOABT_SCHED_MAX_POOLS);
     if (n == 1) return goabt_pool_pop(sc->pools[0]); /* nothing to choose: Go is not asked */
+    if (sc->lease_left > 0) {
+        goabt_unit *u = go_sched_leased(sc);
+        if (u != NULL || sc->lease_left > 0) return u;
+    }
     for (int i = 0; i < n; i++) {
         sizes[i] = (int64_t)goabt_pool_size(sc->pools[i]);
         any |= sizes[i] > 0;
     }
     if (!any) return NULL;
-    struct pick_call c = {sc->go_policy, n, s->rank, -1, sizes};
+    struct pick_call c = {sc->go_policy, n, s->rank, -1, sizes, {0, 0}};
     goabt_gate(pick_gated, &c);
     goabt_unit *u = NULL;
-    if (c.result >= 0 && c.result < n) u = goabt_pool_pop(sc->pools[c.result]);
+    if (c.result >= 0 && c.result < n) {
+        u = goabt_pool_pop(sc->pools[c.result]);
+        if (u != NULL && c.lease[0] > 0 && c.lease[1] > 0) {
+            sc->lease_left = c.lease[0] > INT_MAX ? INT_MAX : (int)c.lease[0];
+            sc->lease_until = goabt_monotonic_ns() + (uint64_t)c.lease[1];
+        }
+    }
     for (int i = 0; i < n && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
     return u;
 }

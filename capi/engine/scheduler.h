@@ -86,6 +86,11 @@ struct ABT_sched_opaque {
     /* Its kind. The loop of a basic scheduler tests this one word. */
     const struct goabt_sched_ops *ops;
     int go_policy;   /* a Go scheduler's: the id of its core.Policy (pool_go.c), or 0 */
+    /* A Go scheduler's lease (core.Leaser, pool_go.c): units it may still pop in its pools'
+     * order without asking the policy, until lease_until (goabt_monotonic_ns). Its stream's
+     * own. */
+    int lease_left;
+    uint64_t lease_until;
     int finish_req;  /* ABT_sched_finish: stop once its pools are empty (atomic) */
     int exit_req;    /* ABT_sched_exit: stop now (atomic) */
     /* Replaced as a stream's main scheduler while its run function was live there: retired
