@@ -256,14 +256,15 @@ demo: lib
 TESTLOG := $(BUILD)/testlog
 TESTRUN := $(BUILD)/bin/testrun
 
-# What make test's programs need besides gcc: jemalloc (freed_handles runs under it too).
+# What make test's programs need besides gcc: jemalloc (freed_handles runs under it too), and
+# gdb (ctests/gdb_test.go, and the harness, which shows the threads of a program it kills).
 test-deps:
 	@ls /usr/lib/*/libjemalloc.so.2 >/dev/null 2>&1 || { $(call apt_install,libjemalloc2); }
+	@command -v gdb >/dev/null 2>&1 || { $(call apt_install,gdb); }
 
 # And make check's: cmake for the find_package(goabt) tests, pkg-config for the .pc ones,
 # valgrind (and its headers, for lib-valgrind), Open MPI's compiler wrapper and launcher (mpicc
-# from libopenmpi-dev, mpirun from openmpi-bin) for ctests/mpi_test.go, gdb for
-# ctests/gdb_test.go, the arm64 cross compiler with its C library and qemu-user (qemu-aarch64)
+# from libopenmpi-dev, mpirun from openmpi-bin) for ctests/mpi_test.go, the arm64 cross compiler with its C library and qemu-user (qemu-aarch64)
 # for ctests/arm64_test.go.
 check-deps: test-deps
 	@command -v cmake >/dev/null 2>&1 || { $(call apt_install,cmake); }
@@ -272,7 +273,6 @@ check-deps: test-deps
 	  || { $(call apt_install,valgrind); }
 	@{ command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } \
 	  || { $(call apt_install,libopenmpi-dev openmpi-bin); }
-	@command -v gdb >/dev/null 2>&1 || { $(call apt_install,gdb); }
 	@{ command -v $(ARM64_CC) >/dev/null 2>&1 && command -v qemu-aarch64 >/dev/null 2>&1 \
 	  && test -f /usr/aarch64-linux-gnu/include/stdio.h; } \
 	  || { $(call apt_install,gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user); }

@@ -265,6 +265,20 @@ func upToDate(exe, command string) bool {
 	return true
 }
 
+// threadStacks is what gdb, attached to process pid for at most 30 s, says of its threads'
+// stacks (the innermost 24 frames of each), and the last passed check is in the program's
+// output: together, where a program that hung was. Empty without gdb.
+func threadStacks(pid int) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "gdb", "-p", strconv.Itoa(pid), "-batch", "-nx",
+		"-ex", "info threads", "-ex", "thread apply all bt 24").CombinedOutput()
+	if err != nil && len(out) == 0 {
+		return ""
+	}
+	return "its threads when it was killed (gdb):\n" + string(out)
+}
+
 var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
 
 // run executes a C test (under lib's checker, if it has one) within its time limit and checks
@@ -290,15 +304,20 @@ func runProgram(lib library, exe string, env []string, leaks bool, timeout time.
 	cmd.Dir = where.dir
 	// The safety timeout off: a lost wake-up must hang (and fail) here, not cost 50 ms.
 	cmd.Env = append(append(append([]string{}, where.environ...), "GOABT_SAFETY_WAKEUP_MS=off"), env...)
-	// At the limit the whole process group goes: the children a program forks, valgrind's.
+	// At the limit the whole process group goes: the children a program forks, valgrind's. Its
+	// threads' stacks are taken first, so that a hang that shows once in many runs says where.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stacks string
+	cmd.Cancel = func() error {
+		stacks = threadStacks(cmd.Process.Pid)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	cmd.WaitDelay = 10 * time.Second
 	started := time.Now()
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		return 0, fmt.Sprintf("%s killed after %v: its time limit is %v (%v, times %g for the way %s, times GOABT_TEST_TIMEOUT_SCALE %g)\n%s",
-			exe, time.Since(started).Round(time.Second), limit, timeout, lib.timeoutFactor, lib.name, timeoutScale, failedLines(out))
+		return 0, fmt.Sprintf("%s killed after %v: its time limit is %v (%v, times %g for the way %s, times GOABT_TEST_TIMEOUT_SCALE %g)\n%s%s",
+			exe, time.Since(started).Round(time.Second), limit, timeout, lib.timeoutFactor, lib.name, timeoutScale, failedLines(out), stacks)
 	}
 	if found := findings(); found != "" {
 		return 0, fmt.Sprintf("%s: %s\n%s", exe, failedLines(out), found)
@@ -320,6 +339,7 @@ func runProgram(lib library, exe string, env []string, leaks bool, timeout time.
 // output without the passed checks ("ok" lines), the last 60 lines of it at most.
 func failedLines(out []byte) string {
 	var fails, rest []string
+	lastPassed := ""
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -328,6 +348,7 @@ func failedLines(out []byte) string {
 		case strings.HasPrefix(l, "FAIL"):
 			fails = append(fails, l)
 		case strings.HasPrefix(l, "ok "):
+			lastPassed = l
 		default:
 			rest = append(rest, l)
 		}
@@ -335,6 +356,9 @@ func failedLines(out []byte) string {
 	var b strings.Builder
 	if len(fails) > 0 {
 		b.WriteString("the program's failed checks:\n" + strings.Join(fails, "\n") + "\n")
+	}
+	if lastPassed != "" {
+		b.WriteString("its last passed check: " + lastPassed + "\n")
 	}
 	if len(rest) > 60 {
 		fmt.Fprintf(&b, "its other output, the last 60 of %d lines:\n", len(rest))

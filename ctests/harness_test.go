@@ -54,6 +54,8 @@ func TestProgramTimeLimit(t *testing.T) {
 	require.Contains(t, problem, exe+" killed after", "the program is named")
 	require.Contains(t, problem, "its time limit is "+time.Duration(float64(2*time.Second)*timeoutScale).String())
 	require.Contains(t, problem, "waiting forever", "what it printed is shown")
+	require.Contains(t, problem, "its threads when it was killed (gdb):", "where it hung is shown")
+	require.Contains(t, problem, "pause", "its thread's stack is shown")
 	require.GreaterOrEqual(t, elapsed, time.Duration(float64(2*time.Second)*timeoutScale))
 
 	// Its child went with it: the whole process group was killed. (Reaped by init, it may be
