@@ -50,7 +50,7 @@ func goabt_go_pool_new(name *C.char) C.int {
 // keeps the units of a batch in C too (capi/engine/pool_go.c).
 //
 //export goabt_go_pool_push_pop
-func goabt_go_pool_push_pop(id C.int, units *C.uintptr_t, ranks *C.int, n C.int, rank C.int, out *C.uintptr_t, max C.int) C.int {
+func goabt_go_pool_push_pop(id C.int, units *C.uintptr_t, ranks *C.intptr_t, n C.int, rank C.int, out *C.uintptr_t, max C.int) C.int {
 	p, ok := goPools.Get(int(id))
 	if !ok {
 		return 0
@@ -72,24 +72,29 @@ func goabt_go_pool_pop(id C.int, rank C.int, out *C.uintptr_t, max C.int) C.int 
 	return 0
 }
 
-// pushBatch is the most pushes the engine hands over at once (GO_PUSH_BATCH,
-// capi/engine/pool_go.c); more are pushed one by one.
-const pushBatch = 64
+// The pushes' ranks cross as C intptr_t, read in place as []core.Caller: each line indexes a
+// one-element array with C's figure minus Go's, so it compiles only when the layouts match
+// (as runtime.go does for the configuration).
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(core.Caller{})-unsafe.Sizeof(C.intptr_t(0))]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.intptr_t(0))-unsafe.Sizeof(core.Caller{})]
+	_ = [1]struct{}{}[unsafe.Offsetof(core.Caller{}.Rank)]
+	_ = [1]struct{}{}[unsafe.Sizeof(core.Caller{}.Rank)-unsafe.Sizeof(C.intptr_t(0))]
+)
 
 // push pushes units[i] for the stream of ranks[i], in order: in one PushBatch when p is a
-// core.PushBatcher, else one Push each.
-func push(p core.Pool, units []C.uintptr_t, ranks []C.int) {
-	if b, ok := p.(core.PushBatcher); ok && len(units) <= pushBatch {
-		var us [pushBatch]core.Addr
-		var cs [pushBatch]core.Caller
-		for i, u := range units {
-			us[i], cs[i] = core.Addr(u), core.Caller{Rank: int(ranks[i])}
-		}
-		b.PushBatch(us[:len(units)], cs[:len(units)])
+// core.PushBatcher, else one Push each. Both are read in place, in C memory, allocating
+// nothing: a crossing made for one push and one pop allocated 1 KiB on Go's heap when they
+// were copied into arrays, which escaped, and cost 500 ns more.
+func push(p core.Pool, units []C.uintptr_t, ranks []C.intptr_t) {
+	us := unsafe.Slice((*core.Addr)(unsafe.Pointer(&units[0])), len(units))
+	cs := unsafe.Slice((*core.Caller)(unsafe.Pointer(&ranks[0])), len(ranks))
+	if b, ok := p.(core.PushBatcher); ok {
+		b.PushBatch(us, cs)
 		return
 	}
-	for i, u := range units {
-		p.Push(core.Addr(u), core.Caller{Rank: int(ranks[i])})
+	for i, u := range us {
+		p.Push(u, cs[i])
 	}
 }
 

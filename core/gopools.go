@@ -27,7 +27,8 @@ import (
 // only when some pool has work.
 
 // Caller says who calls a pool: the rank of the calling execution stream, or -1 for a thread
-// that is not one (an external thread).
+// that is not one (an external thread). The engine hands PushBatch its pushes' callers in
+// place, from C memory laid out as this one int (capi/gopool.go checks the layout).
 type Caller struct {
 	Rank int
 }

@@ -53,7 +53,7 @@
 /* A batch of pushes not yet handed to the Go pool, oldest first. */
 struct go_pushes {
     int n;
-    int ranks[GO_PUSH_BATCH];
+    intptr_t ranks[GO_PUSH_BATCH]; /* laid out as core.Caller: Go reads them in place */
     uintptr_t units[GO_PUSH_BATCH];
 };
 
