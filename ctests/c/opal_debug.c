@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <opal_object.h>
 #include "check.h"
+#include "child_stderr.h"
 
 typedef struct {
     opal_object_t super;
@@ -17,33 +18,21 @@ OBJ_CLASS_INSTANCE(widget_t, opal_object_t, NULL, NULL);
 
 static int new_line, construct_line;
 
+/* fn, called by child_stderr. */
+static void call(void *fn)
+{
+    (*(void (**)(void))fn)();
+}
+
 /* Runs fn in a child with stderr captured; returns the message, sets *clean when the child
  * exited with status 0. The child must not need Go (the runtime cannot run in a fork child):
  * every class it uses is initialized before the fork, and misuse reports are pure C. */
 static const char *in_child(void (*fn)(void), bool *clean)
 {
     static char msg[4096];
-    int fds[2];
-    if (pipe(fds) != 0) return "pipe failed";
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        alarm(20); /* a child that hangs must not outlive the test */
-        dup2(fds[1], 2);
-        close(fds[0]);
-        fn();
-        _exit(0);
-    }
-    close(fds[1]);
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof msg - 1 && (r = read(fds[0], msg + n, sizeof msg - 1 - n)) > 0) n += r;
-    msg[n] = 0;
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    int status = child_stderr(call, &fn, 20, msg, sizeof msg);
+    if (status == -1) return "fork failed";
     *clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    check_cut_qemu_line(msg);
     return msg;
 }
 

@@ -15,6 +15,7 @@
 #include <abt.h>
 #include <opal_object.h>
 #include "check.h"
+#include "child_stderr.h"
 
 typedef struct {
     opal_object_t super;
@@ -274,6 +275,13 @@ int main(void)
 
 #else /* RACE_ABORT */
 
+/* The child's part: the race, until its report aborts it (or it exits 0: no collision, or
+ * no abort). */
+static void race_in_child(void *w)
+{
+    run_two(race, w);
+}
+
 /* (e) GOABT_OPAL_RACE_ABORT=yes: the first report aborts. In a child, whose stderr the parent
  * reads; the class was initialized before the fork, and the report is pure C. */
 int main(void)
@@ -281,27 +289,9 @@ int main(void)
     widget_t *w = OBJ_NEW(widget_t); /* loads the Go core, which reads the switch */
     one_pair(w); /* learns the lines check_report looks for */
     race_until = COLLISIONS;
-    int fds[2];
-    CHECK_INT(pipe(fds), 0);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        alarm(60); /* a child that hangs must not outlive the test */
-        dup2(fds[1], 2);
-        close(fds[0]);
-        run_two(race, w);
-        _exit(0); /* no collision, or no abort */
-    }
-    close(fds[1]);
     static char err[8192];
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof err - 1 && (r = read(fds[0], err + n, sizeof err - 1 - n)) > 0) n += r;
-    err[n] = 0;
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    check_cut_qemu_line(err);
+    int status = child_stderr(race_in_child, w, 60, err, sizeof err);
+    size_t n = strlen(err);
     printf("     child said: %s%s", err, n > 0 && err[n - 1] == '\n' ? "" : "\n");
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
     check_report(err, w);
