@@ -17,6 +17,7 @@
 #include "stream.h"
 #include "unit.h"
 #include "valgrind_stacks.h"
+#include "wait.h"
 
 /* ---- Per-thread state ------------------------------------------------------------------- */
 
@@ -77,12 +78,9 @@ void goabt_assert_fail(const char *file, int line, const char *func, const char 
 /* A spin, not a sleep: the stalled thread keeps its CPU, as it would in a preemption. */
 void goabt_race_window(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    uint64_t end = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec + 20000;
-    do {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec < end);
+    uint64_t end = goabt_monotonic_ns() + 20000;
+    while (goabt_monotonic_ns() < end) {
+    }
 }
 #endif
 

@@ -51,7 +51,8 @@
  * scheduler's context: no Go call, no malloc, one write(2) of a small buffer. GOABT_CHECKED_ONLY
  * (x) keeps code that exists only to feed an assertion out of the release build.
  * GOABT_RACE_WINDOW() marks a point between two steps another thread may see apart (a stream's
- * end between taking its joiners and publishing TERMINATED): the checked build stalls there
+ * end between publishing TERMINATED and taking its joiners, a joiner between its look at the
+ * state and its wait): the checked build stalls there
  * ~20 µs, so that every ctest run under it meets the interleaving a release build meets once
  * in a million; elsewhere it is nothing.
  */

@@ -164,6 +164,7 @@ void goabt_stream_join(goabt_stream *s)
     __atomic_or_fetch(&s->request, GOABT_REQ_FINISH, __ATOMIC_SEQ_CST);
     goabt_stream_wake(s);
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ABT_XSTREAM_STATE_TERMINATED) {
+        GOABT_RACE_WINDOW(); /* meanwhile the stream may end: the stack below may be taken */
         goabt_waiter w;
         goabt_waiter_init(&w, 0, 0);
         goabt_joiners_wait(&s->joiners, &w, ABT_SYNC_EVENT_TYPE_XSTREAM_JOIN, s);

@@ -85,10 +85,11 @@ static void join_on_primary(void *arg)
 }
 
 /* Joins and frees streams just created, counting those not TERMINATED once joined. */
+#define JOINS 50
 static void *join_fresh_streams(void *arg)
 {
     int *not_terminated = arg;
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < JOINS; i++) {
         ABT_xstream xs;
         ABT_xstream_state st = ABT_XSTREAM_STATE_RUNNING;
         if (ABT_xstream_create(ABT_SCHED_NULL, &xs) != ABT_SUCCESS ||
@@ -486,9 +487,12 @@ int main(void)
     CHECK(cross_ok);
     CHECK_INT(counter, 5);
 
-    /* A join that meets the stream's end half done (its joiners taken, TERMINATED not yet
-     * stored; the checked build stalls there) returns once the stream is TERMINATED: from the
-     * main ULT (which parks) and from a plain pthread (which sleeps). */
+    /* A join that meets the stream's end half done returns once the stream is TERMINATED:
+     * from the main ULT (which parks) and from a plain pthread (which sleeps). The checked build
+     * stalls the joiner between its look at the state and its wait, and the stream between its
+     * two last steps (GOABT_RACE_WINDOW), so that the joiner comes in between those: with the
+     * stream's steps the other way round (joiners taken, then TERMINATED), every run of this
+     * program fails goabt_stream_join's assertion. */
     int joins_early = 0;
     join_fresh_streams(&joins_early);
     CHECK_INT(joins_early, 0);
