@@ -37,7 +37,6 @@ type Deadline struct {
 	since   []int64 // when pool i started waiting (valid while waiting[i])
 	waiting []bool
 	now     func() int64
-	lastNow int64 // the clock as the last Pick that read it saw it
 }
 
 // deadlineLine is a cache line: the state a policy writes on every pick (since, waiting) is
@@ -63,8 +62,16 @@ func NewDeadline(numPools int, now func() int64) *Deadline {
 
 // Pick returns the overdue pool with the earliest deadline, else the first pool holding units.
 func (d *Deadline) Pick(v View) int {
+	best, _, _ := d.pick(v)
+	return best
+}
+
+// pick is Pick, which also says which pool holds units first and when it read the clock (0
+// when it did not: one pool or none holds units, and none waits).
+func (d *Deadline) pick(v View) (best, first int, now int64) {
 	sizes := v.Sizes[:min(len(v.Sizes), len(d.budget))]
-	first, holding := -1, 0
+	first = -1
+	holding := 0
 	for i, n := range sizes {
 		if n <= 0 {
 			d.waiting[i] = false
@@ -79,11 +86,11 @@ func (d *Deadline) Pick(v View) int {
 		if first >= 0 {
 			d.waiting[first] = false // alone: nothing waits for it
 		}
-		return first
+		return first, first, 0
 	}
-	now := d.now()
-	d.lastNow = now
-	best, bestDue := -1, int64(0)
+	now = d.now()
+	best = -1
+	bestDue := int64(0)
 	for i, n := range sizes {
 		if n <= 0 {
 			continue
@@ -101,7 +108,7 @@ func (d *Deadline) Pick(v View) int {
 	// Its next unit waits from now on, if it has one.
 	d.waiting[best] = sizes[best] > 1
 	d.since[best] = now
-	return best
+	return best, first, now
 }
 
 // deadlineLeaseMax bounds a lease (PickLease): a pool that gets units during one starts
@@ -115,14 +122,7 @@ var _ Leaser = (*Deadline)(nil)
 // long, deadlineLeaseMax at most. The units the engine pops meanwhile are not seen here: a
 // pool served in the lease waits, for the next Pick, from the lease's start.
 func (d *Deadline) PickLease(v View) (pool, units int, ns int64) {
-	best := d.Pick(v)
-	first := -1
-	for i, n := range v.Sizes[:min(len(v.Sizes), len(d.budget))] {
-		if n > 0 {
-			first = i
-			break
-		}
-	}
+	best, first, now := d.pick(v)
 	if best < 0 || best != first {
 		return best, 0, 0
 	}
@@ -131,7 +131,7 @@ func (d *Deadline) PickLease(v View) (pool, units int, ns int64) {
 		if !waiting {
 			continue
 		}
-		if left := d.since[i] + d.budget[i] - d.lastNow; left < ns {
+		if left := d.since[i] + d.budget[i] - now; left < ns {
 			ns = left
 		}
 	}

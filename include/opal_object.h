@@ -469,7 +469,7 @@ static inline int opal_obj_update_debug(opal_object_t *object, int inc, const ch
     if (OBJ_IS_IMMORTAL(object)) return object->obj_reference_count;
     int count;
     if (opal_uses_threads) {
-        count = __atomic_add_fetch(&object->obj_reference_count, inc, __ATOMIC_ACQ_REL);
+        count = opal_obj_update_count(object, inc); /* atomic, as without debug */
     } else {
         /* The race check: the plain update, published only if nobody changed the count since. */
         int32_t old = object->obj_reference_count;

@@ -183,13 +183,12 @@ struct pick_call {
     int rank;
     int result;
     int64_t *sizes;
-    int64_t lease[2]; /* units, ns (core.Leaser) */
+    int64_t lease[2]; /* units, ns (core.Leaser); 0, 0 unless the policy gives one */
 };
 
 static void pick_gated(void *a)
 {
     struct pick_call *c = a;
-    c->lease[0] = c->lease[1] = 0;
     c->result = goabt_go_available()
                     ? goabt_go.sched_pick(c->id, c->sizes, c->n, c->rank, c->lease)
                     : -1;
@@ -588,17 +587,16 @@ goabt_sched *goabt_sched_new_predef(int predef, int num_pools, goabt_pool **pool
     return sched_new(predef, num_pools, pools, automatic, policy);
 }
 
-/* A unit under a lease (core.Leaser): the first unit of the first pool holding one, in the
- * scheduler's order, as the predefined schedulers pop, without asking the policy; NULL when
- * none holds one. Once the lease's units or time are spent, it ends (NULL). */
-static goabt_unit *go_sched_leased(goabt_sched *sc)
+/* A unit under a lease (core.Leaser), without asking the policy: what the basic scheduler
+ * pops, the first unit of the first pool holding one; NULL when none holds one. Once the
+ * lease's units or time are spent, it ends (NULL). */
+static goabt_unit *go_sched_leased(goabt_stream *s, goabt_sched *sc)
 {
     if (goabt_monotonic_ns() >= sc->lease_until) {
         sc->lease_left = 0;
         return NULL;
     }
-    goabt_unit *u = NULL;
-    for (int i = 0; i < sc->num_pools && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
+    goabt_unit *u = goabt_sched_basic_ops.pick(s, sc);
     if (u != NULL) sc->lease_left--;
     return u;
 }
@@ -613,7 +611,7 @@ static goabt_unit *go_sched_pick(goabt_stream *s, goabt_sched *sc)
     GOABT_ASSERT(sc->go_policy != 0 && n > 0 && n <= GOABT_SCHED_MAX_POOLS);
     if (n == 1) return goabt_pool_pop(sc->pools[0]); /* nothing to choose: Go is not asked */
     if (sc->lease_left > 0) {
-        goabt_unit *u = go_sched_leased(sc);
+        goabt_unit *u = go_sched_leased(s, sc);
         if (u != NULL || sc->lease_left > 0) return u;
     }
     for (int i = 0; i < n; i++) {
@@ -631,8 +629,7 @@ static goabt_unit *go_sched_pick(goabt_stream *s, goabt_sched *sc)
             sc->lease_until = goabt_monotonic_ns() + (uint64_t)c.lease[1];
         }
     }
-    for (int i = 0; i < n && u == NULL; i++) u = goabt_pool_pop(sc->pools[i]);
-    return u;
+    return u != NULL ? u : goabt_sched_basic_ops.pick(s, sc);
 }
 
 int goabt_sched_new_go(const char *name, int num_pools, goabt_pool **list, int automatic,
