@@ -99,18 +99,35 @@ extern const struct goabt_pool_ops goabt_go_pool_ops GOABT_HIDDEN;   /* pool_go.
 #define GOABT_POOL_CAN_LIST 4u   /* list its units (print_all) */
 
 /* A pool (ABT_pool). Aligned to a pair of cache lines (handle memory from 256 bytes up is): the
- * adjacent-line prefetcher moves lines in pairs, and two streams' pools must not share one. */
+ * adjacent-line prefetcher moves lines in pairs, and two streams' pools must not share one.
+ * Three lines: what is read on every use and seldom written (the handle check's magic, the
+ * kind, a user pool's data), the queue that every push and pop writes, and the rest. A ULT
+ * that names a pool another stream pushes to and pops from (ABT_thread_migrate_to_pool,
+ * ABT_pool_get_data in a user pool's functions) then reads a line that stays in its cache
+ * (docs/performance.md, "pool lines"). */
 struct __attribute__((aligned(128))) ABT_pool_opaque {
+    /* ---- line 0: read on every use ---- */
     int kind;        /* ABT_POOL_FIFO, FIFO_WAIT or RANDWS (the FIFO's); -1 for other kinds */
     uint32_t magic;
-    int access;      /* ABT_pool_access (a hint, as in Argobots 1.2) */
-    int automatic;   /* freed with the last scheduler that uses it */
-    int id;
-    int num_scheds;  /* schedulers using it, atomic */
-    int lock;        /* spinlock */
     unsigned caps;   /* GOABT_POOL_CAN_* */
-    /* Its kind. On the line of the queue: every push reads it. */
+    /* This pool among all the pools the process ever made (never 0; set before the magic): a
+     * unit holding a pool unit of a user pool notes it, and when it lets the unit go finds out
+     * whether the pool is still the one it was made for (pool_user.c). */
+    uint32_t serial;
+    /* Its kind. Every push and pop reads it. */
     const struct goabt_pool_ops *ops;
+    /* Set (under lock) when the pool is retired while ULTs parked on it may still come back:
+     * pushes go there instead (xstream.c, replace_main_sched). */
+    goabt_pool *forward;
+    void *data; /* ABT_pool_set_data */
+    /* What the pool's kind keeps for it, its own to read and write: a user-defined pool's copy
+     * of its definition (pool_user.c), a Go pool's core.Pool id (pool_go.c); NULL for the FIFO. */
+    void *kind_state;
+    /* Callers blocked in ABT_pool_pop_wait* on it (goabt_pool_wait_push), under lock, its head
+     * read without it: a push wakes one. */
+    goabt_waitlist pop_waiters;
+    /* ---- line 1: the queue ---- */
+    int lock;        /* spinlock */
     goabt_unit *head, *tail; /* the FIFO's queue */
     size_t size;       /* the FIFO's queued units, atomic reads (0 for other kinds) */
     /* Parked ULTs that belong to this pool are num_parked - num_unparked (goabt_pool_num_blocked):
@@ -120,24 +137,18 @@ struct __attribute__((aligned(128))) ABT_pool_opaque {
     long num_parked;   /* written under lock, atomic reads */
     long num_unparked; /* written under lock, atomic reads */
     struct goabt_sleeper *sleepers; /* idle streams asleep on it, under lock: a push wakes one */
-    /* Callers blocked in ABT_pool_pop_wait* on it (goabt_pool_wait_push), under lock, its head
-     * read without it: a push wakes one. */
-    goabt_waitlist pop_waiters;
-    /* Set (under lock) when the pool is retired while ULTs parked on it may still come back:
-     * pushes go there instead (xstream.c, replace_main_sched). */
-    goabt_pool *forward;
-    void *data; /* ABT_pool_set_data */
-    /* What the pool's kind keeps for it, its own to read and write: a user-defined pool's copy
-     * of its definition (pool_user.c), a Go pool's core.Pool id (pool_go.c); NULL for the FIFO. */
-    void *kind_state;
     /* With GOABT_POOL_OPS_COUNTED: how many units it holds as the engine counts them (atomic; may
      * dip below 0 for an instant). 0 for other kinds. */
     long counted;
-    /* This pool among all the pools the process ever made (never 0; set before the magic): a
-     * unit holding a pool unit of a user pool notes it, and when it lets the unit go finds out
-     * whether the pool is still the one it was made for (pool_user.c). */
-    uint32_t serial;
+    /* ---- line 2: the rest ---- */
+    int access;      /* ABT_pool_access (a hint, as in Argobots 1.2) */
+    int automatic;   /* freed with the last scheduler that uses it */
+    int id;
+    int num_scheds;  /* schedulers using it, atomic */
 };
+_Static_assert(__builtin_offsetof(struct ABT_pool_opaque, lock) == 64 &&
+                   __builtin_offsetof(struct ABT_pool_opaque, access) == 128,
+               "a pool's lines as laid out above");
 
 static inline int goabt_pool_can(goabt_pool *p, unsigned cap) { return (p->caps & cap) != 0; }
 
