@@ -72,9 +72,11 @@ static inline void goabt_pool_member_link_tail(goabt_pool *p, goabt_unit *u)
                      "a unit is queued in at most one pool, once");
     GOABT_ASSERT_FIFO_QUEUE(p);
     u->pool = p;
-    u->popped_by = NULL;
+    /* Line 1 of u is written only when a link changes (unit.h: a unit queued on one stream and
+     * run on another then moves its lines 0 and 2 only). */
+    if (u->popped_by != NULL) u->popped_by = NULL;
     u->next = NULL;
-    u->prev = p->tail;
+    if (p->tail != NULL) u->prev = p->tail; /* else NULL already (out of any queue) */
     if (p->tail) {
         p->tail->next = u;
     } else {
@@ -104,7 +106,7 @@ static inline void goabt_pool_member_unlink_head(goabt_pool *p, goabt_unit *u)
         p->tail = NULL;
     }
     __atomic_store_n(&p->size, p->size - 1, __ATOMIC_RELAXED);
-    u->next = u->prev = NULL;
+    u->next = NULL; /* prev: NULL already, as the head's */
 }
 
 /* Whether u is linked in p's queue. */

@@ -93,9 +93,14 @@ struct ABT_thread_attr_opaque {
  * a tasklet's create, run, join and free touch lines 0 and 1 only, a ULT's line 2 as well, and
  * line 3 holds what only some units use. A stream cycles through hundreds of descriptors (256
  * units forked, then joined): two lines each stay in L1 where four did not (docs/design.md,
- * "Choices since", has the figures). */
+ * "Choices since", has the figures). A unit that runs on one stream, then another (it migrates,
+ * or is woken or stolen there) has its lines written on one and read on the other: what a unit
+ * already made writes when it is queued, run, switched out or moved is in line 0 and its
+ * context in line 2, and line 1 is only read then (the queue's links are written only when
+ * they change), so that such a hand-over moves two lines of it between CPUs, not three
+ * (docs/performance.md, "unit lines"). */
 struct ABT_thread_opaque {
-    /* ---- line 0: create, run, join, get_specific ---- */
+    /* ---- line 0: run, queued, switched out, moved; create, join, get_specific ---- */
     uint16_t kind;  /* GOABT_ULT or GOABT_TASKLET */
     uint16_t flags; /* GOABT_UNIT_* */
     uint32_t magic;
@@ -107,25 +112,26 @@ struct ABT_thread_opaque {
     /* Work-unit-specific data (keys.h), NULL until first set; atomic. Next to magic: a
      * get_specific on another unit then reads one line of its descriptor, not two. */
     goabt_keytable *keys;
-    void (*func)(void *);
+    goabt_stream *last_stream;
     /* atomic: who waits in join, or GOABT_JOIN_DONE once it ended (a tasklet's joiners poll
      * its state: it only ever holds DONE). At this offset so that a stream's magic, read
      * through a joiner's tag, is this unit's request word (wait.c). */
     goabt_waiter *joiners;
-    void *arg;
     goabt_pool *pool;        /* the pool it was pushed to last (its associated pool) */
     goabt_unit *next;        /* links while queued in a pool */
-    /* ---- line 1: create, run and free ---- */
+    /* Where a migration moves it (read only with GOABT_UNIT_REQ_MIGRATE set). */
+    goabt_pool *migrate_to;
+    /* ---- line 1: create, first run and free; read when queued ---- */
     goabt_unit *prev;
     /* The ULT that took it out of a pool through the pool API (ABT_pool_pop*, ABT_pool_remove),
      * NULL once it is pushed again or run: whom the *_to calls let switch to it (unit_switch.c,
      * goabt_unit_take_target). Every push clears it. */
     goabt_unit *popped_by;
-    goabt_stream *last_stream;
     /* Its waiter while in goabt_wait (wait.c: a tasklet's too), a join, or mutex.c's yields:
      * what a cancel passes on, and what the hang report (api/info_hang.c) says it waits on. */
     goabt_waiter *waiting;
-    uint64_t id;            /* assigned on first query; 0 means not yet */
+    void (*func)(void *);
+    void *arg;
     goabt_unit *free_next;  /* link in a cache of free descriptors */
     void *mapping;          /* mmap'd stack region, guard page included, or NULL */
     /* The pool unit a user-defined pool made for it (pool_user.c), or NULL: for which pool. */
@@ -147,9 +153,8 @@ struct ABT_thread_opaque {
     int batch_len;          /* ... and how many descriptors its batch holds */
     uint32_t pool_unit_serial; /* pool_unit_of's serial when it made pool_unit */
     ABT_unit pool_unit;     /* the pool unit a user-defined pool made for it (pool_unit_of) */
-    /* Migration (read only with GOABT_UNIT_REQ_MIGRATE, or GOABT_UNIT_MIGRATE_CB, set): where
-     * to, and the callback run once it has moved. */
-    goabt_pool *migrate_to;
+    uint64_t id;            /* assigned on first query; 0 means not yet */
+    /* The callback run once it has moved (read only with GOABT_UNIT_MIGRATE_CB set). */
     void (*migrate_cb)(ABT_thread, void *);
     void *migrate_cb_arg;
     /* The page of a program-given stack made read-only while the ULT has it (mprotect modes:
@@ -163,6 +168,10 @@ struct ABT_thread_opaque {
 #endif
 };
 _Static_assert(__builtin_offsetof(struct ABT_thread_opaque, prev) == 64 &&
+                   __builtin_offsetof(struct ABT_thread_opaque, joiners) -
+                           __builtin_offsetof(struct ABT_thread_opaque, request) ==
+                       __builtin_offsetof(struct ABT_xstream_opaque, joiners) -
+                           __builtin_offsetof(struct ABT_xstream_opaque, magic) &&
                    __builtin_offsetof(struct ABT_thread_opaque, ctx) == 128 &&
                    __builtin_offsetof(struct ABT_thread_opaque, batch_next) == 192,
                "a unit's lines as laid out above");
@@ -336,6 +345,10 @@ static inline void goabt_unit_run(goabt_stream *s, goabt_unit *u)
         goabt_unit_no_stack(u, s);
         return;
     }
+    /* The frames above its saved registers, which it returns through: fetched beside the
+     * switch's own loads, not one after the other (another stream may have written them). */
+    __builtin_prefetch((char *)ctx + 64, 0);
+    __builtin_prefetch((char *)ctx + 128, 0);
     s->current = u;
     goabt_ctx_switch(&s->sched_ctx, ctx);
     s->current = NULL;

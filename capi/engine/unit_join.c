@@ -41,7 +41,8 @@ int goabt_unit_take_request(goabt_unit *u)
     GOABT_ASSERT_MSG(__atomic_load_n(&u->state, __ATOMIC_RELAXED) == ABT_THREAD_STATE_READY &&
                          goabt_unit_out_of_queues(u) && goabt_unit_not_running(u),
                      "requests taken up from a unit in state %d", u->state);
-    if (goabt_unit_claim_request(u, GOABT_UNIT_REQ_CANCEL)) {
+    int asked = __atomic_load_n(&u->request, __ATOMIC_ACQUIRE);
+    if ((asked & GOABT_UNIT_REQ_CANCEL) && goabt_unit_claim_request(u, GOABT_UNIT_REQ_CANCEL)) {
         /* Cancelled: it ends here, its joiners wake; a migration asked too goes with it. */
         __atomic_and_fetch(&u->request, ~GOABT_UNIT_REQ_MIGRATE, __ATOMIC_ACQ_REL);
         GOABT_TOOL_EVENT(u, ABT_TOOL_EVENT_THREAD_CANCEL, u->pool, ABT_SYNC_EVENT_TYPE_UNKNOWN);
@@ -50,7 +51,7 @@ int goabt_unit_take_request(goabt_unit *u)
         goabt_unit_end(u, goabt_self_stream());
         return 1;
     }
-    if (goabt_unit_claim_request(u, GOABT_UNIT_REQ_MIGRATE)) {
+    if ((asked & GOABT_UNIT_REQ_MIGRATE) && goabt_unit_claim_request(u, GOABT_UNIT_REQ_MIGRATE)) {
         goabt_unit_migrate_now(u, NULL);
         return 1;
     }
