@@ -146,15 +146,23 @@ static int stream_has_news(goabt_stream *s)
 
 void goabt_stream_note_waker(goabt_stream *s)
 {
-    __atomic_store_n(&s->waker_cpu, sched_getcpu(), __ATOMIC_RELAXED);
-    __atomic_store_n(&s->woken_at, goabt_monotonic_ns(), __ATOMIC_RELAXED);
+    goabt_stream *self = goabt_self_stream();
+    int cpu = sched_getcpu();
+    uint64_t now = goabt_monotonic_ns();
+    __atomic_store_n(&s->waker_cpu, cpu, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->woken_at, now, __ATOMIC_RELAXED);
+    if (self != NULL && self != s) {
+        self->woke = s;
+        self->woke_at = now;
+        self->woke_cpu = cpu;
+    }
 }
 
 /* A stream woken onto the CPU of its waker, which went on polling there, ran only once that
  * spin ended (docs/performance.md, "idle spin"): two streams handing units to each other
  * would go on taking turns on one CPU, each waiting out the other's spin, for the kernel
- * sees a pair that together keeps one CPU busy. The woken stream then moves off that CPU
- * (a mask without it, then its own mask again), unless it is bound to CPUs. */
+ * sees a pair that together keeps one CPU busy. The woken stream then moves off that CPU,
+ * unless it is bound to CPUs. */
 #define WAKE_LATE_NS 20000ull
 
 static void leave_waker_cpu(goabt_stream *s)
@@ -162,18 +170,30 @@ static void leave_waker_cpu(goabt_stream *s)
     uint64_t woken_at = __atomic_exchange_n(&s->woken_at, 0, __ATOMIC_RELAXED);
     if (woken_at == 0 || goabt_monotonic_ns() - woken_at < WAKE_LATE_NS) return;
     int cpu = sched_getcpu();
-    if (cpu < 0 || cpu != __atomic_load_n(&s->waker_cpu, __ATOMIC_RELAXED)) return;
-    if (goabt_rt.affinity) return; /* every stream bound by its rank */
-    pthread_mutex_lock(&goabt_rt.lock); /* against ABT_xstream_set_cpubind meanwhile */
-    cpu_set_t mask, others;
-    if (!s->bind_explicit && sched_getaffinity(0, sizeof mask, &mask) == 0 && cpu < CPU_SETSIZE) {
-        others = mask;
-        CPU_CLR(cpu, &others);
-        if (CPU_COUNT(&others) > 0 && sched_setaffinity(0, sizeof others, &others) == 0) {
-            sched_setaffinity(0, sizeof mask, &mask);
-        }
-    }
-    pthread_mutex_unlock(&goabt_rt.lock);
+    if (cpu != __atomic_load_n(&s->waker_cpu, __ATOMIC_RELAXED)) return;
+    goabt_stream_move_off_cpu(s, cpu);
+}
+
+/* The stream woken last by this one has not run WOKEN_WAIT_NS after the wake-up while this one
+ * polls idle on the CPU it woke it from: the kernel may have queued it here, behind this
+ * stream (in a virtual machine it does so whenever the other CPUs' look preempted, which idle
+ * ones do), where it would wait out the spin, run the unit it was woken for, and find this
+ * stream asleep when it hands a unit back; that wake-up would put this stream on its CPU in
+ * turn, and so on at every hand-over (docs/performance.md, "unit lines"). This stream moves it
+ * off its CPU then and polls on: both stay awake on CPUs of their own. Moving it does not give
+ * this CPU away, as a yield would: beside other processes' threads, that lasts their slice. */
+#define WOKEN_WAIT_NS 3000ull
+
+static void move_stuck_woken(goabt_stream *s, uint64_t now)
+{
+    if (now - s->woke_at < WOKEN_WAIT_NS) return;
+    uint64_t woke_at = s->woke_at;
+    s->woke_at = 0;
+    if (now - woke_at > IDLE_SPIN_NS || sched_getcpu() != s->woke_cpu) return;
+    /* Running already: it clears woken_at first (leave_waker_cpu). Stream memory stays
+     * mapped (object.c): the look is safe even if it was freed meanwhile. */
+    if (__atomic_load_n(&s->woke->woken_at, __ATOMIC_RELAXED) != woke_at) return;
+    goabt_stream_move_off_cpu(s->woke, s->woke_cpu);
 }
 
 /* An idle scheduler polls its pools for IDLE_SPIN_NS, then sleeps until someone gives it work.
@@ -187,7 +207,13 @@ static void idle_wait(goabt_stream *s, unsigned rounds, uint64_t *spin_until)
 {
     if (*spin_until != 1) {
         if (*spin_until == 0) *spin_until = goabt_monotonic_ns() + IDLE_SPIN_NS;
-        if ((rounds & 15) != 0 || goabt_monotonic_ns() < *spin_until) {
+        if ((rounds & 15) != 0) {
+            cpu_relax();
+            return;
+        }
+        uint64_t now = goabt_monotonic_ns();
+        if (s->woke_at != 0) move_stuck_woken(s, now);
+        if (now < *spin_until) {
             cpu_relax();
             return;
         }

@@ -59,6 +59,11 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
      * (sched.c, idle_wait: a stream woken onto its waker's CPU may have to move). */
     uint64_t woken_at;
     int waker_cpu;
+    /* The stream this one woke last, when, and from which CPU (its thread's only), until its
+     * idle spin has looked whether that one runs (sched.c, move_stuck_woken). */
+    goabt_stream *woke;
+    uint64_t woke_at;
+    int woke_cpu;
     goabt_sleeper sleep_nodes[GOABT_SCHED_MAX_POOLS];
     /* CPU binding (stream_affinity.c), under goabt_rt.lock: bind_thread is the stream's OS
      * thread while bind_live says it runs; bind_cpus, when bind_explicit, the CPUs the program
@@ -196,6 +201,10 @@ void goabt_affinity_finalize(void) GOABT_HIDDEN;
 void goabt_stream_bind_start(goabt_stream *s) GOABT_HIDDEN;
 /* s's thread stops running s (it is about to end; finalize): binding calls leave it alone. */
 void goabt_stream_bind_stop(goabt_stream *s) GOABT_HIDDEN;
+/* Moves s's thread off CPU cpu, to another of the CPUs its mask allows, which it keeps: not a
+ * stream bound to CPUs, nor one whose thread does not run. s may be freed memory of a stream
+ * (it stays mapped: object.c); only a live one is moved. */
+void goabt_stream_move_off_cpu(goabt_stream *s, int cpu) GOABT_HIDDEN;
 /* The CPUs s runs on (its thread's mask while it runs; else those it will take); rt.lock is
  * held. ABT_ERR_SYS if the mask cannot be read. */
 int goabt_stream_cpus_locked(goabt_stream *s, cpu_set_t *set) GOABT_HIDDEN;

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include "gocalls.h"
 #include "runtime.h"
+#include "object.h"
 #include "stream.h"
 
 /* ---- ABT_SET_AFFINITY: the sets ranks bind to --------------------------------------------- */
@@ -99,6 +100,25 @@ void goabt_stream_bind_stop(goabt_stream *s)
 {
     pthread_mutex_lock(&goabt_rt.lock);
     s->bind_live = 0;
+    pthread_mutex_unlock(&goabt_rt.lock);
+}
+
+void goabt_stream_move_off_cpu(goabt_stream *s, int cpu)
+{
+    if (goabt_rt.affinity || cpu < 0 || cpu >= CPU_SETSIZE) return; /* all bound by rank */
+    /* Under the lock its thread's start and end take, and ABT_xstream_set_cpubind. */
+    pthread_mutex_lock(&goabt_rt.lock);
+    cpu_set_t mask, others;
+    if (__atomic_load_n(&s->magic, __ATOMIC_RELAXED) == GOABT_MAGIC_STREAM && s->bind_live &&
+        !s->bind_explicit && pthread_getaffinity_np(s->bind_thread, sizeof mask, &mask) == 0) {
+        /* A mask without cpu, then its own again: the kernel moves it at the first call. */
+        others = mask;
+        CPU_CLR(cpu, &others);
+        if (CPU_COUNT(&others) > 0 &&
+            pthread_setaffinity_np(s->bind_thread, sizeof others, &others) == 0) {
+            pthread_setaffinity_np(s->bind_thread, sizeof mask, &mask);
+        }
+    }
     pthread_mutex_unlock(&goabt_rt.lock);
 }
 
