@@ -440,7 +440,7 @@ int ABT_thread_attr_set_callback(ABT_thread_attr attr, void (*cb_func)(ABT_threa
                                  void *cb_arg)
 {
     GOABT_ATTR(a, attr);
-    a->callback = cb_func; /* called on migration, which goabt does not do yet */
+    a->callback = cb_func; /* run once the ULT has moved (unit_join.c, goabt_unit_migrate_now) */
     a->callback_arg = cb_arg;
     return ABT_SUCCESS;
 }

@@ -176,12 +176,13 @@ static void leave_waker_cpu(goabt_stream *s)
 
 /* The stream woken last by this one has not run WOKEN_WAIT_NS after the wake-up while this one
  * polls idle on the CPU it woke it from: the kernel may have queued it here, behind this
- * stream (in a virtual machine it does so whenever the other CPUs' look preempted, which idle
+ * stream (in a virtual machine it does so whenever the other CPUs look preempted, which idle
  * ones do), where it would wait out the spin, run the unit it was woken for, and find this
  * stream asleep when it hands a unit back; that wake-up would put this stream on its CPU in
- * turn, and so on at every hand-over (docs/performance.md, "unit lines"). This stream moves it
- * off its CPU then and polls on: both stay awake on CPUs of their own. Moving it does not give
- * this CPU away, as a yield would: beside other processes' threads, that lasts their slice. */
+ * turn, and so on at every hand-over (docs/performance.md, "woken onto the waker's CPU").
+ * This stream moves it off its CPU then and polls on: both stay awake on CPUs of their own.
+ * Moving it does not give this CPU away, as a yield would: beside other processes' threads,
+ * that lasts their slice. */
 #define WOKEN_WAIT_NS 3000ull
 
 static void move_stuck_woken(goabt_stream *s, uint64_t now)
