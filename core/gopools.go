@@ -122,7 +122,8 @@ type Policy interface {
 // Leaser is what a Policy implements to hand the engine its choices for a while, which saves
 // the crossing into Go of each: after the pick, the engine pops for up to units more units and
 // ns nanoseconds in the scheduler's order (the first pool holding units, as the predefined
-// schedulers do) without asking, then asks again. A policy gives a lease when its rule comes
+// schedulers do) without asking, then asks again. It looks at the clock every 8 units, so a
+// lease may run up to 7 units past its ns. A policy gives a lease when its rule comes
 // down to that order for a while (nothing overdue soon, say). Without it, or with units <= 0,
 // every unit is a Pick.
 type Leaser interface {

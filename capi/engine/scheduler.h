@@ -87,8 +87,8 @@ struct ABT_sched_opaque {
     const struct goabt_sched_ops *ops;
     int go_policy;   /* a Go scheduler's: the id of its core.Policy (pool_go.c), or 0 */
     /* A Go scheduler's lease (core.Leaser, pool_go.c): units it may still pop in its pools'
-     * order without asking the policy, until lease_until (goabt_monotonic_ns). Its stream's
-     * own. */
+     * order without asking the policy, until lease_until (goabt_monotonic_ns, looked at every
+     * LEASE_CLOCK_EVERY units). Its stream's own. */
     int lease_left;
     uint64_t lease_until;
     int finish_req;  /* ABT_sched_finish: stop once its pools are empty (atomic) */
