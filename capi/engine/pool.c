@@ -340,9 +340,10 @@ void goabt_pool_retire(goabt_pool *p, goabt_pool *to)
     p->head = p->tail = NULL;
     __atomic_store_n(&p->size, 0, __ATOMIC_RELAXED);
     spin_unlock(&p->lock);
-    while (queued != NULL) {
+    while (queued != NULL) { /* each out of the old queue's links first, as a pop leaves it */
         goabt_unit *u = queued;
         queued = u->next;
+        u->next = u->prev = NULL;
         goabt_pool_push(to, u);
     }
     if (!is_fifo(p)) { /* a kind that keeps its units itself */

@@ -3,6 +3,8 @@
  *    then replaced (its automatic pool goes with the old scheduler) runs again when the join
  *    target ends: it is forwarded to the new scheduler's pool instead of being pushed into the
  *    freed one (it never ran again before);
+ *  - the same with units queued in the pool that goes: they move to the new scheduler's pool,
+ *    out of the old queue's links, and run;
  *  - several joiners of one ULT at once: two ULTs on the target's own stream (queued ahead of
  *    it), a ULT on another stream, an external pthread and the main ULT all return, and none
  *    spins its stream meanwhile (the stream's other work runs);
@@ -70,6 +72,73 @@ static void test_set_main_sched_with_parked_joiner(void)
     /* Stream 1 now serves new_pool. */
     CHECK_INT(ABT_xstream_get_main_pools(streams[1], 1, &pools[1]), ABT_SUCCESS);
     CHECK(pools[1] == new_pool);
+}
+
+/* ---- set_main_sched while units are queued in the pool that goes ------------------------------
+ * A parked ULT keeps the old pool alive (retired, forwarding), and the units queued there move
+ * to the new scheduler's pool one by one: each must arrive out of any queue, its links cleared
+ * (the checked build asserts it; the release build's push writes a link only when it changes,
+ * so a stale one would stay). */
+
+static int queued_ran, replaced_with_queue;
+
+static void queued_unit(void *arg)
+{
+    (void)arg;
+    __atomic_add_fetch(&queued_ran, 1, __ATOMIC_ACQ_REL);
+}
+
+#define QUEUED 3
+
+static void replacer_with_queue(void *arg)
+{
+    ABT_pool *next_pool = arg;
+    ABT_pool own;
+    CHECK_INT(ABT_self_get_last_pool(&own), ABT_SUCCESS);
+    /* Queued behind this ULT, which does not yield: still queued when the pool goes. */
+    for (int i = 0; i < QUEUED; i++) {
+        CHECK_INT(ABT_thread_create(own, queued_unit, NULL, ABT_THREAD_ATTR_NULL, NULL),
+                  ABT_SUCCESS);
+    }
+    size_t size = 0;
+    CHECK_INT(ABT_pool_get_size(own, &size), ABT_SUCCESS);
+    CHECK_INT((int)size, QUEUED);
+    CHECK_INT(ABT_xstream_set_main_sched_basic(streams[1], ABT_SCHED_BASIC, 1, next_pool),
+              ABT_SUCCESS);
+    __atomic_store_n(&replaced_with_queue, 1, __ATOMIC_RELEASE);
+}
+
+static void test_set_main_sched_with_queued_units(void)
+{
+    ABT_thread target, j, r;
+    release_target = 0;
+    joiner_done = 0;
+    CHECK_INT(ABT_thread_create(pools[2], target_waits, NULL, ABT_THREAD_ATTR_NULL, &target),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(pools[1], joiner, target, ABT_THREAD_ATTR_NULL, &j), ABT_SUCCESS);
+    ABT_thread_state st = ABT_THREAD_STATE_READY;
+    for (double end = ABT_get_wtime() + 10; ABT_get_wtime() < end; ABT_thread_yield()) {
+        ABT_thread_get_state(j, &st);
+        if (st == ABT_THREAD_STATE_BLOCKED) break;
+    }
+    CHECK_INT(st, ABT_THREAD_STATE_BLOCKED);
+    ABT_pool next_pool;
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_TRUE, &next_pool),
+              ABT_SUCCESS);
+    CHECK_INT(ABT_thread_create(pools[1], replacer_with_queue, &next_pool, ABT_THREAD_ATTR_NULL, &r),
+              ABT_SUCCESS);
+    CHECK(wait_for(&replaced_with_queue, 1));
+    CHECK(wait_for(&queued_ran, QUEUED)); /* every queued unit ran, on the new scheduler */
+    __atomic_store_n(&release_target, 1, __ATOMIC_RELEASE);
+    CHECK(wait_for(&joiner_done, 1));
+    CHECK_INT(ABT_thread_free(&j), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&r), ABT_SUCCESS);
+    CHECK_INT(ABT_thread_free(&target), ABT_SUCCESS);
+    CHECK_INT(ABT_xstream_get_main_pools(streams[1], 1, &pools[1]), ABT_SUCCESS);
+    CHECK(pools[1] == next_pool);
+    size_t size = 1;
+    CHECK_INT(ABT_pool_get_size(next_pool, &size), ABT_SUCCESS);
+    CHECK_INT((int)size, 0);
 }
 
 /* ---- Many joiners of one ULT ---------------------------------------------------------------- */
@@ -197,6 +266,7 @@ int main(void)
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     CHECK_INT(start_streams(3, streams, pools), ABT_SUCCESS);
     test_set_main_sched_with_parked_joiner();
+    test_set_main_sched_with_queued_units();
     test_many_joiners();
     test_main_parks();
     CHECK_INT(ABT_xstream_free(&streams[1]), ABT_SUCCESS);
