@@ -20,9 +20,13 @@
 static ABT_xstream streams[3];
 static ABT_pool pools[3];
 
-/* ---- set_main_sched while a ULT is parked in a join ---------------------------------------- */
+/* ---- set_main_sched while a ULT is parked in a join ----------------------------------------
+ * The parked ULT keeps the old pool alive (retired, forwarding to the new scheduler's pool). Units
+ * queued there when it goes move to the new pool one by one, each out of the old queue's links
+ * (the checked build's push asserts it; the release build's push writes a link only when it
+ * changes, so a stale one would stay). */
 
-static int release_target, joiner_done, replaced;
+static int release_target, joiner_done, replaced, queued_ran;
 
 static void target_waits(void *arg)
 {
@@ -37,107 +41,61 @@ static void joiner(void *arg)
     __atomic_store_n(&joiner_done, 1, __ATOMIC_RELEASE);
 }
 
-static ABT_pool new_pool;
-
-static void replacer(void *arg)
-{
-    (void)arg;
-    CHECK_INT(ABT_xstream_set_main_sched_basic(streams[1], ABT_SCHED_BASIC, 1, &new_pool),
-              ABT_SUCCESS);
-    __atomic_store_n(&replaced, 1, __ATOMIC_RELEASE);
-}
-
-static void test_set_main_sched_with_parked_joiner(void)
-{
-    ABT_thread target, j, r;
-    /* The target runs on stream 2, the joiner parks on stream 1's automatic pool. */
-    CHECK_INT(ABT_thread_create(pools[2], target_waits, NULL, ABT_THREAD_ATTR_NULL, &target),
-              ABT_SUCCESS);
-    CHECK_INT(ABT_thread_create(pools[1], joiner, target, ABT_THREAD_ATTR_NULL, &j), ABT_SUCCESS);
-    ABT_thread_state st = ABT_THREAD_STATE_READY;
-    for (double end = ABT_get_wtime() + 10; ABT_get_wtime() < end; ABT_thread_yield()) {
-        ABT_thread_get_state(j, &st);
-        if (st == ABT_THREAD_STATE_BLOCKED) break;
-    }
-    CHECK_INT(st, ABT_THREAD_STATE_BLOCKED);
-    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_TRUE, &new_pool),
-              ABT_SUCCESS);
-    CHECK_INT(ABT_thread_create(pools[1], replacer, NULL, ABT_THREAD_ATTR_NULL, &r), ABT_SUCCESS);
-    CHECK(wait_for(&replaced, 1));
-    __atomic_store_n(&release_target, 1, __ATOMIC_RELEASE);
-    CHECK(wait_for(&joiner_done, 1)); /* the joiner ran again, on the new scheduler */
-    CHECK_INT(ABT_thread_free(&j), ABT_SUCCESS);
-    CHECK_INT(ABT_thread_free(&r), ABT_SUCCESS);
-    CHECK_INT(ABT_thread_free(&target), ABT_SUCCESS);
-    /* Stream 1 now serves new_pool. */
-    CHECK_INT(ABT_xstream_get_main_pools(streams[1], 1, &pools[1]), ABT_SUCCESS);
-    CHECK(pools[1] == new_pool);
-}
-
-/* ---- set_main_sched while units are queued in the pool that goes ------------------------------
- * A parked ULT keeps the old pool alive (retired, forwarding), and the units queued there move
- * to the new scheduler's pool one by one: each must arrive out of any queue, its links cleared
- * (the checked build asserts it; the release build's push writes a link only when it changes,
- * so a stale one would stay). */
-
-static int queued_ran, replaced_with_queue;
-
 static void queued_unit(void *arg)
 {
     (void)arg;
     __atomic_add_fetch(&queued_ran, 1, __ATOMIC_ACQ_REL);
 }
 
-#define QUEUED 3
+struct replacement {
+    ABT_pool new_pool;
+    int queued; /* units to leave queued behind the replacer */
+};
 
-static void replacer_with_queue(void *arg)
+static void replacer(void *arg)
 {
-    ABT_pool *next_pool = arg;
+    struct replacement *r = arg;
     ABT_pool own;
     CHECK_INT(ABT_self_get_last_pool(&own), ABT_SUCCESS);
     /* Queued behind this ULT, which does not yield: still queued when the pool goes. */
-    for (int i = 0; i < QUEUED; i++) {
+    for (int i = 0; i < r->queued; i++) {
         CHECK_INT(ABT_thread_create(own, queued_unit, NULL, ABT_THREAD_ATTR_NULL, NULL),
                   ABT_SUCCESS);
     }
     size_t size = 0;
     CHECK_INT(ABT_pool_get_size(own, &size), ABT_SUCCESS);
-    CHECK_INT((int)size, QUEUED);
-    CHECK_INT(ABT_xstream_set_main_sched_basic(streams[1], ABT_SCHED_BASIC, 1, next_pool),
+    CHECK_INT((int)size, r->queued);
+    CHECK_INT(ABT_xstream_set_main_sched_basic(streams[1], ABT_SCHED_BASIC, 1, &r->new_pool),
               ABT_SUCCESS);
-    __atomic_store_n(&replaced_with_queue, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&replaced, 1, __ATOMIC_RELEASE);
 }
 
-static void test_set_main_sched_with_queued_units(void)
+static void test_set_main_sched_with_parked_joiner(int queued)
 {
+    printf("-- set_main_sched, a joiner parked, %d units queued\n", queued);
+    release_target = joiner_done = replaced = queued_ran = 0;
     ABT_thread target, j, r;
-    release_target = 0;
-    joiner_done = 0;
+    /* The target runs on stream 2, the joiner parks on stream 1's automatic pool. */
     CHECK_INT(ABT_thread_create(pools[2], target_waits, NULL, ABT_THREAD_ATTR_NULL, &target),
               ABT_SUCCESS);
     CHECK_INT(ABT_thread_create(pools[1], joiner, target, ABT_THREAD_ATTR_NULL, &j), ABT_SUCCESS);
-    ABT_thread_state st = ABT_THREAD_STATE_READY;
-    for (double end = ABT_get_wtime() + 10; ABT_get_wtime() < end; ABT_thread_yield()) {
-        ABT_thread_get_state(j, &st);
-        if (st == ABT_THREAD_STATE_BLOCKED) break;
-    }
-    CHECK_INT(st, ABT_THREAD_STATE_BLOCKED);
-    ABT_pool next_pool;
-    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_TRUE, &next_pool),
+    CHECK(wait_state(j, ABT_THREAD_STATE_BLOCKED));
+    struct replacement rep = {ABT_POOL_NULL, queued};
+    CHECK_INT(ABT_pool_create_basic(ABT_POOL_FIFO, ABT_POOL_ACCESS_MPMC, ABT_TRUE, &rep.new_pool),
               ABT_SUCCESS);
-    CHECK_INT(ABT_thread_create(pools[1], replacer_with_queue, &next_pool, ABT_THREAD_ATTR_NULL, &r),
-              ABT_SUCCESS);
-    CHECK(wait_for(&replaced_with_queue, 1));
-    CHECK(wait_for(&queued_ran, QUEUED)); /* every queued unit ran, on the new scheduler */
+    CHECK_INT(ABT_thread_create(pools[1], replacer, &rep, ABT_THREAD_ATTR_NULL, &r), ABT_SUCCESS);
+    CHECK(wait_for(&replaced, 1));
+    CHECK(wait_for(&queued_ran, queued)); /* every queued unit ran, on the new scheduler */
     __atomic_store_n(&release_target, 1, __ATOMIC_RELEASE);
-    CHECK(wait_for(&joiner_done, 1));
+    CHECK(wait_for(&joiner_done, 1)); /* the joiner ran again, on the new scheduler */
     CHECK_INT(ABT_thread_free(&j), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&r), ABT_SUCCESS);
     CHECK_INT(ABT_thread_free(&target), ABT_SUCCESS);
+    /* Stream 1 now serves the new pool, which holds nothing. */
     CHECK_INT(ABT_xstream_get_main_pools(streams[1], 1, &pools[1]), ABT_SUCCESS);
-    CHECK(pools[1] == next_pool);
+    CHECK(pools[1] == rep.new_pool);
     size_t size = 1;
-    CHECK_INT(ABT_pool_get_size(next_pool, &size), ABT_SUCCESS);
+    CHECK_INT(ABT_pool_get_size(rep.new_pool, &size), ABT_SUCCESS);
     CHECK_INT((int)size, 0);
 }
 
@@ -265,8 +223,8 @@ int main(void)
 {
     CHECK_INT(ABT_init(0, NULL), ABT_SUCCESS);
     CHECK_INT(start_streams(3, streams, pools), ABT_SUCCESS);
-    test_set_main_sched_with_parked_joiner();
-    test_set_main_sched_with_queued_units();
+    test_set_main_sched_with_parked_joiner(0);
+    test_set_main_sched_with_parked_joiner(3);
     test_many_joiners();
     test_main_parks();
     CHECK_INT(ABT_xstream_free(&streams[1]), ABT_SUCCESS);
