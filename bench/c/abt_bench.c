@@ -35,6 +35,9 @@
  *   migrate_2      one ULT on two streams moving itself to the other stream's pool
  *                  (ABT_thread_migrate_to_pool) and yielding, there and back n times, while the
  *                  main ULT waits in ABT_thread_free; ns per round trip (two moves)
+ *   migrate_2_busy the same while as many other processes as there are CPUs spin (forked before
+ *                  ABT_init, killed after ABT_finalize): a machine whose CPUs other programs
+ *                  want, where an idle stream that sleeps or yields waits for a CPU to get back
  *   init_finalize  ABT_init + ABT_finalize, outside any other initialization; ns per cycle
  *   cold_init      a process's first ABT_init: COLD_RUNS fresh processes (this program run again
  *                  as `abt_bench --cold-child`), each timing its first ABT_init; the median
@@ -139,7 +142,10 @@
 #include "bench_args.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -192,6 +198,47 @@ static void setup(int streams)
         CHECK(ABT_xstream_get_main_pools(extras[s - 1], 1, &pools[s]));
     }
     settle();
+}
+
+/* Busy operations: one spinning process per CPU, so that every CPU has a thread of another
+ * program that wants it for as long as the operation runs. */
+#define MAX_SPINNERS 256
+static pid_t spinners[MAX_SPINNERS];
+static int nspinners;
+
+static void start_spinners(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    nspinners = cpus < 1 ? 1 : (cpus > MAX_SPINNERS ? MAX_SPINNERS : (int)cpus);
+    pid_t parent = getpid();
+    for (int i = 0; i < nspinners; i++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("fork");
+            exit(1);
+        }
+        if (pid == 0) {
+            /* Dies with the benchmark, should it end without stopping them. */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) _exit(0);
+            for (;;) __asm__ volatile("" ::: "memory");
+        }
+        spinners[i] = pid;
+    }
+}
+
+/* Whether op runs beside spinning processes: its name ends in _busy. */
+static int is_busy(const char *op)
+{
+    size_t n = strlen(op);
+    return n > 5 && strcmp(op + n - 5, "_busy") == 0;
+}
+
+static void stop_spinners(void)
+{
+    for (int i = 0; i < nspinners; i++) kill(spinners[i], SIGKILL);
+    for (int i = 0; i < nspinners; i++) waitpid(spinners[i], NULL, 0);
+    nspinners = 0;
 }
 
 static void teardown(void)
@@ -1300,6 +1347,7 @@ static const struct {
     {"yield_alone", run_yield_alone, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"yield_main", run_yield_main, 1, 1024, 1, KEY_NONE, 0, NULL},
     {"migrate_2", run_migrate, 2, 64, 1, KEY_NONE, 0, NULL},
+    {"migrate_2_busy", run_migrate, 2, 64, 1, KEY_NONE, 0, NULL}, /* _busy: start_spinners */
     {"init_finalize", run_init_finalize, 1, 1, 0, KEY_NONE, 0, NULL},
     {"cold_init", NULL, 1, 0, 0, KEY_NONE, 0, NULL}, /* no fn, no key: bench_cold */
     {"cold_vsize", NULL, 1, 0, 0, KEY_NONE, 0, NULL},
@@ -1348,6 +1396,8 @@ int main(int argc, char **argv)
             bench_cold(ops[i].name); /* in processes of their own */
             continue;
         }
+        int busy = is_busy(ops[i].name);
+        if (busy) start_spinners();
         if (ops[i].init) {
             setup(ops[i].streams);
         } else {
@@ -1369,6 +1419,7 @@ int main(int argc, char **argv)
         if (ops[i].init) {
             teardown();
         }
+        if (busy) stop_spinners();
     }
     return 0;
 }
