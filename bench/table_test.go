@@ -220,6 +220,38 @@ func TestGoPoolColumnsAreComputedFromTheMediansShown(t *testing.T) {
 	}
 }
 
+func TestGoPoolRatiosAreJudgedAgainstTheTargetAsPrinted(t *testing.T) {
+	s := goPoolSuite(".")
+	ws1, fifo1 := row{"gopool_ult_1_ws", "1"}, row{"gopool_ult_1_fifo", "1"}
+	ws2, fifo2 := row{"gopool_ult_2_ws", "2"}, row{"gopool_ult_2_fifo", "2"}
+	pushWs, pushFifo := row{"gopool_pushpop_ws", "1"}, row{"gopool_pushpop_fifo", "1"}
+	m := measured([]row{ws1, fifo1, ws2, fifo2, pushWs, pushFifo}, map[row]map[string][]float64{
+		// 1 stream: 150 over 100, the target itself; 2 streams: 151 over 100, above it
+		ws1:   {"goabt": {150, 140, 160}},
+		fifo1: {"goabt": {100, 90, 110}},
+		ws2:   {"goabt": {151, 151, 151}},
+		fifo2: {"goabt": {100, 100, 100}},
+		// a crossing per operation: shown, not judged
+		pushWs:   {"goabt": {1000, 1000, 1000}},
+		pushFifo: {"goabt": {100, 100, 100}},
+	})
+	var out bytes.Buffer
+	v := printGoPools(&out, s, m, 3)
+	rows := tableRows(t, out.String(), "Go / C")
+	if len(rows) != 3 {
+		t.Fatalf("%d rows in the Go pools table, want 3", len(rows))
+	}
+	for i, want := range []struct{ ratio, target string }{{"1.50", "≤ 1.5"}, {"1.51", "≤ 1.5"}, {"10.00", "-"}} {
+		if rows[i]["Go / C"] != want.ratio || rows[i]["target"] != want.target {
+			t.Errorf("row %d: Go / C %q, target %q; want %s, %s", i, rows[i]["Go / C"], rows[i]["target"],
+				want.ratio, want.target)
+		}
+	}
+	if len(v.above) != 1 || !strings.HasPrefix(v.above[0], "gopool_ult_2_ws (2 streams): 1.51") {
+		t.Errorf("verdict's rows above the target: %q, want the 2-stream ws row alone", v.above)
+	}
+}
+
 // rowOfRounds is a row of docs/testing.md's table of the rounds per table: rounds, constant.
 var rowOfRounds = regexp.MustCompile("(?m)^\\| [^|]+ \\| (\\d+) \\| `(\\w+Rounds)` in bench/\\w+\\.go \\|$")
 
