@@ -37,7 +37,8 @@ func opalSuite(root string) suite {
 		notes: []string{
 			"* OPAL_OBJ_STATIC_INIT object: immortal in goabt (RETAIN/RELEASE write nothing); an ordinary",
 			"  object in Open MPI, which has no immortal objects, so its column is what immortality avoids.",
-			"2-thread rows: ns per operation as seen by one thread (mean of the two threads).",
+			"2-thread rows: ns per operation as seen by one thread (mean of the two threads), each",
+			"  thread on a CPU of its own when the process may use two.",
 			"The baseline rows run the same code in both builds: their distance from 1.00 is this run's noise.",
 			"Each round runs every operation in a fresh process per build: the rounds' ratios column shows",
 			"  how far one pair of processes moved from another in this run.",

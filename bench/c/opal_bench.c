@@ -25,7 +25,8 @@
  *   new_release          OBJ_NEW + OBJ_RELEASE of a 3-level class, each level with a constructor
  *                        and a destructor doing one store
  *   construct_destruct   OBJ_CONSTRUCT + OBJ_DESTRUCT of that class on the stack
- *   retain_release_2t    two threads, each on its own object in its own cache line (per thread)
+ *   retain_release_2t    two threads, each on its own object in its own cache line (per thread);
+ *                        the 2-thread operations' threads each on a CPU of its own (run_once)
  *   static_retain_release       threads on: RETAIN + RELEASE on an OPAL_OBJ_STATIC_INIT object.
  *                               Immortal in goabt (no write at all); an ordinary object in Open
  *                               MPI, which has no immortal objects
@@ -36,6 +37,7 @@
 #include "opal/class/opal_object.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include "bench_args.h"
 #include <stdio.h>
@@ -193,9 +195,30 @@ static double run_once(loop_fn fn, uint64_t n, int nthreads, opal_object_t **obj
     pthread_t tids[2];
     worker_t ws[2];
     pthread_barrier_init(&start, NULL, (unsigned)nthreads);
+    /* Each worker on a CPU of its own when the process may use two: a new thread starts beside
+     * its creator, and the kernel spread the two apart only some milliseconds into a run, or
+     * not at all, so that the 2-thread rows moved by up to 1.5x between rounds in both builds
+     * with the placement rather than the objects. */
+    cpu_set_t allowed;
+    int cpus[2] = {-1, -1};
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) >= nthreads) {
+        for (int c = 0, k = 0; c < CPU_SETSIZE && k < nthreads; c++) {
+            if (CPU_ISSET(c, &allowed)) cpus[k++] = c;
+        }
+    }
     for (int i = 0; i < nthreads; i++) {
         ws[i] = (worker_t){.start = &start, .fn = fn, .n = n, .obj = objs[i]};
-        if (pthread_create(&tids[i], NULL, worker_main, &ws[i]) != 0) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        if (cpus[i] >= 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpus[i], &one);
+            pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+        }
+        int rc = pthread_create(&tids[i], &attr, worker_main, &ws[i]);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
             fprintf(stderr, "pthread_create failed\n");
             exit(1);
         }
@@ -261,8 +284,7 @@ int main(int argc, char **argv)
 
     /* Let the library settle first, whichever it is. goabt's Go runtime initializes on a thread
      * of its own when the library loads (the first call into Go waits for it), and for about the
-     * first 100 ms its threads keep waking up; meanwhile the kernel often leaves the two threads
-     * of a 2-thread operation on one CPU, which doubles their time. */
+     * first 100 ms its threads keep waking up, taking CPU time from the operation's threads. */
     opal_set_using_threads(false);
     nanosleep(&(struct timespec){.tv_nsec = 150000000}, NULL);
 
