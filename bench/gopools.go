@@ -155,8 +155,8 @@ func printGoPools(w io.Writer, s suite, m measurement, rounds int) verdict {
 		target := "-"
 		if gr.judged {
 			target = fmt.Sprintf("≤ %.1f", goPoolTarget)
-			// judged as printed, as the other tables (a missing figure is "no figure" above)
-			if math.Round(ratio*100) > math.Round(goPoolTarget*100) {
+			// a missing figure is "no figure" above
+			if aboveTarget(ratio, goPoolTarget) {
 				v.above = append(v.above, fmt.Sprintf("%s (%s streams): %.2f×", gr.goOp, g.threads, ratio))
 			}
 		}
@@ -220,8 +220,7 @@ func printUserPools(w io.Writer, byOp map[string]row, s suite, m measurement, ro
 		target := "-"
 		if ur.judged {
 			target = fmt.Sprintf("≤ %.1f", userPoolTarget)
-			// judged as printed, as the other tables
-			if math.IsNaN(ratio) || math.Round(ratio*100) > math.Round(userPoolTarget*100) {
+			if math.IsNaN(ratio) || aboveTarget(ratio, userPoolTarget) {
 				v.above = append(v.above, fmt.Sprintf("%s (%s streams): %.2f×", ur.userOp, u.threads, ratio))
 			}
 		}

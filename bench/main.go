@@ -522,8 +522,7 @@ func (s suite) print(w io.Writer, m measurement, rounds int) verdict {
 		} else {
 			limit := s.target(r.op)
 			target = fmt.Sprintf("≤ %.1f", limit)
-			// judged as printed: 1.004 shows, and passes, as 1.00
-			if math.Round(ratio*100) > math.Round(limit*100) {
+			if aboveTarget(ratio, limit) {
 				v.above = append(v.above, fmt.Sprintf("%s, %s %s: %.2f > %.1f", info.label, threads, r.threads,
 					ratio, limit))
 			} else if gcol == "not implemented" {
@@ -596,6 +595,13 @@ func shownNs(x float64) float64 {
 // figure.
 func shownRatio(a, b float64) float64 {
 	return shownNs(a) / shownNs(b)
+}
+
+// aboveTarget says whether a ratio is over its limit as the table prints both, to two decimals:
+// 1.004 shows, and passes, as 1.00. A ratio that is NaN is not above (each table says what a
+// missing figure means for its verdict).
+func aboveTarget(ratio, limit float64) bool {
+	return math.Round(ratio*100) > math.Round(limit*100)
 }
 
 // roundRatios formats the least and greatest ratio a/b of a single round ("0.91 to 1.07"; the

@@ -63,7 +63,7 @@ func printScale(w io.Writer, s suite, m measurement, rounds int) verdict {
 		}
 		ns, base := median(gs), median(bases)
 		ratio := shownRatio(ns, base)
-		if math.IsNaN(ratio) || math.Round(ratio*100) > math.Round(scaleTarget*100) {
+		if math.IsNaN(ratio) || aboveTarget(ratio, scaleTarget) {
 			v.above = append(v.above, fmt.Sprintf("%s live: %s", live, ratioNum(ratio)))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", live, r.threads, nsNum(ns), nsNum(base), ratioNum(ratio),
