@@ -227,18 +227,18 @@ static void start_spinners(void)
     }
 }
 
-/* Whether op runs beside spinning processes: its name ends in _busy. */
-static int is_busy(const char *op)
-{
-    size_t n = strlen(op);
-    return n > 5 && strcmp(op + n - 5, "_busy") == 0;
-}
-
 static void stop_spinners(void)
 {
     for (int i = 0; i < nspinners; i++) kill(spinners[i], SIGKILL);
     for (int i = 0; i < nspinners; i++) waitpid(spinners[i], NULL, 0);
     nspinners = 0;
+}
+
+/* Whether op runs beside spinning processes: its name ends in _busy. */
+static int is_busy(const char *op)
+{
+    size_t n = strlen(op);
+    return n > 5 && strcmp(op + n - 5, "_busy") == 0;
 }
 
 static void teardown(void)
