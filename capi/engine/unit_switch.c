@@ -264,7 +264,8 @@ int goabt_unit_take_target(goabt_unit *target)
  * Go, randws stealing) or a pool that is not a FIFO, a stacked
  * run (nested, or a unit run for the main ULT), a user scheduler's run still live after it was
  * replaced, a tool or the trace listening (they see every run), a
- * deadline due, an exit, finish or main-ULT request, the main ULT on either side, and in the
+ * deadline due, an exit, finish or main-ULT request, the main ULT on either side, a yielder
+ * with a request of its own pending (goabt_unit_yield_sync), and in the
  * valgrind build (its scheduler loop paces itself). A yield that finds nothing to hand over to
  * before its own pool, and that pool empty, is one the round would answer with the yielder
  * itself: the yielder, the main ULT too, goes on running without a switch (a polling loop of
@@ -385,6 +386,15 @@ void goabt_unit_yield_sync(int sync_type, void *sync)
     goabt_unit *self = s->current;
     GOABT_TOOL_EVENT_SYNC(self, ABT_TOOL_EVENT_THREAD_YIELD, self->pool, sync_type, sync);
     void *why = (void *)(uintptr_t)ABT_POOL_CONTEXT_OP_THREAD_YIELD;
+    if (__builtin_expect(__atomic_load_n(&self->request, __ATOMIC_ACQUIRE) != 0, 0)) {
+        /* A request to take up (a ULT moving itself to another stream: migrate, then yield):
+         * straight to the scheduler, whose after_yield pushes it where it goes. That push is
+         * what the other stream waits for; a hand-over's look at this stream's pools first
+         * only delays it (docs/performance.md, "a migrating yield goes straight to the
+         * scheduler"). */
+        goabt_unit_switch_out(s, self, after_yield, why);
+        return;
+    }
     goabt_pool *back = self->pool;
     int requeued = 0;
     goabt_unit *next = goabt_unit_direct_next(s, self, back, NULL, NULL, &requeued);
