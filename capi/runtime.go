@@ -18,6 +18,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"unsafe"
 
 	"github.com/goabt/goabt/core"
@@ -291,6 +292,22 @@ func goabt_go_selftest_fault() (recovered C.int) {
 //export goabt_go_thread_stacks
 func goabt_go_thread_stacks(lookup C.uintptr_t) {
 	C.goabt_set_thread_stack_lookup(lookup)
+}
+
+// goabt_go_reschedule passes once through the Go scheduler (runtime.Gosched) on the calling
+// thread, a stream's. A stream's thread keeps a P while in C (inside its host call, or between
+// the primary's callbacks), and its calls into Go run on that P without passing through the
+// scheduler. After 10 ms without a pass the runtime's monitor (sysmon) takes the P back as from
+// a long system call; the next P the thread picks up has not been through the scheduler either
+// and is taken back at the monitor's next look, so the monitor keeps looking every 20 µs. On a
+// machine whose CPUs the streams fill, its wake-ups cost a Go scheduler's 2-stream row a
+// quarter of its time (docs/performance.md, "the Go runtime's monitor"). A pass every 5 ms
+// (engine/base.c, goabt_gate) keeps the P the stream's; it costs ~40 µs, the P handed to
+// another thread and back.
+//
+//export goabt_go_reschedule
+func goabt_go_reschedule() {
+	runtime.Gosched()
 }
 
 // goabt_go_stream_host runs a secondary stream's scheduler loop, body(arg), as a call from Go

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "context.h"
+#include "gocalls.h"
 #include "runtime.h"
 #include "stream.h"
 #include "unit.h"
@@ -89,6 +90,21 @@ void goabt_race_window(void)
 /* Below the scheduler's saved registers, with room to spare for its red zone. */
 #define GATE_MARGIN 256
 
+/* A stream's thread goes through the Go scheduler about this often while it calls into Go
+ * (goabt_go_reschedule, capi/runtime.go: well under the 10 ms after which the Go runtime takes
+ * its P back), looking at the clock every GO_CALLS_PER_LOOK calls. A thread that seldom calls
+ * into Go seldom looks: its P, taken back now and then, costs little. */
+#define GO_RESCHEDULE_NS 5000000ULL
+#define GO_CALLS_PER_LOOK 64u
+
+static __attribute__((noinline)) void go_reschedule_due(goabt_stream *s)
+{
+    uint64_t now = goabt_monotonic_ns();
+    if (now - s->go_sched_at < GO_RESCHEDULE_NS) return;
+    s->go_sched_at = now;
+    goabt_reschedule();
+}
+
 void goabt_gate(void (*fn)(void *), void *arg)
 {
     goabt_stream *s = goabt_self_stream();
@@ -96,6 +112,7 @@ void goabt_gate(void (*fn)(void *), void *arg)
         fn(arg);
         return;
     }
+    if (__builtin_expect(++s->go_calls % GO_CALLS_PER_LOOK == 0, 0)) go_reschedule_due(s);
     goabt_unit *u = s->current;
     GOABT_ASSERT(s->nested >= 0);
     /* On a ULT stack: a ULT runs (not the main ULT, which runs on the main stack), or a child

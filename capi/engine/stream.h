@@ -92,6 +92,10 @@ struct __attribute__((aligned(128))) ABT_xstream_opaque {
      * stream alone, read without a lock by the watchdog (api/info_hang.c), which only asks
      * whether it moved. */
     unsigned long runs;
+    /* Calls into Go through the gate, and when this thread last went through the Go scheduler
+     * (ns; goabt_gate, base.c). */
+    unsigned go_calls;
+    uint64_t go_sched_at;
     /* A unit runs for the main ULT (goabt_unit_run_child): when it yields or blocks, the main
      * ULT goes on, so no hand-over to another ULT, and no yield without a switch. */
     int main_child;
