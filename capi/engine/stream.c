@@ -40,6 +40,7 @@ goabt_stream *goabt_stream_new(goabt_sched *sched, int rank)
     }
     s->rank = rank;
     s->sched = sched;
+    s->go_sched_at = goabt_monotonic_ns(); /* its first pass through Go's scheduler: base.c */
     GOABT_ASSERT_MSG(sched->used == GOABT_SCHED_UNUSED, "a scheduler runs one stream, or is stacked");
     sched->used = GOABT_SCHED_MAIN;
     s->state = ABT_XSTREAM_STATE_RUNNING;
